@@ -1,0 +1,117 @@
+// Diagnostics shared by every stage of xtc: a source manager that owns the text of each input file
+// and a diagnostics engine that prints `file:line:col: error: message`, the source line, a caret and
+// `~~~` range underlining, with notes attached to their error. Columns are counted the way clang counts
+// them (1-based, in bytes; a tab advances the caret line to the next multiple of 8 when displayed).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+#include <iosfwd>
+
+namespace xtc {
+
+// A position in a source file. `file` is interned by the SourceManager (shared, cheap to copy);
+// line and col are 1-based; line == 0 means "no location" (e.g. a command-line error).
+struct SourceLoc {
+  std::shared_ptr<const std::string> file;
+  uint32_t line = 0;
+  uint32_t col = 0;
+  bool valid() const { return file && line != 0; }
+  bool operator==(const SourceLoc& o) const {
+    return line == o.line && col == o.col && ((!file && !o.file) || (file && o.file && *file == *o.file));
+  }
+};
+
+// A half-open range on one line, [begin, begin+length) in columns; length 0 means caret only.
+struct SourceRange {
+  SourceLoc begin;
+  uint32_t length = 0;
+};
+
+// Owns the contents of every file a run reads, so diagnostics can show the offending line.
+class SourceManager {
+public:
+  // Reads a file; returns false (and leaves `error` set) if it cannot be read.
+  bool addFile(const std::string& path, std::string* error);
+  // Registers in-memory text under a name (tests, stdin, the IR parser's input).
+  void addBuffer(const std::string& name, std::string text);
+  // The text of a registered file or nullptr.
+  const std::string* text(const std::string& name) const;
+  // The interned name used in SourceLoc::file.
+  std::shared_ptr<const std::string> intern(const std::string& name);
+  // Location of a byte offset in a registered file (1-based line/col; col counts bytes).
+  SourceLoc locFromOffset(const std::string& name, size_t offset);
+  // The text of line `line` (1-based) without its line terminator ("\n" or "\r\n").
+  std::string_view lineText(const std::string& name, uint32_t line) const;
+
+private:
+  struct File {
+    std::shared_ptr<const std::string> name;
+    std::string text;
+    std::vector<size_t> lineStarts;
+  };
+  File* find(const std::string& name);
+  const File* find(const std::string& name) const;
+  std::vector<std::unique_ptr<File>> files_;
+};
+
+enum class Severity { Note, Warning, Error };
+enum class ColorMode { Auto, Always, Never };
+
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  SourceRange range;
+  std::string message;
+  std::vector<Diagnostic> notes;  // printed right after their parent, in order
+};
+
+// Collects and prints diagnostics in the order they are reported (deterministic).
+// Usage: diags.error(loc, "message").note(otherLoc, "defined here");
+class DiagnosticEngine {
+public:
+  explicit DiagnosticEngine(SourceManager& sm, std::ostream& out);
+
+  class Builder {
+  public:
+    Builder(DiagnosticEngine* e, size_t index) : engine_(e), index_(index) {}
+    Builder& note(const SourceRange& range, std::string message);
+    Builder& note(const SourceLoc& loc, std::string message) { return note(SourceRange{loc, 0}, std::move(message)); }
+  private:
+    DiagnosticEngine* engine_;
+    size_t index_;
+  };
+
+  Builder error(const SourceRange& range, std::string message);
+  Builder error(const SourceLoc& loc, std::string message) { return error(SourceRange{loc, 0}, std::move(message)); }
+  Builder warning(const SourceRange& range, std::string message);
+  Builder warning(const SourceLoc& loc, std::string message) { return warning(SourceRange{loc, 0}, std::move(message)); }
+
+  // Prints every diagnostic not printed yet. Called by the driver at the end of each stage;
+  // also called automatically when the error limit is reached.
+  void flush();
+
+  unsigned errorCount() const { return errors_; }
+  unsigned warningCount() const { return warnings_; }
+  bool hasErrors() const { return errors_ != 0; }
+  // True once the error limit was reached; stages should stop early.
+  bool limitReached() const { return errorLimit_ != 0 && errors_ >= errorLimit_; }
+
+  void setErrorLimit(unsigned n) { errorLimit_ = n; }   // 0 = unlimited; default 20
+  void setWarningsAsErrors(bool b) { werror_ = b; }
+  void setColor(ColorMode m);                           // Auto: colour only when `out` is a terminal
+  SourceManager& sources() { return sm_; }
+
+private:
+  Builder report(Severity s, const SourceRange& range, std::string message);
+  void print(const Diagnostic& d);
+  SourceManager& sm_;
+  std::ostream& out_;
+  std::vector<Diagnostic> pending_;
+  unsigned errors_ = 0, warnings_ = 0, errorLimit_ = 20;
+  bool werror_ = false, color_ = false, limitNoted_ = false;
+};
+
+}  // namespace xtc

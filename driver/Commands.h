@@ -1,0 +1,30 @@
+// The `xtc` subcommands. Each lives in its own file (CompileCommand.cpp, RunCommand.cpp,
+// OptCommand.cpp, LayoutCommand.cpp) and registers itself on the root CLI11 app; main.cpp only
+// wires them together. A subcommand's callback stores its exit code in `ExitStatus::code`:
+// 0 ok, 1 error in the user's input, 2 usage error, 3 internal error.
+#pragma once
+
+#include <string>
+
+namespace CLI { class App; }
+
+namespace xtc::driver {
+
+struct ExitStatus {
+  int code = 0;
+};
+
+// Options every subcommand shares (set on the root app before the subcommand runs).
+struct GlobalOptions {
+  std::string color = "auto";   // --color=auto|always|never
+  unsigned errorLimit = 20;     // --error-limit=N (0 = unlimited)
+  bool warningsAsErrors = false;// -Werror
+  bool verbose = false;         // -v
+};
+
+void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitStatus& status);
+void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus& status);
+void registerOptCommand(CLI::App& root, const GlobalOptions& global, ExitStatus& status);
+void registerLayoutCommand(CLI::App& root, const GlobalOptions& global, ExitStatus& status);
+
+}  // namespace xtc::driver

@@ -1,0 +1,56 @@
+// Target descriptions: plain data that passes and backends both read (no LLVM here).
+// One table per target lives in ir/targets/Targets.cpp; facts come from
+// shared/INTEL_XE_REFERENCE.md (measured with ocloc) and are extended only with measured shapes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xtc::targets {
+
+enum class TargetKind { Pvc, Dg2, Generic };
+
+// One legal 2D block load/store/prefetch shape (element bits, block width and height in elements,
+// array length), optionally with the VNNI transform or the 32-bit transpose.
+struct BlockShape {
+  unsigned elemBits;
+  unsigned width;
+  unsigned height;
+  unsigned arrayLength;
+  bool vnni = false;
+  bool transpose = false;
+};
+
+// One DPAS form: C[M x N] += A[M x K] * B[K x N] per subgroup instruction.
+struct DpasShape {
+  std::string aType, bType, accType;  // element type names: "bf16", "f16", "i8", "u8", "tf32", "f32", "i32"
+  unsigned m, n, k;
+};
+
+struct Target {
+  TargetKind kind;
+  std::string name;               // "pvc", "dg2", "generic"
+  unsigned subgroupSize;          // the required subgroup size of every kernel
+  unsigned maxWorkgroupSize;      // work-items
+  unsigned slmBytes;              // shared local memory per workgroup
+  unsigned slmBanks;              // 4-byte banks
+  unsigned grfCount;              // registers per thread in the default mode
+  unsigned grfCountLarge;         // in large-GRF mode (0 = none)
+  unsigned grfBytes;              // bytes per register
+  bool hasDpas;
+  bool has2dBlockIO;
+  std::vector<DpasShape> dpas;
+  std::vector<BlockShape> blockLoads;
+  std::vector<BlockShape> blockStores;
+  std::vector<BlockShape> blockPrefetches;
+  std::vector<std::string> spirvExtensions;
+};
+
+// The table for a target name, or null for an unknown name.
+const Target* findTarget(std::string_view name);
+// "pvc, dg2, generic" for messages.
+std::string targetNames();
+
+}  // namespace xtc::targets

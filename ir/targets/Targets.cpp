@@ -1,0 +1,93 @@
+// The target tables. Shapes here are only those the reference measured with ocloc
+// (shared/INTEL_XE_REFERENCE.md §2.2, §2.5, §4); the ISA probe tests (tests/isa) prove each one.
+#include "ir/targets/Target.h"
+
+namespace xtc::targets {
+namespace {
+
+Target makePvc() {
+  Target t{};
+  t.kind = TargetKind::Pvc;
+  t.name = "pvc";
+  t.subgroupSize = 16;
+  t.maxWorkgroupSize = 1024;
+  t.slmBytes = 128 * 1024;
+  t.slmBanks = 16;
+  t.grfCount = 128;
+  t.grfCountLarge = 256;
+  t.grfBytes = 64;
+  t.hasDpas = true;
+  t.has2dBlockIO = true;
+  // §4: M may be 1, 2, 4 or 8; N is the subgroup size.
+  for (unsigned m : {8u, 4u, 2u, 1u}) {
+    t.dpas.push_back({"bf16", "bf16", "f32", m, 16, 16});
+    t.dpas.push_back({"f16", "f16", "f32", m, 16, 16});
+  }
+  t.dpas.push_back({"i8", "i8", "i32", 8, 16, 32});
+  t.dpas.push_back({"u8", "u8", "i32", 8, 16, 32});
+  t.dpas.push_back({"tf32", "tf32", "f32", 8, 16, 8});
+  // §2.2 (builtins, measured): u16 16xMx2 for M in 1,2,4,8; u8 32xMx2; VNNI 16x16 (d16) and
+  // 16x32 (d8); transposed d32 8x16.
+  for (unsigned m : {1u, 2u, 4u, 8u}) {
+    t.blockLoads.push_back({16, 16, m, 2});
+    t.blockLoads.push_back({8, 32, m, 2});
+  }
+  t.blockLoads.push_back({16, 16, 16, 1, true, false});
+  t.blockLoads.push_back({8, 16, 32, 1, true, false});
+  t.blockLoads.push_back({32, 8, 16, 1, false, true});
+  t.spirvExtensions = {"SPV_INTEL_subgroups", "SPV_INTEL_vector_compute", "SPV_INTEL_inline_assembly"};
+  return t;
+}
+
+Target makeDg2() {
+  Target t{};
+  t.kind = TargetKind::Dg2;
+  t.name = "dg2";
+  t.subgroupSize = 8;
+  t.maxWorkgroupSize = 1024;
+  t.slmBytes = 64 * 1024;
+  t.slmBanks = 16;
+  t.grfCount = 128;
+  t.grfCountLarge = 256;
+  t.grfBytes = 32;
+  t.hasDpas = true;
+  t.has2dBlockIO = false;  // §2.5: the 2D block IO extension exists only on minimum-subgroup-16 devices
+  for (unsigned m : {8u, 4u, 2u, 1u}) t.dpas.push_back({"bf16", "bf16", "f32", m, 8, 16});
+  t.dpas.push_back({"f16", "f16", "f32", 8, 8, 16});
+  t.dpas.push_back({"i8", "i8", "i32", 8, 8, 32});
+  t.dpas.push_back({"u8", "u8", "i32", 8, 8, 32});
+  t.spirvExtensions = {"SPV_INTEL_subgroups"};
+  return t;
+}
+
+Target makeGeneric() {
+  Target t{};
+  t.kind = TargetKind::Generic;
+  t.name = "generic";
+  t.subgroupSize = 16;
+  t.maxWorkgroupSize = 1024;
+  t.slmBytes = 32 * 1024;
+  t.slmBanks = 32;
+  t.grfCount = 0;
+  t.grfCountLarge = 0;
+  t.grfBytes = 0;
+  t.hasDpas = false;
+  t.has2dBlockIO = false;
+  return t;
+}
+
+}  // namespace
+
+const Target* findTarget(std::string_view name) {
+  static const Target pvc = makePvc();
+  static const Target dg2 = makeDg2();
+  static const Target generic = makeGeneric();
+  if (name == "pvc") return &pvc;
+  if (name == "dg2") return &dg2;
+  if (name == "generic") return &generic;
+  return nullptr;
+}
+
+std::string targetNames() { return "pvc, dg2, generic"; }
+
+}  // namespace xtc::targets

@@ -7,6 +7,7 @@
 #include <string>
 
 namespace CLI { class App; }
+namespace xtc { class DiagnosticEngine; }
 
 namespace xtc::driver {
 
@@ -21,6 +22,13 @@ struct GlobalOptions {
   bool warningsAsErrors = false;// -Werror
   bool verbose = false;         // -v
 };
+
+// Applies --color, --error-limit and -Werror to a diagnostics engine (driver/Common.cpp).
+void configureDiagnostics(DiagnosticEngine& diags, const GlobalOptions& global);
+
+// For subcommands that do not exist yet: prints `xtc: error: 'xtc NAME' is not implemented yet`
+// on stderr and returns 2 (store it in ExitStatus::code).
+int notImplemented(const std::string& subcommand);
 
 void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitStatus& status);
 void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus& status);

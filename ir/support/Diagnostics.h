@@ -1,7 +1,9 @@
 // Diagnostics shared by every stage of xtc: a source manager that owns the text of each input file
 // and a diagnostics engine that prints `file:line:col: error: message`, the source line, a caret and
 // `~~~` range underlining, with notes attached to their error. Columns are counted the way clang counts
-// them (1-based, in bytes; a tab advances the caret line to the next multiple of 8 when displayed).
+// them (1-based, in bytes). When printed, tabs are expanded to the next multiple of 8 in both the source
+// line and the caret line, and a multi-byte UTF-8 character takes one display column, so the caret lines
+// up on a terminal. Diagnostics without a valid location print as `xtc: error: message`.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +54,7 @@ private:
     std::shared_ptr<const std::string> name;
     std::string text;
     std::vector<size_t> lineStarts;
+    bool hasText = false;  // false for names only interned (no text registered)
   };
   File* find(const std::string& name);
   const File* find(const std::string& name) const;
@@ -73,6 +76,10 @@ struct Diagnostic {
 class DiagnosticEngine {
 public:
   explicit DiagnosticEngine(SourceManager& sm, std::ostream& out);
+  // Prints whatever is still pending.
+  ~DiagnosticEngine();
+  DiagnosticEngine(const DiagnosticEngine&) = delete;
+  DiagnosticEngine& operator=(const DiagnosticEngine&) = delete;
 
   class Builder {
   public:
@@ -102,16 +109,28 @@ public:
   void setErrorLimit(unsigned n) { errorLimit_ = n; }   // 0 = unlimited; default 20
   void setWarningsAsErrors(bool b) { werror_ = b; }
   void setColor(ColorMode m);                           // Auto: colour only when `out` is a terminal
+  bool colorEnabled() const { return color_; }
   SourceManager& sources() { return sm_; }
+  // Every diagnostic accepted so far (printed or not), in report order; dropped ones (beyond the
+  // error limit) are not included. Severity is the effective one (a warning under -Werror is an Error).
+  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
 
 private:
+  static constexpr size_t kDropped = static_cast<size_t>(-1);
   Builder report(Severity s, const SourceRange& range, std::string message);
+  void addNote(size_t index, Diagnostic note);
   void print(const Diagnostic& d);
+  void printOne(const Diagnostic& d);
+  void printFatalLimit();
   SourceManager& sm_;
   std::ostream& out_;
-  std::vector<Diagnostic> pending_;
+  std::vector<Diagnostic> diags_;
+  size_t printed_ = 0;  // diags_[0, printed_) are on `out_` already
   unsigned errors_ = 0, warnings_ = 0, errorLimit_ = 20;
   bool werror_ = false, color_ = false, limitNoted_ = false;
 };
+
+// Returns `auto|always|never` as a ColorMode; false if `text` is none of them.
+bool parseColorMode(std::string_view text, ColorMode* mode);
 
 }  // namespace xtc

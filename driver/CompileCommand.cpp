@@ -51,6 +51,7 @@ void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitSta
   cmd->add_option("--stub", opts->stub, "Also write host launcher stub NAME.h / NAME.c");
   cmd->add_flag("--emulate-xe", opts->emulateXe,
                 "Define the Xe hardware builtins with portable code (runs pvc SPIR-V on any OpenCL device)");
+  // The callback owns `opts`: CLI11 keeps pointers into it until parsing ends.
   cmd->callback([opts, &global, &status] { status.code = runCompile(*opts, global); });
 }
 

@@ -25,7 +25,8 @@ void registerLayoutCommand(CLI::App& root, const GlobalOptions& /*global*/, Exit
   cmd->add_option("--svg", opts->svg, "Also draw the layout into this SVG file");
   cmd->add_option("--target", opts->target, "Target: pvc, dg2 or generic")
       ->check(CLI::IsMember({"pvc", "dg2", "generic"}));
-  cmd->callback([&status] { status.code = notImplemented("layout"); });
+  // The callback owns `opts`: CLI11 keeps pointers into it until parsing ends.
+  cmd->callback([opts, &status] { status.code = notImplemented("layout"); });
 }
 
 }  // namespace xtc::driver

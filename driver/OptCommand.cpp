@@ -30,7 +30,8 @@ void registerOptCommand(CLI::App& root, const GlobalOptions& /*global*/, ExitSta
   cmd->add_option("--target", opts->target, "Target: pvc, dg2 or generic")
       ->check(CLI::IsMember({"pvc", "dg2", "generic"}));
   cmd->add_option("-o,--output", opts->output, "Output file (default: standard output)");
-  cmd->callback([&status] { status.code = notImplemented("opt"); });
+  // The callback owns `opts`: CLI11 keeps pointers into it until parsing ends.
+  cmd->callback([opts, &status] { status.code = notImplemented("opt"); });
 }
 
 }  // namespace xtc::driver

@@ -33,7 +33,8 @@ void registerRunCommand(CLI::App& root, const GlobalOptions& /*global*/, ExitSta
   cmd->add_option("--target", opts->target, "Target: pvc, dg2 or generic")
       ->check(CLI::IsMember({"pvc", "dg2", "generic"}));
   cmd->add_option("--seed", opts->seed, "Seed for the random inputs");
-  cmd->callback([&status] { status.code = notImplemented("run"); });
+  // The callback owns `opts`: CLI11 keeps pointers into it until parsing ends.
+  cmd->callback([opts, &status] { status.code = notImplemented("run"); });
 }
 
 }  // namespace xtc::driver

@@ -1,0 +1,854 @@
+// Lane-level xtc IR -> LLVM IR for spir64 (OpenCL kernels, typed pointers), built with IRBuilder.
+// The kernel ABI (docs/abi.md): each memref parameter is a global pointer to its element type
+// (bf16 as ushort, i1 as uchar) followed by one i64 per dynamic dimension; each scalar parameter is
+// one argument of its type (index -> i64, bf16 -> ushort bits). OpenCL builtins are called by their
+// Itanium-mangled names; the translator turns them into SPIR-V builtin variables, OpGroup* and
+// OpenCL.std instructions.
+#include "backends/spirv/LLVMEmitter.h"
+
+#include "ir/Module.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <unordered_map>
+
+namespace xtc::backend {
+
+namespace {
+
+using ir::AttrKind;
+using ir::ElemKind;
+
+// A memref parameter: its base pointer and one i64 per dimension (constants for static ones).
+struct MemRefValue {
+  llvm::Value* ptr = nullptr;
+  std::vector<llvm::Value*> dims;
+  ElemKind elem = ElemKind::F32;
+};
+
+// Thrown (and caught in emitLLVMModule) after a diagnostic was reported, to stop emitting a kernel.
+struct EmitError {};
+
+class KernelEmitter {
+public:
+  KernelEmitter(llvm::Module& m, const targets::Target& target, DiagnosticEngine& diags)
+      : m_(m), ctx_(m.getContext()), b_(ctx_), target_(target), diags_(diags) {}
+
+  void emitKernel(ir::Operation* kernel);
+
+private:
+  // ----- errors -----
+  [[noreturn]] void fail(const ir::Operation& op, const std::string& msg) {
+    diags_.error(op.loc(), msg);
+    throw EmitError{};
+  }
+
+  // ----- types -----
+  llvm::Type* regType(ElemKind k, const ir::Operation& where) {
+    switch (k) {
+      case ElemKind::I1: return b_.getInt1Ty();
+      case ElemKind::I8: return b_.getInt8Ty();
+      case ElemKind::I16: return b_.getInt16Ty();
+      case ElemKind::BF16: return b_.getInt16Ty();  // raw bits: SPIR-V 1.4 has no bfloat type
+      case ElemKind::I32: return b_.getInt32Ty();
+      case ElemKind::I64:
+      case ElemKind::Index: return b_.getInt64Ty();
+      case ElemKind::F16: return b_.getHalfTy();
+      case ElemKind::F32: return b_.getFloatTy();
+      case ElemKind::F64: return b_.getDoubleTy();
+      case ElemKind::TF32: break;
+    }
+    fail(where, fmt::format("element type {} is not supported by the SPIR-V backend", ir::elemName(k)));
+  }
+  // In memory an i1 is one byte.
+  llvm::Type* memType(ElemKind k, const ir::Operation& where) {
+    return k == ElemKind::I1 ? b_.getInt8Ty() : regType(k, where);
+  }
+  static bool isFloat(ElemKind k) { return k == ElemKind::F16 || k == ElemKind::F32 || k == ElemKind::F64; }
+  static bool isInt(ElemKind k) { return ir::isIntElem(k); }
+  // Number of registers an IR value occupies.
+  static size_t width(const ir::Type& t) { return t.isVector() ? static_cast<size_t>(t.shape()[0]) : 1; }
+  // OpenCL C mangling code of a scalar type (for builtins).
+  static const char* mangleCode(ElemKind k) {
+    switch (k) {
+      case ElemKind::F16: return "Dh";
+      case ElemKind::F32: return "f";
+      case ElemKind::F64: return "d";
+      case ElemKind::I32: return "i";
+      case ElemKind::I64:
+      case ElemKind::Index: return "l";
+      default: return "i";
+    }
+  }
+
+  // ----- values -----
+  const std::vector<llvm::Value*>& get(ir::Value* v, const ir::Operation& user) {
+    auto it = vals_.find(v);
+    if (it == vals_.end()) fail(user, "SPIR-V backend: operand has no value (is the IR lane level?)");
+    return it->second;
+  }
+  llvm::Value* get1(ir::Value* v, const ir::Operation& user) { return get(v, user).at(0); }
+  const MemRefValue& mem(ir::Value* v, const ir::Operation& user) {
+    auto it = mems_.find(v);
+    if (it == mems_.end()) fail(user, "SPIR-V backend: expected a memref parameter");
+    return it->second;
+  }
+  void set(ir::Value* v, std::vector<llvm::Value*> elems) { vals_[v] = std::move(elems); }
+
+  // ----- builtins -----
+  llvm::Function* builtin(const std::string& name, llvm::Type* ret, std::vector<llvm::Type*> params, bool convergent,
+                          bool readnone) {
+    llvm::FunctionType* fty = llvm::FunctionType::get(ret, params, false);
+    llvm::Function* f = m_.getFunction(name);
+    if (!f) {
+      f = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, m_);
+      f->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+      f->addFnAttr(llvm::Attribute::NoUnwind);
+      f->addFnAttr(llvm::Attribute::WillReturn);
+      if (convergent) f->addFnAttr(llvm::Attribute::Convergent);
+      if (readnone) f->addFnAttr(llvm::Attribute::ReadNone);
+    }
+    return f;
+  }
+  llvm::Value* call(llvm::Function* f, std::vector<llvm::Value*> args) {
+    llvm::CallInst* c = b_.CreateCall(f, args);
+    c->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    if (f->hasFnAttribute(llvm::Attribute::Convergent)) c->addFnAttr(llvm::Attribute::Convergent);
+    return c;
+  }
+  // size_t get_xxx(uint dim) / uint get_sub_group_xxx(void), as i64.
+  llvm::Value* idBuiltin(const std::string& mangled, int dim) {
+    if (dim >= 0) {
+      llvm::Function* f = builtin(mangled, b_.getInt64Ty(), {b_.getInt32Ty()}, false, true);
+      return call(f, {b_.getInt32(static_cast<uint32_t>(dim))});
+    }
+    llvm::Function* f = builtin(mangled, b_.getInt32Ty(), {}, false, true);
+    return b_.CreateZExt(call(f, {}), b_.getInt64Ty());
+  }
+
+  // ----- emission -----
+  void emitBlock(const ir::Block& block, std::vector<llvm::Value*>* yielded);
+  void emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded);
+  void emitConstant(ir::Operation& op);
+  void emitBinary(ir::Operation& op);
+  void emitCompare(ir::Operation& op);
+  void emitConvert(ir::Operation& op);
+  void emitMath(ir::Operation& op);
+  void emitId(ir::Operation& op);
+  void emitLoad(ir::Operation& op);
+  void emitStore(ir::Operation& op);
+  void emitCrossLane(ir::Operation& op);
+  void emitReduce(ir::Operation& op);
+  void emitFor(ir::Operation& op);
+  void emitIf(ir::Operation& op);
+
+  llvm::Value* convertScalar(llvm::Value* v, ElemKind from, ElemKind to, const ir::Operation& op);
+  llvm::Value* bf16ToF32(llvm::Value* bits);
+  llvm::Value* f32ToBf16(llvm::Value* f);
+  // i1 = every index in [0, dim) (unsigned compare also rejects negative indices), and the mask.
+  llvm::Value* inBounds(const MemRefValue& m, const std::vector<llvm::Value*>& idx, llvm::Value* mask);
+  llvm::Value* elementPtr(const MemRefValue& m, const std::vector<llvm::Value*>& idx, const ir::Operation& op);
+  // Integer bits of a value for the 32/64-bit subgroup builtins (narrow types widened to i32).
+  llvm::Value* toLaneBits(llvm::Value* v, ElemKind k, ElemKind* carried);
+  llvm::Value* fromLaneBits(llvm::Value* v, ElemKind k);
+
+  llvm::Module& m_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  const targets::Target& target_;
+  DiagnosticEngine& diags_;
+  llvm::Function* fn_ = nullptr;
+  std::unordered_map<const ir::Value*, std::vector<llvm::Value*>> vals_;
+  std::unordered_map<const ir::Value*, MemRefValue> mems_;
+};
+
+// ----- kernel: signature, metadata, body --------------------------------------------------------------
+
+std::string clTypeName(ElemKind k) {
+  switch (k) {
+    case ElemKind::I1: return "uchar";
+    case ElemKind::I8: return "char";
+    case ElemKind::I16: return "short";
+    case ElemKind::BF16: return "ushort";
+    case ElemKind::I32: return "int";
+    case ElemKind::I64:
+    case ElemKind::Index: return "long";
+    case ElemKind::F16: return "half";
+    case ElemKind::F32: return "float";
+    case ElemKind::F64: return "double";
+    case ElemKind::TF32: return "float";
+  }
+  return "int";
+}
+
+void KernelEmitter::emitKernel(ir::Operation* kernel) {
+  const std::string name = ir::kernelName(kernel);
+  const ir::Block& body = ir::kernelBody(kernel);
+
+  const ir::Attribute* sg = kernel->attr("sg_size");
+  const ir::Attribute* wg = kernel->attr("wg_size");
+  if (!sg || !sg->isa(AttrKind::Int) || !wg || !wg->isa(AttrKind::Array) || wg->getArray().size() != 3)
+    fail(*kernel, fmt::format("kernel '{}' has no `sg_size`/`wg_size` attributes: it must be lowered for a target "
+                              "before code generation",
+                              name));
+  if (static_cast<unsigned>(sg->getInt()) != target_.subgroupSize)
+    fail(*kernel, fmt::format("kernel '{}' requires subgroup size {}, but target '{}' uses {}", name, sg->getInt(),
+                              target_.name, target_.subgroupSize));
+  std::vector<int64_t> wgSize = wg->getIntArray();
+
+  std::vector<std::string> argNames;
+  if (const ir::Attribute* an = kernel->attr("arg_names"))
+    for (const ir::Attribute& a : an->getArray()) argNames.push_back(a.isa(AttrKind::String) ? a.getString() : "");
+
+  // The LLVM signature per the ABI, and the OpenCL kernel_arg_* metadata that goes with it.
+  std::vector<llvm::Type*> params;
+  std::vector<llvm::Metadata*> mdAddr, mdAccess, mdType, mdBase, mdQual, mdName;
+  std::vector<std::string> llvmArgNames;
+  auto addArg = [&](llvm::Type* t, unsigned addrSpace, const std::string& clType, const std::string& argName) {
+    params.push_back(t);
+    mdAddr.push_back(llvm::ConstantAsMetadata::get(b_.getInt32(addrSpace)));
+    mdAccess.push_back(llvm::MDString::get(ctx_, "none"));
+    mdType.push_back(llvm::MDString::get(ctx_, clType));
+    mdBase.push_back(llvm::MDString::get(ctx_, clType));
+    mdQual.push_back(llvm::MDString::get(ctx_, ""));
+    mdName.push_back(llvm::MDString::get(ctx_, argName));
+    llvmArgNames.push_back(argName);
+  };
+  for (unsigned i = 0; i < body.numArguments(); ++i) {
+    const ir::Type& t = body.argument(i)->type();
+    std::string argName = i < argNames.size() && !argNames[i].empty() ? argNames[i] : fmt::format("arg{}", i);
+    if (t.isMemRef()) {
+      if (t.memSpace() != ir::MemSpace::Global) fail(*kernel, "an SLM memref cannot be a kernel parameter");
+      if (!t.strides().empty()) fail(*kernel, "strided memref parameters are not implemented yet");
+      addArg(llvm::PointerType::get(memType(t.elem(), *kernel), 1), 1, clTypeName(t.elem()) + "*", argName);
+      for (int64_t d = 0; d < t.rank(); ++d)
+        if (t.shape()[d] == ir::kDynamic) addArg(b_.getInt64Ty(), 0, "long", fmt::format("{}_dim{}", argName, d));
+    } else if (t.isScalar()) {
+      llvm::Type* lt = t.elem() == ElemKind::I1 ? b_.getInt8Ty() : regType(t.elem(), *kernel);
+      addArg(lt, 0, clTypeName(t.elem()), argName);
+    } else {
+      fail(*kernel, fmt::format("kernel parameter {} has type {}, which has no lane-level ABI", argName, t.str()));
+    }
+  }
+
+  llvm::FunctionType* fty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+  fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, m_);
+  fn_->setCallingConv(llvm::CallingConv::SPIR_KERNEL);
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  auto md = [&](const char* kind, std::vector<llvm::Metadata*>& v) { fn_->setMetadata(kind, llvm::MDNode::get(ctx_, v)); };
+  md("kernel_arg_addr_space", mdAddr);
+  md("kernel_arg_access_qual", mdAccess);
+  md("kernel_arg_type", mdType);
+  md("kernel_arg_base_type", mdBase);
+  md("kernel_arg_type_qual", mdQual);
+  md("kernel_arg_name", mdName);
+  std::vector<llvm::Metadata*> sgMd{llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(sg->getInt())))};
+  md("intel_reqd_sub_group_size", sgMd);
+  std::vector<llvm::Metadata*> wgMd;
+  for (int64_t w : wgSize) wgMd.push_back(llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(w))));
+  md("reqd_work_group_size", wgMd);
+
+  llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  b_.SetInsertPoint(entry);
+
+  // Bind parameters.
+  unsigned ai = 0;
+  for (unsigned i = 0; i < body.numArguments(); ++i) {
+    ir::Value* p = body.argument(i);
+    const ir::Type& t = p->type();
+    if (t.isMemRef()) {
+      MemRefValue mv;
+      mv.elem = t.elem();
+      mv.ptr = fn_->getArg(ai);
+      mv.ptr->setName(llvmArgNames[ai]);
+      ++ai;
+      for (int64_t d = 0; d < t.rank(); ++d) {
+        if (t.shape()[d] == ir::kDynamic) {
+          llvm::Argument* a = fn_->getArg(ai);
+          a->setName(llvmArgNames[ai]);
+          ++ai;
+          mv.dims.push_back(a);
+        } else {
+          mv.dims.push_back(b_.getInt64(static_cast<uint64_t>(t.shape()[d])));
+        }
+      }
+      mems_[p] = mv;
+    } else {
+      llvm::Argument* a = fn_->getArg(ai);
+      a->setName(llvmArgNames[ai]);
+      ++ai;
+      llvm::Value* v = a;
+      if (t.elem() == ElemKind::I1) v = b_.CreateICmpNE(a, b_.getInt8(0));
+      set(p, {v});
+    }
+  }
+
+  emitBlock(body, nullptr);
+}
+
+void KernelEmitter::emitBlock(const ir::Block& block, std::vector<llvm::Value*>* yielded) {
+  for (const auto& op : block.opList()) emitOp(*op, yielded);
+}
+
+void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded) {
+  const std::string& n = op.name();
+  if (n == "xtc.return") {
+    b_.CreateRetVoid();
+  } else if (n == "scf.yield") {
+    if (!yielded) fail(op, "scf.yield outside of a loop or if");
+    for (ir::Value* v : op.operands())
+      for (llvm::Value* e : get(v, op)) yielded->push_back(e);
+  } else if (n == "arith.constant") {
+    emitConstant(op);
+  } else if (n == "arith.cmpi" || n == "arith.cmpf") {
+    emitCompare(op);
+  } else if (n == "arith.convert" || n == "arith.bitcast") {
+    emitConvert(op);
+  } else if (n == "arith.select") {
+    ir::Value* c = op.operand(0);
+    const auto& a = get(op.operand(1), op);
+    const auto& bb = get(op.operand(2), op);
+    const auto& cv = get(c, op);
+    std::vector<llvm::Value*> r;
+    for (size_t i = 0; i < a.size(); ++i) r.push_back(b_.CreateSelect(cv.size() == 1 ? cv[0] : cv[i], a[i], bb[i]));
+    set(op.result(), r);
+  } else if (op.dialect() == "arith") {
+    emitBinary(op);
+  } else if (n == "lane.fma") {
+    emitMath(op);
+  } else if (op.dialect() == "math") {
+    emitMath(op);
+  } else if (n == "vector.splat") {
+    llvm::Value* s = get1(op.operand(0), op);
+    set(op.result(), std::vector<llvm::Value*>(width(op.result()->type()), s));
+  } else if (n == "vector.extract") {
+    set(op.result(), {get(op.operand(0), op).at(static_cast<size_t>(op.attr("index")->getInt()))});
+  } else if (n == "vector.insert") {
+    std::vector<llvm::Value*> r = get(op.operand(1), op);
+    r.at(static_cast<size_t>(op.attr("index")->getInt())) = get1(op.operand(0), op);
+    set(op.result(), r);
+  } else if (n == "vector.from_elements") {
+    std::vector<llvm::Value*> r;
+    for (ir::Value* v : op.operands()) r.push_back(get1(v, op));
+    set(op.result(), r);
+  } else if (op.dialect() == "gpu") {
+    emitId(op);
+  } else if (n == "memref.dim") {
+    const MemRefValue& mv = mem(op.operand(0), op);
+    int64_t d = op.intAttr("index", -1);
+    if (d < 0 || d >= static_cast<int64_t>(mv.dims.size())) fail(op, "memref.dim index out of range");
+    set(op.result(), {mv.dims[static_cast<size_t>(d)]});
+  } else if (n == "lane.load") {
+    emitLoad(op);
+  } else if (n == "lane.store") {
+    emitStore(op);
+  } else if (n == "lane.broadcast" || n == "lane.shuffle") {
+    emitCrossLane(op);
+  } else if (n == "lane.reduce") {
+    emitReduce(op);
+  } else if (n == "scf.for") {
+    emitFor(op);
+  } else if (n == "scf.if") {
+    emitIf(op);
+  } else {
+    fail(op, fmt::format("SPIR-V backend: '{}' is not a lane-level op (run the target's lowering first)", n));
+  }
+}
+
+// ----- constants, arithmetic, conversions -----------------------------------------------------------
+
+void KernelEmitter::emitConstant(ir::Operation& op) {
+  const ir::Attribute* a = op.attr("value");
+  if (!a) fail(op, "arith.constant without a value");
+  const ir::Type& t = op.result()->type();
+  ElemKind k = t.elem();
+  llvm::Type* lt = regType(k, op);
+  auto scalar = [&](double f, int64_t i, bool isF) -> llvm::Value* {
+    if (k == ElemKind::BF16) {
+      float x = static_cast<float>(isF ? f : static_cast<double>(i));
+      // bf16 constants: round the f32 value to nearest even, keep the upper 16 bits.
+      uint32_t u;
+      std::memcpy(&u, &x, 4);
+      uint32_t r = ((u >> 16) & 1u) + 0x7fffu;
+      uint16_t bits = (x != x) ? static_cast<uint16_t>((u >> 16) | 0x40u) : static_cast<uint16_t>((u + r) >> 16);
+      return b_.getInt16(bits);
+    }
+    if (isFloat(k)) return llvm::ConstantFP::get(lt, isF ? f : static_cast<double>(i));
+    return llvm::ConstantInt::get(lt, static_cast<uint64_t>(isF ? static_cast<int64_t>(f) : i), true);
+  };
+  std::vector<llvm::Value*> r;
+  size_t w = width(t);
+  switch (a->kind()) {
+    case AttrKind::Int: r.assign(w, scalar(0, a->getInt(), false)); break;
+    case AttrKind::Bool: r.assign(w, scalar(0, a->getBool() ? 1 : 0, false)); break;
+    case AttrKind::Float: r.assign(w, scalar(a->getFloat(), 0, true)); break;
+    case AttrKind::Dense: {
+      bool f = a->denseIsFloat();
+      size_t n = f ? a->denseFloats().size() : a->denseInts().size();
+      if (n != 1 && n != w) fail(op, "dense constant size does not match its type");
+      for (size_t i = 0; i < w; ++i) {
+        size_t j = n == 1 ? 0 : i;
+        r.push_back(f ? scalar(a->denseFloats()[j], 0, true) : scalar(0, a->denseInts()[j], false));
+      }
+      break;
+    }
+    default: fail(op, "unsupported constant attribute " + a->str());
+  }
+  set(op.result(), r);
+}
+
+void KernelEmitter::emitBinary(ir::Operation& op) {
+  const std::string& n = op.name();
+  ElemKind k = op.result()->type().elem();
+  if (k == ElemKind::BF16)
+    fail(op, fmt::format("'{}' on bf16 is not implemented yet in the SPIR-V backend (convert to f32 first)", n));
+  auto fmaxmin = [&](const char* name, llvm::Value* x, llvm::Value* y) {
+    std::string mangled = fmt::format("_Z4{}{}{}", name, mangleCode(k), mangleCode(k));
+    return call(builtin(mangled, x->getType(), {x->getType(), x->getType()}, false, true), {x, y});
+  };
+  std::vector<llvm::Value*> r;
+  const auto& a = get(op.operand(0), op);
+  if (n == "arith.negf") {
+    for (llvm::Value* x : a) r.push_back(b_.CreateFNeg(x));
+    set(op.result(), r);
+    return;
+  }
+  if (op.numOperands() != 2) fail(op, fmt::format("SPIR-V backend: unsupported op '{}'", n));
+  const auto& bv = get(op.operand(1), op);
+  for (size_t i = 0; i < a.size(); ++i) {
+    llvm::Value* x = a[i];
+    llvm::Value* y = bv[i];
+    llvm::Value* v = nullptr;
+    if (n == "arith.addi") v = b_.CreateAdd(x, y);
+    else if (n == "arith.subi") v = b_.CreateSub(x, y);
+    else if (n == "arith.muli") v = b_.CreateMul(x, y);
+    else if (n == "arith.divsi") v = b_.CreateSDiv(x, y);
+    else if (n == "arith.divui") v = b_.CreateUDiv(x, y);
+    else if (n == "arith.remsi") v = b_.CreateSRem(x, y);
+    else if (n == "arith.remui") v = b_.CreateURem(x, y);
+    else if (n == "arith.andi") v = b_.CreateAnd(x, y);
+    else if (n == "arith.ori") v = b_.CreateOr(x, y);
+    else if (n == "arith.xori") v = b_.CreateXor(x, y);
+    else if (n == "arith.shli") v = b_.CreateShl(x, y);
+    else if (n == "arith.shrsi") v = b_.CreateAShr(x, y);
+    else if (n == "arith.shrui") v = b_.CreateLShr(x, y);
+    else if (n == "arith.minsi") v = b_.CreateSelect(b_.CreateICmpSLT(x, y), x, y);
+    else if (n == "arith.maxsi") v = b_.CreateSelect(b_.CreateICmpSGT(x, y), x, y);
+    else if (n == "arith.minui") v = b_.CreateSelect(b_.CreateICmpULT(x, y), x, y);
+    else if (n == "arith.maxui") v = b_.CreateSelect(b_.CreateICmpUGT(x, y), x, y);
+    else if (n == "arith.ceildivsi" || n == "arith.floordivsi") {
+      // Truncating quotient, then one step toward +inf (ceil) or -inf (floor) when the remainder is
+      // non-zero and its sign agrees (ceil) or disagrees (floor) with the divisor's.
+      llvm::Value* q = b_.CreateSDiv(x, y);
+      llvm::Value* rem = b_.CreateSRem(x, y);
+      llvm::Value* zero = llvm::ConstantInt::get(x->getType(), 0);
+      llvm::Value* nonzero = b_.CreateICmpNE(rem, zero);
+      llvm::Value* sameSign = b_.CreateICmpSGE(b_.CreateXor(rem, y), zero);
+      if (n == "arith.ceildivsi")
+        v = b_.CreateSelect(b_.CreateAnd(nonzero, sameSign), b_.CreateAdd(q, llvm::ConstantInt::get(x->getType(), 1)), q);
+      else
+        v = b_.CreateSelect(b_.CreateAnd(nonzero, b_.CreateNot(sameSign)),
+                            b_.CreateSub(q, llvm::ConstantInt::get(x->getType(), 1)), q);
+    }
+    else if (n == "arith.addf") v = b_.CreateFAdd(x, y);
+    else if (n == "arith.subf") v = b_.CreateFSub(x, y);
+    else if (n == "arith.mulf") v = b_.CreateFMul(x, y);
+    else if (n == "arith.divf") v = b_.CreateFDiv(x, y);
+    else if (n == "arith.maxf") v = fmaxmin("fmax", x, y);
+    else if (n == "arith.minf") v = fmaxmin("fmin", x, y);
+    else fail(op, fmt::format("SPIR-V backend: unsupported op '{}'", n));
+    r.push_back(v);
+  }
+  set(op.result(), r);
+}
+
+void KernelEmitter::emitCompare(ir::Operation& op) {
+  const ir::Attribute* p = op.attr("predicate");
+  if (!p || !p->isa(AttrKind::Enum)) fail(op, "comparison without a predicate");
+  const std::string& pr = p->getString();
+  using P = llvm::CmpInst::Predicate;
+  static const std::unordered_map<std::string, P> ipreds = {
+      {"eq", P::ICMP_EQ},   {"ne", P::ICMP_NE},   {"slt", P::ICMP_SLT}, {"sle", P::ICMP_SLE}, {"sgt", P::ICMP_SGT},
+      {"sge", P::ICMP_SGE}, {"ult", P::ICMP_ULT}, {"ule", P::ICMP_ULE}, {"ugt", P::ICMP_UGT}, {"uge", P::ICMP_UGE}};
+  static const std::unordered_map<std::string, P> fpreds = {
+      {"oeq", P::FCMP_OEQ}, {"one", P::FCMP_ONE}, {"olt", P::FCMP_OLT}, {"ole", P::FCMP_OLE}, {"ogt", P::FCMP_OGT},
+      {"oge", P::FCMP_OGE}, {"une", P::FCMP_UNE}, {"ord", P::FCMP_ORD}, {"uno", P::FCMP_UNO}};
+  bool isF = op.is("arith.cmpf");
+  const auto& table = isF ? fpreds : ipreds;
+  auto it = table.find(pr);
+  if (it == table.end()) fail(op, "unknown predicate " + pr);
+  ElemKind k = op.operand(0)->type().elem();
+  if (isF && k == ElemKind::BF16) fail(op, "arith.cmpf on bf16 is not implemented yet in the SPIR-V backend");
+  const auto& a = get(op.operand(0), op);
+  const auto& bv = get(op.operand(1), op);
+  std::vector<llvm::Value*> r;
+  for (size_t i = 0; i < a.size(); ++i) r.push_back(b_.CreateCmp(it->second, a[i], bv[i]));
+  set(op.result(), r);
+}
+
+llvm::Value* KernelEmitter::bf16ToF32(llvm::Value* bits) {
+  return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(bits, b_.getInt32Ty()), 16), b_.getFloatTy());
+}
+
+llvm::Value* KernelEmitter::f32ToBf16(llvm::Value* f) {
+  // Round to nearest even on the bits: add 0x7fff plus the lowest kept bit, keep the upper half.
+  // NaN stays NaN (quiet bit forced) instead of rounding into infinity.
+  llvm::Value* u = b_.CreateBitCast(f, b_.getInt32Ty());
+  llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(u, 16), 1);
+  llvm::Value* rounded = b_.CreateLShr(b_.CreateAdd(u, b_.CreateAdd(lsb, b_.getInt32(0x7fff))), 16);
+  llvm::Value* quiet = b_.CreateOr(b_.CreateLShr(u, 16), 0x40);
+  llvm::Value* isNan = b_.CreateFCmpUNO(f, f);
+  return b_.CreateTrunc(b_.CreateSelect(isNan, quiet, rounded), b_.getInt16Ty());
+}
+
+llvm::Value* KernelEmitter::convertScalar(llvm::Value* v, ElemKind from, ElemKind to, const ir::Operation& op) {
+  if (from == to) return v;
+  if (from == ElemKind::BF16) return convertScalar(bf16ToF32(v), ElemKind::F32, to, op);
+  if (to == ElemKind::BF16) return f32ToBf16(convertScalar(v, from, ElemKind::F32, op));
+  llvm::Type* dst = regType(to, op);
+  bool fFrom = isFloat(from), fTo = isFloat(to);
+  if (fFrom && fTo) return b_.CreateFPCast(v, dst);
+  if (fFrom && !fTo) {
+    if (to == ElemKind::I1) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+    return b_.CreateFPToSI(v, dst);
+  }
+  if (!fFrom && fTo) return b_.CreateSIToFP(v, dst);
+  if (to == ElemKind::I1) return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  return b_.CreateSExtOrTrunc(v, dst);
+}
+
+void KernelEmitter::emitConvert(ir::Operation& op) {
+  ElemKind from = op.operand(0)->type().elem(), to = op.result()->type().elem();
+  const auto& a = get(op.operand(0), op);
+  std::vector<llvm::Value*> r;
+  bool bitcast = op.is("arith.bitcast");
+  for (llvm::Value* x : a) {
+    if (bitcast) {
+      llvm::Type* dst = regType(to, op);
+      r.push_back(x->getType() == dst ? x : b_.CreateBitCast(x, dst));
+    } else {
+      r.push_back(convertScalar(x, from, to, op));
+    }
+  }
+  set(op.result(), r);
+}
+
+void KernelEmitter::emitMath(ir::Operation& op) {
+  ElemKind k = op.result()->type().elem();
+  if (!isFloat(k)) fail(op, fmt::format("'{}' needs f16, f32 or f64 operands at lane level", op.name()));
+  std::string name = op.is("lane.fma") ? "fma" : op.name().substr(op.name().find('.') + 1);
+  static const std::unordered_map<std::string, std::string> clName = {
+      {"exp", "exp"},   {"exp2", "exp2"}, {"log", "log"},     {"log2", "log2"}, {"sqrt", "sqrt"},
+      {"rsqrt", "rsqrt"}, {"tanh", "tanh"}, {"abs", "fabs"}, {"sin", "sin"},   {"cos", "cos"},
+      {"floor", "floor"}, {"ceil", "ceil"}, {"fma", "fma"}};
+  auto it = clName.find(name);
+  if (it == clName.end()) fail(op, fmt::format("SPIR-V backend: unsupported op '{}'", op.name()));
+  unsigned nargs = op.numOperands();
+  std::string mangled = fmt::format("_Z{}{}", it->second.size(), it->second);
+  for (unsigned i = 0; i < nargs; ++i) mangled += mangleCode(k);
+  llvm::Type* t = regType(k, op);
+  llvm::Function* f = builtin(mangled, t, std::vector<llvm::Type*>(nargs, t), false, true);
+  std::vector<std::vector<llvm::Value*>> args;
+  for (unsigned i = 0; i < nargs; ++i) args.push_back(get(op.operand(i), op));
+  std::vector<llvm::Value*> r;
+  for (size_t e = 0; e < args[0].size(); ++e) {
+    std::vector<llvm::Value*> a;
+    for (auto& arg : args) a.push_back(arg[e]);
+    r.push_back(call(f, a));
+  }
+  set(op.result(), r);
+}
+
+void KernelEmitter::emitId(ir::Operation& op) {
+  const std::string& n = op.name();
+  int dim = static_cast<int>(op.intAttr("dim", 0));
+  if (n == "gpu.barrier") {
+    // CLK_LOCAL_MEM_FENCE (1): the workgroup barrier also orders SLM accesses.
+    llvm::Function* f = builtin("_Z7barrierj", b_.getVoidTy(), {b_.getInt32Ty()}, true, false);
+    call(f, {b_.getInt32(1)});
+    return;
+  }
+  llvm::Value* v = nullptr;
+  if (n == "gpu.group_id") v = idBuiltin("_Z12get_group_idj", dim);
+  else if (n == "gpu.num_groups") v = idBuiltin("_Z14get_num_groupsj", dim);
+  else if (n == "gpu.local_id") v = idBuiltin("_Z12get_local_idj", dim);
+  else if (n == "gpu.local_size") v = idBuiltin("_Z14get_local_sizej", dim);
+  else if (n == "gpu.lane_id") v = idBuiltin("_Z22get_sub_group_local_idv", -1);
+  else if (n == "gpu.subgroup_id") v = idBuiltin("_Z16get_sub_group_idv", -1);
+  else if (n == "gpu.num_subgroups") v = idBuiltin("_Z18get_num_sub_groupsv", -1);
+  else if (n == "gpu.subgroup_size") v = b_.getInt64(target_.subgroupSize);  // required size, a constant
+  else fail(op, fmt::format("SPIR-V backend: '{}' is not implemented yet", n));
+  set(op.result(), {v});
+}
+
+// ----- memory ----------------------------------------------------------------------------------------
+
+llvm::Value* KernelEmitter::inBounds(const MemRefValue& m, const std::vector<llvm::Value*>& idx, llvm::Value* mask) {
+  llvm::Value* ok = mask;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    llvm::Value* c = b_.CreateICmpULT(idx[d], m.dims[d]);
+    ok = ok ? b_.CreateAnd(ok, c) : c;
+  }
+  return ok ? ok : b_.getTrue();
+}
+
+llvm::Value* KernelEmitter::elementPtr(const MemRefValue& m, const std::vector<llvm::Value*>& idx,
+                                       const ir::Operation& op) {
+  // Dense row-major: ((i0 * d1 + i1) * d2 + i2) ...
+  llvm::Value* lin = idx[0];
+  for (size_t d = 1; d < idx.size(); ++d) lin = b_.CreateAdd(b_.CreateMul(lin, m.dims[d]), idx[d]);
+  return b_.CreateInBoundsGEP(memType(m.elem, op), m.ptr, lin);
+}
+
+void KernelEmitter::emitLoad(ir::Operation& op) {
+  const MemRefValue& m = mem(op.operand(0), op);
+  size_t rank = m.dims.size();
+  std::vector<llvm::Value*> idx;
+  for (size_t d = 0; d < rank; ++d) idx.push_back(get1(op.operand(static_cast<unsigned>(1 + d)), op));
+  llvm::Value* mask = op.numOperands() == 2 + rank ? get1(op.operand(static_cast<unsigned>(1 + rank)), op) : nullptr;
+  llvm::Type* rt = regType(m.elem, op);
+  llvm::Value* pad = nullptr;
+  const ir::Attribute* p = op.attr("padding");
+  double pf = 0;
+  int64_t pi = 0;
+  if (p && p->isa(AttrKind::Float)) pf = p->getFloat(), pi = static_cast<int64_t>(pf);
+  if (p && p->isa(AttrKind::Int)) pi = p->getInt(), pf = static_cast<double>(pi);
+  if (m.elem == ElemKind::BF16) {
+    pad = f32ToBf16(llvm::ConstantFP::get(b_.getFloatTy(), pf));  // IRBuilder folds it to a constant
+  } else if (isFloat(m.elem)) {
+    pad = llvm::ConstantFP::get(rt, pf);
+  } else {
+    pad = llvm::ConstantInt::get(rt, static_cast<uint64_t>(pi), true);
+  }
+
+  llvm::Value* ok = inBounds(m, idx, mask);
+  llvm::BasicBlock* from = b_.GetInsertBlock();
+  llvm::BasicBlock* doLoad = llvm::BasicBlock::Create(ctx_, "load", fn_);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_, "load.end", fn_);
+  b_.CreateCondBr(ok, doLoad, merge);
+  b_.SetInsertPoint(doLoad);
+  llvm::Type* mt = memType(m.elem, op);
+  llvm::LoadInst* ld = b_.CreateLoad(mt, elementPtr(m, idx, op));
+  ld->setAlignment(llvm::Align(mt->getPrimitiveSizeInBits() / 8));
+  llvm::Value* val = m.elem == ElemKind::I1 ? b_.CreateICmpNE(ld, b_.getInt8(0)) : static_cast<llvm::Value*>(ld);
+  llvm::BasicBlock* loadEnd = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+  llvm::PHINode* phi = b_.CreatePHI(rt, 2);
+  phi->addIncoming(pad, from);
+  phi->addIncoming(val, loadEnd);
+  set(op.result(), {phi});
+}
+
+void KernelEmitter::emitStore(ir::Operation& op) {
+  const MemRefValue& m = mem(op.operand(1), op);
+  size_t rank = m.dims.size();
+  llvm::Value* val = get1(op.operand(0), op);
+  std::vector<llvm::Value*> idx;
+  for (size_t d = 0; d < rank; ++d) idx.push_back(get1(op.operand(static_cast<unsigned>(2 + d)), op));
+  llvm::Value* mask = op.numOperands() == 3 + rank ? get1(op.operand(static_cast<unsigned>(2 + rank)), op) : nullptr;
+  llvm::Value* ok = inBounds(m, idx, mask);
+  llvm::BasicBlock* doStore = llvm::BasicBlock::Create(ctx_, "store", fn_);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_, "store.end", fn_);
+  b_.CreateCondBr(ok, doStore, merge);
+  b_.SetInsertPoint(doStore);
+  llvm::Type* mt = memType(m.elem, op);
+  if (m.elem == ElemKind::I1) val = b_.CreateZExt(val, b_.getInt8Ty());
+  llvm::StoreInst* st = b_.CreateStore(val, elementPtr(m, idx, op));
+  st->setAlignment(llvm::Align(mt->getPrimitiveSizeInBits() / 8));
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+}
+
+// ----- subgroup ops ----------------------------------------------------------------------------------
+
+llvm::Value* KernelEmitter::toLaneBits(llvm::Value* v, ElemKind k, ElemKind* carried) {
+  // sub_group_broadcast/shuffle are defined for 32- and 64-bit types (and half with an extension);
+  // narrower values travel as the low bits of an int.
+  switch (k) {
+    case ElemKind::I1:
+    case ElemKind::I8:
+    case ElemKind::I16:
+    case ElemKind::BF16:
+      *carried = ElemKind::I32;
+      return b_.CreateZExt(v, b_.getInt32Ty());
+    case ElemKind::F16:
+      *carried = ElemKind::I32;
+      return b_.CreateZExt(b_.CreateBitCast(v, b_.getInt16Ty()), b_.getInt32Ty());
+    default: *carried = k; return v;
+  }
+}
+
+llvm::Value* KernelEmitter::fromLaneBits(llvm::Value* v, ElemKind k) {
+  switch (k) {
+    case ElemKind::I1: return b_.CreateTrunc(v, b_.getInt1Ty());
+    case ElemKind::I8: return b_.CreateTrunc(v, b_.getInt8Ty());
+    case ElemKind::I16:
+    case ElemKind::BF16: return b_.CreateTrunc(v, b_.getInt16Ty());
+    case ElemKind::F16: return b_.CreateBitCast(b_.CreateTrunc(v, b_.getInt16Ty()), b_.getHalfTy());
+    default: return v;
+  }
+}
+
+void KernelEmitter::emitCrossLane(ir::Operation& op) {
+  ElemKind k = op.result()->type().elem();
+  ElemKind carried;
+  llvm::Value* x = toLaneBits(get1(op.operand(0), op), k, &carried);
+  llvm::Value* lane = b_.CreateTrunc(get1(op.operand(1), op), b_.getInt32Ty());
+  // sub_group_broadcast -> OpGroupBroadcast; sub_group_shuffle (cl_khr_subgroup_shuffle) ->
+  // OpGroupNonUniformShuffle. Both are convergent: every lane of the subgroup executes them.
+  std::string base = op.is("lane.broadcast") ? "sub_group_broadcast" : "sub_group_shuffle";
+  std::string mangled = fmt::format("_Z{}{}{}j", base.size(), base, mangleCode(carried));
+  llvm::Function* f = builtin(mangled, x->getType(), {x->getType(), b_.getInt32Ty()}, true, false);
+  set(op.result(), {fromLaneBits(call(f, {x, lane}), k)});
+}
+
+void KernelEmitter::emitReduce(ir::Operation& op) {
+  ElemKind k = op.result()->type().elem();
+  const std::string& kind = op.attr("kind")->getString();
+  if (kind != "add" && kind != "max" && kind != "min")
+    fail(op, fmt::format("lane.reduce kind '{}' is not implemented yet in the SPIR-V backend", kind));
+  if (k != ElemKind::F32 && k != ElemKind::F64 && k != ElemKind::F16 && k != ElemKind::I32 && k != ElemKind::I64 &&
+      k != ElemKind::Index)
+    fail(op, fmt::format("lane.reduce on {} is not implemented yet in the SPIR-V backend", ir::elemName(k)));
+  std::string base = "sub_group_reduce_" + kind;
+  std::string mangled = fmt::format("_Z{}{}{}", base.size(), base, mangleCode(k));
+  llvm::Value* x = get1(op.operand(0), op);
+  llvm::Function* f = builtin(mangled, x->getType(), {x->getType()}, true, false);
+  set(op.result(), {call(f, {x})});
+}
+
+// ----- structured control flow -----------------------------------------------------------------------
+
+void KernelEmitter::emitFor(ir::Operation& op) {
+  llvm::Value* lb = get1(op.operand(0), op);
+  llvm::Value* ub = get1(op.operand(1), op);
+  llvm::Value* step = get1(op.operand(2), op);
+  std::vector<llvm::Value*> inits;
+  for (unsigned i = 3; i < op.numOperands(); ++i)
+    for (llvm::Value* e : get(op.operand(i), op)) inits.push_back(e);
+
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "for.header", fn_);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "for.body", fn_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "for.exit", fn_);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode* iv = b_.CreatePHI(b_.getInt64Ty(), 2, "iv");
+  iv->addIncoming(lb, pre);
+  std::vector<llvm::PHINode*> phis;
+  for (llvm::Value* init : inits) {
+    llvm::PHINode* p = b_.CreatePHI(init->getType(), 2);
+    p->addIncoming(init, pre);
+    phis.push_back(p);
+  }
+  b_.CreateCondBr(b_.CreateICmpSLT(iv, ub), body, exit);
+
+  b_.SetInsertPoint(body);
+  const ir::Block& blk = op.region(0).block();
+  set(blk.argument(0), {iv});
+  size_t pi = 0;
+  for (unsigned a = 1; a < blk.numArguments(); ++a) {
+    size_t w = width(blk.argument(a)->type());
+    set(blk.argument(a), std::vector<llvm::Value*>(phis.begin() + static_cast<long>(pi),
+                                                   phis.begin() + static_cast<long>(pi + w)));
+    pi += w;
+  }
+  std::vector<llvm::Value*> yielded;
+  emitBlock(blk, &yielded);
+  if (yielded.size() != phis.size()) fail(op, "scf.yield does not match the loop's iteration values");
+  llvm::Value* next = b_.CreateAdd(iv, step, "iv.next");
+  llvm::BasicBlock* latch = b_.GetInsertBlock();
+  b_.CreateBr(header);
+  iv->addIncoming(next, latch);
+  for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(yielded[i], latch);
+
+  b_.SetInsertPoint(exit);
+  pi = 0;
+  for (unsigned r = 0; r < op.numResults(); ++r) {
+    size_t w = width(op.result(r)->type());
+    set(op.result(r), std::vector<llvm::Value*>(phis.begin() + static_cast<long>(pi),
+                                                phis.begin() + static_cast<long>(pi + w)));
+    pi += w;
+  }
+}
+
+void KernelEmitter::emitIf(ir::Operation& op) {
+  llvm::Value* cond = get1(op.operand(0), op);
+  llvm::BasicBlock* thenB = llvm::BasicBlock::Create(ctx_, "if.then", fn_);
+  llvm::BasicBlock* elseB = llvm::BasicBlock::Create(ctx_, "if.else", fn_);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_, "if.end", fn_);
+  b_.CreateCondBr(cond, thenB, elseB);
+
+  std::vector<llvm::Value*> thenVals, elseVals;
+  b_.SetInsertPoint(thenB);
+  if (!op.region(0).empty()) emitBlock(op.region(0).block(), &thenVals);
+  llvm::BasicBlock* thenEnd = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(elseB);
+  if (op.numRegions() > 1 && !op.region(1).empty()) emitBlock(op.region(1).block(), &elseVals);
+  llvm::BasicBlock* elseEnd = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  if (thenVals.size() != elseVals.size()) fail(op, "scf.if branches yield different numbers of values");
+
+  b_.SetInsertPoint(merge);
+  std::vector<llvm::Value*> all;
+  for (size_t i = 0; i < thenVals.size(); ++i) {
+    llvm::PHINode* p = b_.CreatePHI(thenVals[i]->getType(), 2);
+    p->addIncoming(thenVals[i], thenEnd);
+    p->addIncoming(elseVals[i], elseEnd);
+    all.push_back(p);
+  }
+  size_t pi = 0;
+  for (unsigned r = 0; r < op.numResults(); ++r) {
+    size_t w = width(op.result(r)->type());
+    set(op.result(r), std::vector<llvm::Value*>(all.begin() + static_cast<long>(pi), all.begin() + static_cast<long>(pi + w)));
+    pi += w;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> emitLLVMModule(const ir::Operation& module, const targets::Target& target,
+                                             llvm::LLVMContext& ctx, DiagnosticEngine& diags) {
+  auto m = std::make_unique<llvm::Module>("xtc", ctx);
+  m->setTargetTriple("spir64-unknown-unknown");
+  m->setDataLayout("e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64");
+  // OpenCL C 2.0: the translator then emits the OpenCL 2.0 forms of subgroup builtins (OpGroup*).
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Metadata* ver[] = {llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, 2)),
+                           llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, 0))};
+  m->getOrInsertNamedMetadata("opencl.ocl.version")->addOperand(llvm::MDNode::get(ctx, ver));
+  m->getOrInsertNamedMetadata("opencl.spir.version")->addOperand(llvm::MDNode::get(ctx, ver));
+
+  bool ok = true;
+  for (ir::Operation* k : ir::moduleKernels(const_cast<ir::Operation*>(&module))) {
+    try {
+      KernelEmitter e(*m, target, diags);
+      e.emitKernel(k);
+    } catch (const EmitError&) {
+      ok = false;
+    }
+  }
+  if (!ok) return nullptr;
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyModule(*m, &os)) {
+    diags.error(module.loc(), "internal error: the SPIR-V backend built invalid LLVM IR: " + os.str());
+    return nullptr;
+  }
+  return m;
+}
+
+}  // namespace xtc::backend

@@ -52,7 +52,7 @@ int runXtc(int argc, char** argv) {
                  "Stop after N errors (0 = no limit; also -ferror-limit=N)")
       ->capture_default_str();
   app.add_flag("--Werror", global.warningsAsErrors, "Treat warnings as errors (also -Werror)");
-  app.add_flag("-v,--verbose", global.verbose, "Print what each stage does");
+  app.add_flag("-v,--verbose", global.verbose, "Verbose output (stages report what they do as they are written)");
   // Hidden: lets the test suite check that internal errors map to exit code 3.
   app.add_flag_callback("--internal-error-for-testing",
                         [] { throw std::runtime_error("internal error requested by --internal-error-for-testing"); })

@@ -96,8 +96,10 @@ public:
   Builder warning(const SourceRange& range, std::string message);
   Builder warning(const SourceLoc& loc, std::string message) { return warning(SourceRange{loc, 0}, std::move(message)); }
 
-  // Prints every diagnostic not printed yet. Called by the driver at the end of each stage;
-  // also called automatically when the error limit is reached.
+  // Prints every diagnostic not printed yet (with its notes). Called by the driver at the end of each
+  // stage, and by the destructor. Once the error limit is reached, the next report() or flush() prints
+  // the pending diagnostics and `xtc: fatal error: too many errors emitted, stopping now
+  // [-ferror-limit=]` (once); later reports are dropped.
   void flush();
 
   unsigned errorCount() const { return errors_; }

@@ -139,6 +139,25 @@ TEST(Diagnostics, ReportOrderIsKept) {
   EXPECT_LT(p1, p2);
 }
 
+TEST(Diagnostics, DestructorPrintsWhatIsPending) {
+  SourceManager sm;
+  std::ostringstream out;
+  {
+    DiagnosticEngine diags(sm, out);
+    diags.error(SourceLoc{}, "reported but never flushed");
+    EXPECT_EQ(out.str(), "");
+  }
+  EXPECT_EQ(out.str(), "xtc: error: reported but never flushed\n");
+}
+
+TEST(Diagnostics, NoteAddedAfterFlushIsStillPrinted) {
+  Fixture f("x\n");
+  auto builder = f.diags.error(f.at(1, 1), "e");
+  f.diags.flush();
+  builder.note(SourceLoc{}, "late note");
+  EXPECT_EQ(f.flushed(), "t.xt:1:1: error: e\nx\n^\nxtc: note: late note\n");
+}
+
 TEST(Diagnostics, NoLocation) {
   Fixture f("");
   f.diags.error(SourceLoc{}, "cannot open 'missing.xt': No such file or directory");

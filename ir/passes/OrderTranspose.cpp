@@ -1,0 +1,295 @@
+// The `order-transpose` pass: makes column-major tiles and transposes explicit and cheap (contract in
+// docs/passes.md, "order-transpose").
+//
+// 1. A tile<RxC, order = [0, 1]> over column-major memory is, physically, a row-major CxR tile of the
+//    transposed view (RFC appendix 1). Every such tile becomes that row-major tile: init_tile takes the
+//    swapped offsets with explicit swapped shape/strides operands, update_tile_offset swaps its deltas,
+//    a load becomes load + tile.transpose {strategy = "load"} (blocking folds it into a transposed 2D
+//    block load where the target has one), a store becomes tile.transpose {strategy = "register"} +
+//    store. At workgroup level the tile keeps a wg_map only if the swapped wg_map gives every subgroup
+//    exactly the transpose of its blocks; otherwise the tile is left for the run after wg-distribute.
+// 2. Every tile.transpose gets `strategy`: "load" (operand is a single-use load_tile and the target
+//    can transpose that element width in a 2D block load), "register" (each subgroup already holds the
+//    transposed data: RFC appendix 2.3), or "slm" (subgroups must exchange data; wg-distribute goes
+//    through shared local memory). Before choosing "slm" for a transpose of a load, the pass tries the
+//    appendix 2.3 optimization: re-map the loaded tile to a wg_map under which the transpose is local.
+#include "ir/passes/OrderTranspose.h"
+
+#include "ir/Builder.h"
+#include "ir/Module.h"
+#include "ir/passes/PassManager.h"
+#include "ir/passes/WgDistributeMap.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <set>
+
+namespace xtc::passes {
+
+using ir::Attribute;
+using ir::AttrKind;
+using ir::Builder;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+using ir::WgMap;
+
+namespace {
+
+std::optional<WgMap> wgMapOf(const Type& t) {
+  if (t.isTile() && t.tileInfo().wgMap && t.tileInfo().wgMap->isa(AttrKind::WgMap)) return t.tileInfo().wgMap->getWgMap();
+  if (t.isVector() && t.vectorLayout() && t.vectorLayout()->isa(AttrKind::WgMap)) return t.vectorLayout()->getWgMap();
+  return std::nullopt;
+}
+
+std::shared_ptr<const Attribute> mapAttr(const WgMap& m) { return std::make_shared<const Attribute>(Attribute::wgMap(m)); }
+
+std::vector<int64_t> swap2(const std::vector<int64_t>& v) { return {v[1], v[0]}; }
+
+// True if, for every subgroup, the blocks of `t` (shape transposed of `orig`) are exactly the
+// transposes of the blocks of `orig`, in the same order.
+bool transposesBlocks(const SgDistribution& orig, const SgDistribution& t) {
+  if (t.blockShape() != swap2(orig.blockShape()) || t.numBlocks() != orig.numBlocks() || t.numSubgroups() != orig.numSubgroups())
+    return false;
+  for (int64_t s = 0; s < orig.numSubgroups(); ++s) {
+    auto o = orig.blockOffsets(s), n = t.blockOffsets(s);
+    std::set<std::vector<int64_t>> a, b;
+    for (auto& x : o) a.insert(swap2(x));
+    for (auto& x : n) b.insert(x);
+    if (a != b) return false;
+  }
+  return true;
+}
+
+bool isColumnMajorTile(const Type& t) {
+  return t.isTile() && t.rank() == 2 && t.tileInfo().order == std::vector<int64_t>{0, 1};
+}
+
+class OrderTranspose {
+public:
+  OrderTranspose(Operation* kernel, DiagnosticEngine& diags, const targets::Target& target)
+      : kernel_(kernel), diags_(diags), target_(target) {}
+  bool run() {
+    rewriteColumnMajorTiles();
+    if (failed_) return false;
+    chooseStrategies();
+    return !failed_;
+  }
+
+private:
+  void error(const SourceLoc& loc, const std::string& msg) {
+    diags_.error(loc, "order-transpose: " + msg);
+    failed_ = true;
+  }
+
+  // The row-major type of a column-major tile type, or nullopt if it cannot be expressed here.
+  std::optional<Type> physicalType(const Type& t) {
+    ir::TileInfo info = t.tileInfo();
+    info.order.clear();
+    if (auto m = wgMapOf(t)) {
+      WgMap swapped{swap2(m->sgLayout), swap2(m->sgData)};
+      SgDistribution orig(t.shape(), *m), phys(swap2(t.shape()), swapped);
+      if (!SgDistribution::check(phys.shape(), swapped).empty() || !transposesBlocks(orig, phys)) return std::nullopt;
+      info.wgMap = mapAttr(swapped);
+    }
+    return Type::tile(swap2(t.shape()), t.elem(), info);
+  }
+
+  Value* transpose(Builder& b, Value* v, const Type& resultType, const char* strategy) {
+    return b.create("tile.transpose", {v}, {resultType},
+                    {{"permutation", Attribute::intArray({1, 0})}, {"strategy", Attribute::string(strategy)}})
+        ->result();
+  }
+
+  // The vector type holding a loaded/stored physical tile.
+  static Type vectorOf(const Type& tile, const Type& like) {
+    return Type::vector(tile.shape(), like.elem(), tile.tileInfo().wgMap);
+  }
+
+  void rewriteInitTile(Operation* op) {
+    Builder b;
+    b.setInsertionPoint(op);
+    b.setLoc(op->loc());
+    std::vector<int64_t> seg = op->attr("segments") ? op->attr("segments")->getIntArray()
+                                                    : std::vector<int64_t>{op->numOperands() - 1, 0, 0};
+    Value* src = op->operand(0);
+    if (seg[0] != 2) return error(op->loc(), "a column-major tile over a source of rank other than 2 is not implemented yet");
+    std::vector<Value*> operands{src, op->operand(2), op->operand(1)};
+    if (seg[1] == 2) {
+      // shape [M, N] and strides [1, ld] of the logical view -> [N, M] and [ld, 1] of the physical one.
+      operands.push_back(op->operand(4));
+      operands.push_back(op->operand(3));
+      operands.push_back(op->operand(6));
+      operands.push_back(op->operand(5));
+    } else {
+      const Type& mt = src->type();
+      if (!mt.isMemRef() || !mt.hasStaticShape() || mt.strides().size() != 2 || mt.strides()[0] != 1 || mt.strides()[1] == ir::kDynamic)
+        return error(op->loc(), fmt::format("tile with order = [0, 1] needs a column-major source (strides = [1, N]) or explicit "
+                                            "shape and strides; got {}",
+                                            mt.str()));
+      operands.push_back(b.constantIndex(mt.shape()[1]));
+      operands.push_back(b.constantIndex(mt.shape()[0]));
+      operands.push_back(b.constantIndex(mt.strides()[1]));
+      operands.push_back(b.constantIndex(1));
+    }
+    ir::AttrMap attrs = op->attrs();
+    attrs["segments"] = Attribute::intArray({2, 2, 2});
+    Operation* n = b.create(op->name(), operands, {op->result()->type()}, attrs);
+    n->result()->setNameHint(op->result()->nameHint());
+    op->result()->replaceAllUsesWith(n->result());
+    op->erase();
+  }
+
+  void rewriteColumnMajorTiles() {
+    // Decide per type, so every value of a loop-carried chain changes together.
+    std::vector<Value*> values;
+    kernel_->walk([&](Operation* o) {
+      for (Value* r : o->results())
+        if (isColumnMajorTile(r->type())) values.push_back(r);
+      for (unsigned r = 0; r < o->numRegions(); ++r)
+        for (unsigned bi = 0; bi < o->region(r).numBlocks(); ++bi)
+          for (Value* a : o->region(r).block(bi).arguments())
+            if (isColumnMajorTile(a->type())) values.push_back(a);
+    });
+    std::vector<Operation*> users;
+    std::set<Operation*> seen;
+    for (Value* v : values) {
+      auto pt = physicalType(v->type());
+      if (!pt) continue;  // wg_map not expressible transposed: handled after wg-distribute
+      v->setType(*pt);
+      if (v->definingOp() && seen.insert(v->definingOp()).second) users.push_back(v->definingOp());
+      for (const ir::Use& u : v->uses())
+        if (seen.insert(u.user).second) users.push_back(u.user);
+    }
+    for (Operation* op : users) {
+      if (failed_) return;
+      Builder b;
+      b.setLoc(op->loc());
+      const std::string& n = op->name();
+      if (n == "tile.init_tile") {
+        rewriteInitTile(op);
+      } else if (n == "tile.update_tile_offset" && op->numOperands() == 3) {
+        Value *a = op->operand(1), *c = op->operand(2);
+        op->setOperand(1, c);
+        op->setOperand(2, a);
+      } else if (n == "tile.load_tile") {
+        Value* old = op->result();
+        Type logical = old->type();
+        b.setInsertionPointAfter(op);
+        old->setType(vectorOf(op->operand(0)->type(), logical));
+        Value* t = transpose(b, old, logical, "load");
+        old->replaceUsesWithIf(t, [&](const ir::Use& u) { return u.user != t->definingOp(); });
+      } else if (n == "tile.store_tile" || n == "tile.atomic_rmw") {
+        b.setInsertionPoint(op);
+        Value* v = op->operand(0);
+        op->setOperand(0, transpose(b, v, vectorOf(op->operand(1)->type(), v->type()), "register"));
+        if (n == "tile.atomic_rmw") {
+          Value* old = op->result();
+          Type logical = old->type();
+          b.setInsertionPointAfter(op);
+          old->setType(vectorOf(op->operand(1)->type(), logical));
+          Value* t = transpose(b, old, logical, "register");
+          old->replaceUsesWithIf(t, [&](const ir::Use& u) { return u.user != t->definingOp(); });
+        }
+      } else if (n == "tile.prefetch_tile" || n == "scf.for" || n == "scf.yield" || n == "scf.if") {
+        // Prefetch reads the same memory either way; control flow carries the new type as is.
+      } else {
+        error(op->loc(), fmt::format("'{}' on a column-major tile is not supported", n));
+      }
+    }
+  }
+
+  bool canFoldIntoLoad(Value* operand) {
+    Operation* d = operand->definingOp();
+    if (!d || !d->is("tile.load_tile") || operand->uses().size() != 1) return false;
+    unsigned bits = ir::elemBits(operand->type().elem());
+    for (const auto& s : target_.blockLoads)
+      if (s.transpose && s.elemBits == bits) return true;
+    return false;
+  }
+
+  // RFC appendix 2.3: when the transposed operand is a load of a tile used by nothing else, load it
+  // with a wg_map under which every subgroup gets the transpose of its output blocks.
+  bool remapLoad(Operation* tr) {
+    Value* x = tr->operand(0);
+    Operation* ld = x->definingOp();
+    if (!ld || !ld->is("tile.load_tile") || x->uses().size() != 1) return false;
+    Value* tile = ld->operand(0);
+    Operation* init = tile->definingOp();
+    if (!init || !init->is("tile.init_tile") || tile->uses().size() != 1) return false;
+    auto outMap = wgMapOf(tr->result()->type());
+    if (!outMap) return false;
+    SgDistribution out(tr->result()->type().shape(), *outMap);
+    std::vector<int64_t> shape = x->type().shape(), data = swap2(outMap->sgData);
+    int64_t n = outMap->numSubgroups();
+    for (int64_t l0 = 1; l0 <= n; ++l0) {
+      if (n % l0) continue;
+      WgMap cand{{l0, n / l0}, data};
+      if (!SgDistribution::check(shape, cand).empty()) continue;
+      SgDistribution in(shape, cand);
+      if (!transposesBlocks(out, in) && !transposesBlocks(in, out)) continue;
+      ir::TileInfo info = tile->type().tileInfo();
+      info.wgMap = mapAttr(cand);
+      tile->setType(tile->type().withTileInfo(info));
+      x->setType(x->type().withVectorLayout(mapAttr(cand)));
+      return true;
+    }
+    return false;
+  }
+
+  void chooseStrategies() {
+    std::vector<Operation*> trs;
+    kernel_->walk([&](Operation* o) {
+      if (o->is("tile.transpose")) trs.push_back(o);
+    });
+    for (Operation* tr : trs) {
+      Value *x = tr->operand(0), *r = tr->result();
+      auto mi = wgMapOf(x->type()), mo = wgMapOf(r->type());
+      bool local = true;
+      if (mi && mo && x->type().rank() == 2) {
+        SgDistribution in(x->type().shape(), *mi), out(r->type().shape(), *mo);
+        local = SgDistribution::check(in.shape(), *mi).empty() && SgDistribution::check(out.shape(), *mo).empty() &&
+                transposesBlocks(in, out);
+        if (!local) local = remapLoad(tr);
+      }
+      const char* strategy = !local ? "slm" : canFoldIntoLoad(x) ? "load" : "register";
+      tr->setAttr("strategy", Attribute::string(strategy));
+    }
+  }
+
+  Operation* kernel_;
+  DiagnosticEngine& diags_;
+  const targets::Target& target_;
+  bool failed_ = false;
+};
+
+class OrderTransposePass : public Pass {
+public:
+  std::string name() const override { return "order-transpose"; }
+  std::string description() const override {
+    return "make column-major tiles and transposes explicit: transposed loads, in-register transposes or SLM round trips";
+  }
+  bool run(ir::Operation* module, PassContext& ctx) override {
+    // Only the target's transposed block loads are read; without a target none are assumed.
+    const targets::Target* t = ctx.target ? ctx.target : targets::findTarget("generic");
+    return runOrderTranspose(module, ctx.diags, *t);
+  }
+};
+
+}  // namespace
+
+bool runOrderTranspose(ir::Operation* module, DiagnosticEngine& diags, const targets::Target& target) {
+  bool ok = true;
+  for (Operation* k : ir::moduleKernels(module)) {
+    OrderTranspose ot(k, diags, target);
+    if (!ot.run()) ok = false;
+  }
+  return ok;
+}
+
+void registerOrderTransposePass() {
+  registerPass("order-transpose", [] { return std::make_unique<OrderTransposePass>(); });
+}
+
+}  // namespace xtc::passes

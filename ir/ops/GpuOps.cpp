@@ -1,0 +1,70 @@
+// gpu.* (ids, sizes, barrier, shared local memory) and memref.dim.
+#include "ir/ops/OpHelpers.h"
+
+namespace xtc::ir::ops {
+
+namespace {
+
+OpVerifier indexQuery(bool hasDim) {
+  return [hasDim](const Operation& op) -> std::string {
+    XTC_CHECK(numOperands(op, 0));
+    XTC_CHECK(numResults(op, 1));
+    XTC_REQUIRE(op.result()->type().isIndex(), "result must be 'index', got " + q(op.result()->type()));
+    if (hasDim) {
+      std::string err;
+      const Attribute* d = getAttr(op, "dim", AttrKind::Int, true, &err);
+      XTC_REQUIRE(d, err);
+      XTC_REQUIRE(d->getInt() >= 0 && d->getInt() <= 2, "'dim' must be 0, 1 or 2, got " + std::to_string(d->getInt()));
+    }
+    return {};
+  };
+}
+
+std::string verifyBarrier(const Operation& op) {
+  XTC_CHECK(numOperands(op, 0));
+  return numResults(op, 0);
+}
+
+std::string verifySlmAlloc(const Operation& op) {
+  XTC_CHECK(numOperands(op, 0));
+  XTC_CHECK(numResults(op, 1));
+  const Type& r = op.result()->type();
+  XTC_REQUIRE(r.isMemRef() && r.memSpace() == MemSpace::Slm, "result must be an 'slm' memref, got " + q(r));
+  XTC_REQUIRE(r.hasStaticShape(), "SLM allocations need a static shape, got " + q(r));
+  if (op.hasAttr("offset")) {
+    std::string err;
+    const Attribute* o = getAttr(op, "offset", AttrKind::Int, true, &err);
+    XTC_REQUIRE(o, err);
+    XTC_REQUIRE(o->getInt() >= 0, "'offset' must be non-negative");
+  }
+  return {};
+}
+
+std::string verifyDim(const Operation& op) {
+  XTC_CHECK(numOperands(op, 1));
+  XTC_CHECK(numResults(op, 1));
+  const Type& m = op.operand(0)->type();
+  XTC_REQUIRE(m.isMemRef(), "operand must be a memref, got " + q(m));
+  XTC_REQUIRE(op.result()->type().isIndex(), "result must be 'index'");
+  std::string err;
+  const Attribute* d = getAttr(op, "index", AttrKind::Int, true, &err);
+  XTC_REQUIRE(d, err);
+  XTC_REQUIRE(d->getInt() >= 0 && d->getInt() < m.rank(),
+              "'index' " + std::to_string(d->getInt()) + " is out of range for " + q(m));
+  return {};
+}
+
+}  // namespace
+
+void registerGpuOps() {
+  for (const char* n : {"group_id", "num_groups", "local_id", "local_size"})
+    def(std::string("gpu.") + n, pure(), indexQuery(true), "a per-dimension id or size");
+  for (const char* n : {"subgroup_id", "num_subgroups", "lane_id", "subgroup_size"})
+    def(std::string("gpu.") + n, pure(), indexQuery(false), "a subgroup id or size");
+  def("gpu.barrier", effect(), verifyBarrier, "workgroup barrier with SLM fence");
+  // Not pure: two allocations of the same type are different memory.
+  def("gpu.slm_alloc", effect(), verifySlmAlloc, "allocates shared local memory");
+  def("memref.dim", pure(), verifyDim, "a dimension of a memref");
+}
+
+}  // namespace xtc::ir::ops

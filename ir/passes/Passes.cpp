@@ -1,0 +1,16 @@
+// registerAllPasses: the one place that registers every pass of ir/passes. Add your pass's
+// register function here (see PassManager.h for why registration is explicit).
+#include "ir/passes/PassManager.h"
+
+#include <mutex>
+
+namespace xtc::passes {
+
+void registerCanonicalizePass();  // ir/passes/Canonicalize.cpp
+
+void registerAllPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] { registerCanonicalizePass(); });
+}
+
+}  // namespace xtc::passes

@@ -1,6 +1,8 @@
 // registerAllPasses: the one place that registers every pass of ir/passes. Add your pass's
 // register function here (see PassManager.h for why registration is explicit).
+#include "ir/passes/OrderTranspose.h"
 #include "ir/passes/PassManager.h"
+#include "ir/passes/WgDistribute.h"
 
 #include <mutex>
 
@@ -10,7 +12,11 @@ void registerCanonicalizePass();  // ir/passes/Canonicalize.cpp
 
 void registerAllPasses() {
   static std::once_flag once;
-  std::call_once(once, [] { registerCanonicalizePass(); });
+  std::call_once(once, [] {
+    registerCanonicalizePass();
+    registerOrderTransposePass();
+    registerWgDistributePass();
+  });
 }
 
 }  // namespace xtc::passes

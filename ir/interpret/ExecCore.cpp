@@ -1,0 +1,375 @@
+// The executor core: block walking, value access, checked memory access, the subgroup scheduler
+// for barriers, and the structural ops (scf.*, gpu.*, memref.dim).
+#include "ir/interpret/Exec.h"
+
+#include "ir/interpret/Numeric.h"
+
+#include <thread>
+
+namespace xtc::interp {
+
+Tensor::Tensor(ir::ElemKind e, std::vector<int64_t> s) : elem(e), shape(std::move(s)) {
+  int64_t n = shapeElements(shape);
+  if (isFloat()) f.assign(static_cast<size_t>(n), 0.0);
+  else i.assign(static_cast<size_t>(n), 0);
+}
+
+std::unordered_map<std::string_view, OpHandler>& handlerTable() {
+  static std::unordered_map<std::string_view, OpHandler> table;
+  return table;
+}
+
+void fail(const ir::Operation& op, const std::string& msg) { throw InterpError(op.loc(), msg); }
+
+int64_t attrInt(const ir::Operation& op, const std::string& name, int64_t dflt) {
+  const ir::Attribute* a = op.attr(name);
+  if (!a) return dflt;
+  if (a->kind() == ir::AttrKind::Int) return a->getInt();
+  if (a->kind() == ir::AttrKind::Enum) {
+    // e.g. locality<3>: the value is a number in text form
+    try { return std::stoll(a->getString()); } catch (...) { return dflt; }
+  }
+  fail(op, "attribute '" + name + "' is not an integer");
+}
+
+std::vector<int64_t> attrInts(const ir::Operation& op, const std::string& name) {
+  const ir::Attribute* a = op.attr(name);
+  if (!a) return {};
+  if (a->kind() == ir::AttrKind::Int) return {a->getInt()};
+  if (a->kind() != ir::AttrKind::Array) fail(op, "attribute '" + name + "' is not an integer list");
+  std::vector<int64_t> r;
+  for (const ir::Attribute& e : a->getArray()) {
+    if (e.kind() != ir::AttrKind::Int) fail(op, "attribute '" + name + "' is not an integer list");
+    r.push_back(e.getInt());
+  }
+  return r;
+}
+
+// ----- values ---------------------------------------------------------------------------------
+
+const RtValue& Executor::get(const ir::Value* v, const ir::Operation& user) const {
+  auto it = env_.find(v);
+  if (it == env_.end()) fail(user, "interpreter: operand has no value (used before it is defined?)");
+  return it->second;
+}
+
+const Tensor& Executor::tensor(const ir::Operation& op, unsigned operand) const {
+  const RtValue& r = get(op.operand(operand), op);
+  if (!r.t) fail(op, "interpreter: operand " + std::to_string(operand) + " is not a scalar or vector");
+  return *r.t;
+}
+
+const MemRefVal& Executor::memref(const ir::Operation& op, unsigned operand) const {
+  const RtValue& r = get(op.operand(operand), op);
+  if (!r.m) fail(op, "interpreter: operand " + std::to_string(operand) + " is not a memref");
+  return *r.m;
+}
+
+const TileVal& Executor::tile(const ir::Operation& op, unsigned operand) const {
+  const RtValue& r = get(op.operand(operand), op);
+  if (!r.tile) fail(op, "interpreter: operand " + std::to_string(operand) + " is not a tile");
+  return *r.tile;
+}
+
+int64_t Executor::scalarInt(const ir::Operation& op, unsigned operand) const {
+  const Tensor& t = tensor(op, operand);
+  if (!t.shape.empty() || t.isFloat()) fail(op, "interpreter: operand " + std::to_string(operand) + " is not an integer scalar");
+  return t.i[0];
+}
+
+WorkgroupCtx& Executor::needWg(const ir::Operation& op) const {
+  if (!wg_) fail(op, "'" + op.name() + "' cannot be evaluated here (no workgroup: e.g. in the launch region)");
+  return *wg_;
+}
+
+std::vector<RtValue> Executor::runBlock(const ir::Block& block, const std::vector<RtValue>& args) {
+  for (unsigned a = 0; a < block.numArguments() && a < args.size(); ++a) env_[block.argument(a)] = args[a];
+  auto& table = handlerTable();
+  for (const auto& opPtr : block.opList()) {
+    const ir::Operation& op = *opPtr;
+    if (op.is("scf.yield") || op.is("xtc.grid")) {
+      std::vector<RtValue> r;
+      for (unsigned k = 0; k < op.numOperands(); ++k) r.push_back(get(op.operand(k), op));
+      return r;
+    }
+    if (op.is("xtc.return")) return {};
+    auto it = table.find(op.name());
+    if (it == table.end()) fail(op, "interpreter: op '" + op.name() + "' is not implemented yet");
+    if (wg_ && wg_->stats) ++wg_->stats->opsExecuted;
+    it->second(*this, op);
+  }
+  return {};
+}
+
+// ----- memory ---------------------------------------------------------------------------------
+
+int64_t WorkgroupCtx::phase() const { return scheduler ? scheduler->phase() : 0; }
+
+namespace {
+void checkIndex(const ir::Operation& op, const MemRefVal& m, int64_t linear) {
+  if (linear < 0 || linear >= m.buf->numElements())
+    fail(op, std::string("out-of-bounds access: element ") + std::to_string(linear) + " of a" +
+                 (m.slm ? "n SLM buffer" : " buffer") + " of " + std::to_string(m.buf->numElements()) +
+                 " elements (the access is not guarded by the tile's bounds)");
+}
+
+void checkRace(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear) {
+  WorkgroupCtx* wg = ex.wg();
+  if (!m.slmState || !wg || !wg->scheduler || !wg->detectRaces) return;
+  int32_t w = m.slmState->writer[static_cast<size_t>(linear)];
+  if (w >= 0 && w != ex.subgroupId() && m.slmState->phase[static_cast<size_t>(linear)] == wg->phase())
+    fail(op, "SLM race: subgroup " + std::to_string(ex.subgroupId()) + " reads SLM element " + std::to_string(linear) +
+                 " that subgroup " + std::to_string(w) + " wrote since the last gpu.barrier");
+}
+
+void noteWrite(Executor& ex, const MemRefVal& m, int64_t linear) {
+  if (!m.slmState || !ex.wg()) return;
+  m.slmState->writer[static_cast<size_t>(linear)] = static_cast<int32_t>(ex.subgroupId());
+  m.slmState->phase[static_cast<size_t>(linear)] = ex.wg()->phase();
+}
+}  // namespace
+
+double memLoadF(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear) {
+  checkIndex(op, m, linear);
+  checkRace(op, ex, m, linear);
+  return m.buf->getFloat(linear);
+}
+
+int64_t memLoadI(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear) {
+  checkIndex(op, m, linear);
+  checkRace(op, ex, m, linear);
+  return m.buf->getInt(linear);
+}
+
+void memStoreF(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear, double v) {
+  checkIndex(op, m, linear);
+  noteWrite(ex, m, linear);
+  m.buf->setFloat(linear, v);
+}
+
+void memStoreI(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear, int64_t v) {
+  checkIndex(op, m, linear);
+  noteWrite(ex, m, linear);
+  m.buf->setInt(linear, v);
+}
+
+// ----- subgroup scheduler ------------------------------------------------------------------------
+
+SubgroupScheduler::SubgroupScheduler(int64_t n)
+    : n_(n), state_(static_cast<size_t>(n), State::Running), barrierOp_(static_cast<size_t>(n), nullptr) {}
+
+void SubgroupScheduler::waitTurn(int64_t sg, std::unique_lock<std::mutex>& lock) {
+  cv_.wait(lock, [&] { return abort_ || current_ == sg; });
+  if (abort_) throw Abort{};
+}
+
+void SubgroupScheduler::yieldFrom(int64_t sg, std::unique_lock<std::mutex>&) {
+  for (int64_t k = sg + 1; k < n_; ++k)
+    if (state_[static_cast<size_t>(k)] == State::Running) {
+      current_ = k;
+      cv_.notify_all();
+      return;
+    }
+  // Every subgroup has reached a barrier or the end: the barrier interval is over.
+  int64_t firstDone = -1, firstWaiting = -1;
+  for (int64_t k = 0; k < n_; ++k) {
+    State s = state_[static_cast<size_t>(k)];
+    if (s == State::Done && firstDone < 0) firstDone = k;
+    if (s == State::AtBarrier && firstWaiting < 0) firstWaiting = k;
+  }
+  if (firstWaiting < 0) {  // all done
+    current_ = -1;
+    cv_.notify_all();
+    return;
+  }
+  const ir::Operation* bop = barrierOp_[static_cast<size_t>(firstWaiting)];
+  if (firstDone >= 0 && !error_) {
+    error_ = InterpError(bop->loc(), "barrier divergence: subgroup " + std::to_string(firstWaiting) +
+                                         " waits at this gpu.barrier but subgroup " + std::to_string(firstDone) +
+                                         " finished the kernel without reaching it");
+  }
+  for (int64_t k = 0; k < n_ && !error_; ++k)
+    if (state_[static_cast<size_t>(k)] == State::AtBarrier && barrierOp_[static_cast<size_t>(k)] != bop)
+      error_ = InterpError(barrierOp_[static_cast<size_t>(k)]->loc(),
+                           "barrier divergence: subgroup " + std::to_string(k) + " waits at this gpu.barrier, subgroup " +
+                               std::to_string(firstWaiting) + " at another one");
+  if (error_) {
+    abort_ = true;
+    cv_.notify_all();
+    return;
+  }
+  ++phase_;
+  for (auto& s : state_)
+    if (s == State::AtBarrier) s = State::Running;
+  current_ = firstWaiting;
+  cv_.notify_all();
+}
+
+void SubgroupScheduler::barrier(int64_t sg, const ir::Operation& op) {
+  std::unique_lock<std::mutex> lock(mu_);
+  state_[static_cast<size_t>(sg)] = State::AtBarrier;
+  barrierOp_[static_cast<size_t>(sg)] = &op;
+  yieldFrom(sg, lock);
+  waitTurn(sg, lock);
+}
+
+std::optional<InterpError> SubgroupScheduler::run(const std::function<void(int64_t)>& body) {
+  auto worker = [&](int64_t sg) {
+    try {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        waitTurn(sg, lock);
+      }
+      body(sg);
+      std::unique_lock<std::mutex> lock(mu_);
+      state_[static_cast<size_t>(sg)] = State::Done;
+      yieldFrom(sg, lock);
+    } catch (const Abort&) {
+    } catch (const InterpError& e) {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!error_) error_ = e;
+      abort_ = true;
+      cv_.notify_all();
+    } catch (const std::exception& e) {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!error_) error_ = InterpError(SourceLoc{}, std::string("interpreter: ") + e.what());
+      abort_ = true;
+      cv_.notify_all();
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(n_));
+  for (int64_t sg = 0; sg < n_; ++sg) threads.emplace_back(worker, sg);
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    current_ = 0;
+    cv_.notify_all();
+  }
+  for (auto& t : threads) t.join();
+  return error_;
+}
+
+// ----- structural ops -------------------------------------------------------------------------
+
+namespace {
+
+Tensor scalarIndex(int64_t v) {
+  Tensor t(ir::ElemKind::Index, {});
+  t.i[0] = v;
+  return t;
+}
+
+void execFor(Executor& ex, const ir::Operation& op) {
+  if (op.numOperands() < 3) fail(op, "scf.for needs lb, ub and step");
+  int64_t lb = ex.scalarInt(op, 0), ub = ex.scalarInt(op, 1), step = ex.scalarInt(op, 2);
+  if (step <= 0) fail(op, "scf.for step must be positive, got " + std::to_string(step));
+  std::vector<RtValue> iters;
+  for (unsigned k = 3; k < op.numOperands(); ++k) iters.push_back(ex.get(op.operand(k), op));
+  const ir::Block& body = op.region(0).block();
+  std::vector<RtValue> args(1 + iters.size());
+  for (int64_t iv = lb; iv < ub; iv += step) {
+    args[0] = RtValue{std::make_shared<const Tensor>(scalarIndex(iv)), {}, {}};
+    for (size_t k = 0; k < iters.size(); ++k) args[k + 1] = iters[k];
+    std::vector<RtValue> y = ex.runBlock(body, args);
+    if (y.size() != iters.size()) fail(op, "scf.for body yields " + std::to_string(y.size()) + " values, expected " + std::to_string(iters.size()));
+    iters = std::move(y);
+  }
+  for (unsigned k = 0; k < op.numResults(); ++k) ex.set(op.result(k), iters.at(k));
+}
+
+void execIf(Executor& ex, const ir::Operation& op) {
+  const Tensor& c = ex.tensor(op, 0);
+  if (!c.shape.empty() || c.isFloat()) fail(op, "scf.if condition must be an i1 scalar");
+  unsigned r = c.i[0] ? 0 : 1;
+  std::vector<RtValue> y;
+  if (r < op.numRegions() && !op.region(r).empty()) y = ex.runBlock(op.region(r).block(), {});
+  if (y.size() != op.numResults()) fail(op, "scf.if branch yields " + std::to_string(y.size()) + " values, expected " + std::to_string(op.numResults()));
+  for (unsigned k = 0; k < op.numResults(); ++k) ex.set(op.result(k), y[k]);
+}
+
+int64_t dimAttr(const ir::Operation& op) {
+  int64_t d = attrInt(op, "dim", 0);
+  if (d < 0 || d > 2) fail(op, "'dim' must be 0, 1 or 2");
+  return d;
+}
+
+void execGroupId(Executor& ex, const ir::Operation& op) {
+  ex.setTensor(op.result(), scalarIndex(ex.needWg(op).groupId[static_cast<size_t>(dimAttr(op))]));
+}
+void execNumGroups(Executor& ex, const ir::Operation& op) {
+  ex.setTensor(op.result(), scalarIndex(ex.needWg(op).numGroups[static_cast<size_t>(dimAttr(op))]));
+}
+void execLocalSize(Executor& ex, const ir::Operation& op) {
+  WorkgroupCtx& wg = ex.needWg(op);
+  if (!wg.wgSize) fail(op, "gpu.local_size needs the kernel's wg_size attribute (set by the lowering)");
+  ex.setTensor(op.result(), scalarIndex((*wg.wgSize)[static_cast<size_t>(dimAttr(op))]));
+}
+void execPerLane(Executor&, const ir::Operation& op) {
+  fail(op, "'" + op.name() + "' is a per-lane value: lane-level execution is not implemented yet");
+}
+void execSubgroupId(Executor& ex, const ir::Operation& op) {
+  WorkgroupCtx& wg = ex.needWg(op);
+  if (wg.workgroupLevel) fail(op, "gpu.subgroup_id has no single value in workgroup-level code (tiles with wg_map)");
+  ex.setTensor(op.result(), scalarIndex(ex.subgroupId()));
+}
+void execNumSubgroups(Executor& ex, const ir::Operation& op) {
+  ex.setTensor(op.result(), scalarIndex(ex.needWg(op).numSubgroups));
+}
+void execSubgroupSize(Executor& ex, const ir::Operation& op) {
+  WorkgroupCtx& wg = ex.needWg(op);
+  if (wg.subgroupSize <= 0) fail(op, "gpu.subgroup_size needs the kernel's sg_size attribute (set once a target is chosen)");
+  ex.setTensor(op.result(), scalarIndex(wg.subgroupSize));
+}
+void execBarrier(Executor& ex, const ir::Operation& op) {
+  WorkgroupCtx& wg = ex.needWg(op);
+  if (wg.scheduler) wg.scheduler->barrier(ex.subgroupId(), op);
+}
+
+void execSlmAlloc(Executor& ex, const ir::Operation& op) {
+  WorkgroupCtx& wg = ex.needWg(op);
+  const ir::Type& t = op.result()->type();
+  if (!t.isMemRef() || !t.hasStaticShape()) fail(op, "gpu.slm_alloc must produce a statically shaped memref");
+  auto& slot = wg.slm[&op];
+  if (!slot.first) {
+    slot.first = std::make_unique<Buffer>(t.elem(), t.shape());
+    slot.second = std::make_unique<SlmState>();
+    slot.second->writer.assign(static_cast<size_t>(slot.first->numElements()), -1);
+    slot.second->phase.assign(static_cast<size_t>(slot.first->numElements()), -1);
+  }
+  auto m = std::make_shared<MemRefVal>();
+  m->buf = slot.first.get();
+  m->shape = t.shape();
+  m->strides.assign(m->shape.size(), 1);
+  for (size_t d = m->shape.size(); d-- > 1;) m->strides[d - 1] = m->strides[d] * m->shape[d];
+  m->slm = true;
+  m->slmState = slot.second.get();
+  ex.set(op.result(), RtValue{{}, std::move(m), {}});
+}
+
+void execDim(Executor& ex, const ir::Operation& op) {
+  const MemRefVal& m = ex.memref(op, 0);
+  int64_t d = attrInt(op, "index", 0);
+  if (d < 0 || d >= static_cast<int64_t>(m.shape.size())) fail(op, "memref.dim index " + std::to_string(d) + " out of range");
+  ex.setTensor(op.result(), scalarIndex(m.shape[static_cast<size_t>(d)]));
+}
+
+}  // namespace
+
+void registerCoreHandlers() {
+  auto& t = handlerTable();
+  t["scf.for"] = execFor;
+  t["scf.if"] = execIf;
+  t["gpu.group_id"] = execGroupId;
+  t["gpu.num_groups"] = execNumGroups;
+  t["gpu.local_size"] = execLocalSize;
+  t["gpu.local_id"] = execPerLane;
+  t["gpu.lane_id"] = execPerLane;
+  t["gpu.subgroup_id"] = execSubgroupId;
+  t["gpu.num_subgroups"] = execNumSubgroups;
+  t["gpu.subgroup_size"] = execSubgroupSize;
+  t["gpu.barrier"] = execBarrier;
+  t["gpu.slm_alloc"] = execSlmAlloc;
+  t["memref.dim"] = execDim;
+}
+
+}  // namespace xtc::interp

@@ -79,9 +79,10 @@ int subgroupSize(Target t) { return t == Target::Pvc ? 16 : 8; }
 std::string RegisterPacking::describe() const {
   if (elementsPerSlot == 1)
     return fmt::format("one {}-bit element per {}-bit register slot", elementBits, slotBits);
-  return fmt::format("{} {}-bit elements packed per {}-bit register slot (register bits 0..{} select the element "
-                     "inside the slot, lowest bits first)",
-                     elementsPerSlot, elementBits, slotBits, log2i(elementsPerSlot) - 1);
+  int k = log2i(elementsPerSlot);
+  return fmt::format("{} {}-bit elements packed per {}-bit register slot ({} the element inside the slot)",
+                     elementsPerSlot, elementBits, slotBits,
+                     k == 1 ? std::string("register bit 0 selects") : fmt::format("register bits 0..{} select", k - 1));
 }
 
 // ------------------------------------------------------------------ wg_map

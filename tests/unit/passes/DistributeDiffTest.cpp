@@ -1,0 +1,303 @@
+// Differential tests of wg-distribute (and order-transpose): the reference interpreter runs each kernel
+// at workgroup level before the pass and at subgroup level after it, on the same seeded random
+// non-zero inputs; every output buffer must be identical (exact for data movement, integer math and
+// tile_mma with one k order; within a tolerance where the pass reassociates a float reduction). The
+// interpreter also reports any SLM race between subgroups, which checks the barriers the pass emits.
+#include "ir/passes/OrderTranspose.h"
+#include "ir/passes/WgDistribute.h"
+#include "tests/unit/passes/PassTestSupport.h"
+
+#include <cstring>
+
+using namespace xtc;
+using xtc::testing::IRFixture;
+using xtc::testing::opsNamed;
+using xtc::testing::substitute;
+
+namespace {
+
+const char* kHead = R"(
+xtc.kernel @k(%A: memref<#SA>, %B: memref<#SB>, %C: memref<#SC>) {arg_names = ["A", "B", "C"]} launch {
+  %c1 = arith.constant {value = 1 : index} : () -> (index)
+  %gx = arith.constant {value = #GX : index} : () -> (index)
+  xtc.grid %gx, %c1, %c1 : (index, index, index) -> ()
+} body {
+  %c0 = arith.constant {value = 0 : index} : () -> (index)
+  %gid = gpu.group_id {dim = 0} : () -> (index)
+)";
+const char* kTail = R"(
+  xtc.return : () -> ()
+}
+)";
+
+struct DiffCase {
+  std::string body;                          // the kernel body between kHead and kTail
+  std::map<std::string, std::string> defs;   // placeholders (#SA, #SB, #SC, #GX and wg_maps)
+  double tolerance = 0.0;                    // 0: bit-exact
+  bool orderTranspose = false;               // run order-transpose before (and after) wg-distribute
+  const char* target = "pvc";
+};
+
+// Runs the case; returns the distributed module's text for structural checks.
+std::string runDiff(const DiffCase& c) {
+  IRFixture f;
+  std::map<std::string, std::string> defs = c.defs;
+  defs.emplace("GX", "1");
+  auto m = f.parse(substitute(std::string(kHead) + c.body + kTail, defs));
+  if (!m) return "";
+  ir::Operation* k = ir::moduleKernels(m.get())[0];
+  auto before = xtc::testing::randomArgs(k, 1234);
+  auto after = before;
+  const auto initial = before;
+  interp::RunStats st1, st2;
+  bool ok = interp::runKernel(*k, before, f.diags, {}, &st1);
+  EXPECT_TRUE(ok) << f.text();
+  EXPECT_TRUE(st1.workgroupLevel);
+
+  const targets::Target& t = *targets::findTarget(c.target);
+  if (c.orderTranspose) {
+    EXPECT_TRUE(passes::runOrderTranspose(m.get(), f.diags, t)) << f.text();
+  }
+  EXPECT_TRUE(passes::runWgDistribute(m.get(), f.diags, t)) << f.text();
+  if (c.orderTranspose) {
+    EXPECT_TRUE(passes::runOrderTranspose(m.get(), f.diags, t)) << f.text();
+  }
+  std::string text = ir::printToString(*m);
+  EXPECT_TRUE(f.verify(*m)) << f.text() << text;
+  EXPECT_EQ(text.find("wg_map"), std::string::npos) << text;
+  ok = interp::runKernel(*k, after, f.diags, {}, &st2);
+  EXPECT_TRUE(ok) << f.text() << text;
+  EXPECT_FALSE(st2.workgroupLevel);
+  EXPECT_EQ(st2.subgroupsPerWorkgroup, k->intAttr("num_subgroups", -1));
+  // The kernel must have written something, or equal outputs would prove nothing.
+  bool wrote = false;
+  for (size_t i = 0; i < before.args.size(); ++i)
+    if (before.args[i].isBuffer && before.args[i].buffer.bytes != initial.args[i].buffer.bytes) wrote = true;
+  EXPECT_TRUE(wrote) << "the kernel wrote nothing";
+  for (size_t i = 0; i < before.args.size(); ++i) {
+    if (!before.args[i].isBuffer) continue;
+    const interp::Buffer& x = before.args[i].buffer;
+    const interp::Buffer& y = after.args[i].buffer;
+    EXPECT_EQ(x.numElements(), y.numElements());
+    if (x.numElements() != y.numElements()) continue;
+    int64_t bad = 0;
+    for (int64_t e = 0; e < x.numElements(); ++e) {
+      double a = x.getFloat(e), b = y.getFloat(e);
+      bool same = c.tolerance == 0.0 ? std::memcmp(x.at(e), y.at(e), x.elemSize()) == 0
+                                     : std::fabs(a - b) <= c.tolerance * std::max(1.0, std::fabs(a));
+      if (!same && bad++ < 5) ADD_FAILURE() << "argument " << i << " element " << e << ": before " << a << ", after " << b;
+    }
+    EXPECT_EQ(bad, 0) << text;
+  }
+  return text;
+}
+
+}  // namespace
+
+// The RFC's 128x128 example (round-robin rows, replicated columns), offset by the group id so several
+// workgroups run; B = A * 2 + 1.
+TEST(DistributeDiff, Rfc128x128ElementwiseCopy) {
+  std::string text = runDiff({R"(
+  %c128 = arith.constant {value = 128 : index} : () -> (index)
+  %m = arith.muli %gid, %c128 : (index, index) -> (index)
+  %ta = tile.init_tile %A, %m, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<128x128xf32, #w>)
+  %v = tile.load_tile %ta : (tile<128x128xf32, #w>) -> (vector<128x128xf32, #w>)
+  %two = arith.constant {value = dense<2.0> : vector<128x128xf32, #w>} : () -> (vector<128x128xf32, #w>)
+  %c1f = arith.constant {value = 1.0 : f32} : () -> (f32)
+  %one = vector.splat %c1f : (f32) -> (vector<128x128xf32, #w>)
+  %p = arith.mulf %v, %two : (vector<128x128xf32, #w>, vector<128x128xf32, #w>) -> (vector<128x128xf32, #w>)
+  %s = arith.addf %p, %one : (vector<128x128xf32, #w>, vector<128x128xf32, #w>) -> (vector<128x128xf32, #w>)
+  %tb = tile.init_tile %B, %m, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<128x128xf32, #w>)
+  tile.store_tile %s, %tb : (vector<128x128xf32, #w>, tile<128x128xf32, #w>) -> ()
+)",
+                              {{"SA", "256x128xf32"}, {"SB", "256x128xf32"}, {"SC", "1xf32"}, {"GX", "2"},
+                               {"w", "wg_map<sg_layout = [2, 2], sg_data = [32, 128]>"}}});
+  (void)text;
+}
+
+// Unaligned: a 64x64 tile crossing the edge of a 100x70 matrix at (48, 32); loads pad, stores clip.
+TEST(DistributeDiff, TileCrossingTheMatrixEdge) {
+  runDiff({R"(
+  %c48 = arith.constant {value = 48 : index} : () -> (index)
+  %c32 = arith.constant {value = 32 : index} : () -> (index)
+  %ta = tile.init_tile %A, %c48, %c32 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<64x64xi32, #w>)
+  %v = tile.load_tile %ta {padding = 7 : i32} : (tile<64x64xi32, #w>) -> (vector<64x64xi32, #w>)
+  %v2 = arith.addi %v, %v : (vector<64x64xi32, #w>, vector<64x64xi32, #w>) -> (vector<64x64xi32, #w>)
+  %tb = tile.init_tile %B, %c48, %c32 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<64x64xi32, #w>)
+  tile.store_tile %v2, %tb : (vector<64x64xi32, #w>, tile<64x64xi32, #w>) -> ()
+)",
+           {{"SA", "100x70xi32"}, {"SB", "100x70xi32"}, {"SC", "1xf32"}, {"w", "wg_map<sg_layout = [2, 4], sg_data = [16, 16]>"}}});
+}
+
+// The RFC GEMM shape (256x256 C, sg_layout [8, 4]) with K = 64 in a loop of two steps; A and B are
+// replicated along the other mma dimension. One k order per element: bit-exact.
+TEST(DistributeDiff, RfcGemm) {
+  std::string text = runDiff({R"(
+  %c32 = arith.constant {value = 32 : index} : () -> (index)
+  %c64 = arith.constant {value = 64 : index} : () -> (index)
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<256x32xbf16, #a>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<32x256xbf16, #b>)
+  %z = arith.constant {value = dense<0.0> : vector<256x256xf32, #c>} : () -> (vector<256x256xf32, #c>)
+  %ra, %rb, %rc = scf.for %c0, %c64, %c32, %ta, %tb, %z : (index, index, index, tile<256x32xbf16, #a>, tile<32x256xbf16, #b>, vector<256x256xf32, #c>) -> (tile<256x32xbf16, #a>, tile<32x256xbf16, #b>, vector<256x256xf32, #c>) ({
+  ^bb0(%k: index, %xa: tile<256x32xbf16, #a>, %xb: tile<32x256xbf16, #b>, %acc: vector<256x256xf32, #c>):
+    %va = tile.load_tile %xa : (tile<256x32xbf16, #a>) -> (vector<256x32xbf16, #a>)
+    %vb = tile.load_tile %xb : (tile<32x256xbf16, #b>) -> (vector<32x256xbf16, #b>)
+    %d = tile.tile_mma %va, %vb, %acc : (vector<256x32xbf16, #a>, vector<32x256xbf16, #b>, vector<256x256xf32, #c>) -> (vector<256x256xf32, #c>)
+    %na = tile.update_tile_offset %xa, %c0, %c32 : (tile<256x32xbf16, #a>, index, index) -> (tile<256x32xbf16, #a>)
+    %nb = tile.update_tile_offset %xb, %c32, %c0 : (tile<32x256xbf16, #b>, index, index) -> (tile<32x256xbf16, #b>)
+    scf.yield %na, %nb, %d : (tile<256x32xbf16, #a>, tile<32x256xbf16, #b>, vector<256x256xf32, #c>) -> ()
+  })
+  %tc = tile.init_tile %C, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SC>, index, index) -> (tile<256x256xf32, #c>)
+  tile.store_tile %rc, %tc : (vector<256x256xf32, #c>, tile<256x256xf32, #c>) -> ()
+)",
+                              {{"SA", "256x64xbf16"}, {"SB", "64x256xbf16"}, {"SC", "256x256xf32"},
+                               {"a", "wg_map<sg_layout = [8, 4], sg_data = [32, 32]>"},
+                               {"b", "wg_map<sg_layout = [8, 4], sg_data = [32, 64]>"},
+                               {"c", "wg_map<sg_layout = [8, 4], sg_data = [32, 64]>"}}});
+  EXPECT_NE(text.find("tile.tile_mma"), std::string::npos);
+}
+
+// Round-robin mma: C 128x128 with sg_layout [2, 2], sg_data [32, 32] gives every subgroup 2x2 C blocks,
+// 2 A blocks and 2 B blocks.
+TEST(DistributeDiff, RoundRobinMma) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<128x16xf16, #a>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<16x128xf16, #b>)
+  %va = tile.load_tile %ta : (tile<128x16xf16, #a>) -> (vector<128x16xf16, #a>)
+  %vb = tile.load_tile %tb : (tile<16x128xf16, #b>) -> (vector<16x128xf16, #b>)
+  %d = tile.tile_mma %va, %vb : (vector<128x16xf16, #a>, vector<16x128xf16, #b>) -> (vector<128x128xf32, #c>)
+  %tc = tile.init_tile %C, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SC>, index, index) -> (tile<128x128xf32, #c>)
+  tile.store_tile %d, %tc : (vector<128x128xf32, #c>, tile<128x128xf32, #c>) -> ()
+)",
+                              {{"SA", "128x16xf16"}, {"SB", "16x128xf16"}, {"SC", "128x128xf32"},
+                               {"a", "wg_map<sg_layout = [2, 2], sg_data = [32, 16]>"},
+                               {"b", "wg_map<sg_layout = [2, 2], sg_data = [16, 32]>"},
+                               {"c", "wg_map<sg_layout = [2, 2], sg_data = [32, 32]>"}}});
+  size_t n = 0;
+  for (size_t p = text.find("tile.tile_mma"); p != std::string::npos; p = text.find("tile.tile_mma", p + 1)) ++n;
+  EXPECT_EQ(n, 4u) << text;
+}
+
+// The RFC's reduction example: a 256x128 input held by rows ([32, 1] x [8, 128]) reduces locally.
+TEST(DistributeDiff, LocalReduction) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<256x128xf32, #i>)
+  %v = tile.load_tile %ta : (tile<256x128xf32, #i>) -> (vector<256x128xf32, #i>)
+  %r = tile.reduction %v {dims = [1], kind = reduce<add>} : (vector<256x128xf32, #i>) -> (vector<256x1xf32, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<256x1xf32, #o>)
+  tile.store_tile %r, %tb : (vector<256x1xf32, #o>, tile<256x1xf32, #o>) -> ()
+)",
+                              {{"SA", "256x128xf32"}, {"SB", "256x1xf32"}, {"SC", "1xf32"},
+                               {"i", "wg_map<sg_layout = [32, 1], sg_data = [8, 128]>"},
+                               {"o", "wg_map<sg_layout = [32, 1], sg_data = [8, 1]>"}}});
+  EXPECT_EQ(text.find("gpu.slm_alloc"), std::string::npos) << text;
+}
+
+// A reduction across subgroups: rows of 128 are split over 4 subgroup columns; partial sums go
+// through SLM. Float sums are reassociated: tolerance.
+TEST(DistributeDiff, CrossSubgroupReductionThroughSlm) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<256x128xf32, #i>)
+  %v = tile.load_tile %ta : (tile<256x128xf32, #i>) -> (vector<256x128xf32, #i>)
+  %r = tile.reduction %v {dims = [1], kind = reduce<add>} : (vector<256x128xf32, #i>) -> (vector<256x1xf32, #o>)
+  %m = tile.reduction %v {dims = [1], kind = reduce<max>} : (vector<256x128xf32, #i>) -> (vector<256x1xf32, #o>)
+  %s = arith.addf %r, %m : (vector<256x1xf32, #o>, vector<256x1xf32, #o>) -> (vector<256x1xf32, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<256x1xf32, #o>)
+  tile.store_tile %s, %tb : (vector<256x1xf32, #o>, tile<256x1xf32, #o>) -> ()
+)",
+                              {{"SA", "256x128xf32"}, {"SB", "256x1xf32"}, {"SC", "1xf32"},
+                               {"i", "wg_map<sg_layout = [8, 4], sg_data = [32, 32]>"},
+                               {"o", "wg_map<sg_layout = [32, 1], sg_data = [8, 1]>"}},
+                              1e-6});
+  EXPECT_NE(text.find("gpu.slm_alloc"), std::string::npos) << text;
+  EXPECT_NE(text.find("gpu.barrier"), std::string::npos) << text;
+}
+
+// Partial reduction (reduction_size) of the RFC: 256x128 by [8, 4] x [32, 32], reduce 32 rows -> 8x128.
+TEST(DistributeDiff, PartialReductionLocal) {
+  runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<256x128xi32, #i>)
+  %v = tile.load_tile %ta : (tile<256x128xi32, #i>) -> (vector<256x128xi32, #i>)
+  %r = tile.reduction %v {dims = [0], kind = reduce<add>, reduction_size = 32} : (vector<256x128xi32, #i>) -> (vector<8x128xi32, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<8x128xi32, #o>)
+  tile.store_tile %r, %tb : (vector<8x128xi32, #o>, tile<8x128xi32, #o>) -> ()
+)",
+           {{"SA", "256x128xi32"}, {"SB", "8x128xi32"}, {"SC", "1xf32"},
+            {"i", "wg_map<sg_layout = [8, 4], sg_data = [32, 32]>"},
+            {"o", "wg_map<sg_layout = [8, 4], sg_data = [1, 32]>"}}});
+}
+
+// The RFC's broadcast: a 1x256 row held by [8, 4] x [1, 64] broadcast to 256x256 by [8, 4] x [32, 64].
+TEST(DistributeDiff, RfcBroadcast) {
+  runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<1x256xf32, #i>)
+  %v = tile.load_tile %ta : (tile<1x256xf32, #i>) -> (vector<1x256xf32, #i>)
+  %b = tile.broadcast %v {dims = [0]} : (vector<1x256xf32, #i>) -> (vector<256x256xf32, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<256x256xf32, #o>)
+  tile.store_tile %b, %tb : (vector<256x256xf32, #o>, tile<256x256xf32, #o>) -> ()
+)",
+           {{"SA", "1x256xf32"}, {"SB", "256x256xf32"}, {"SC", "1xf32"},
+            {"i", "wg_map<sg_layout = [8, 4], sg_data = [1, 64]>"},
+            {"o", "wg_map<sg_layout = [8, 4], sg_data = [32, 64]>"}}});
+}
+
+// A broadcast whose input is not where the output needs it: through SLM.
+TEST(DistributeDiff, BroadcastThroughSlm) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<64x1xf32, #i>)
+  %v = tile.load_tile %ta : (tile<64x1xf32, #i>) -> (vector<64x1xf32, #i>)
+  %b = tile.broadcast %v {dims = [1]} : (vector<64x1xf32, #i>) -> (vector<64x64xf32, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<64x64xf32, #o>)
+  tile.store_tile %b, %tb : (vector<64x64xf32, #o>, tile<64x64xf32, #o>) -> ()
+)",
+                              {{"SA", "64x1xf32"}, {"SB", "64x64xf32"}, {"SC", "1xf32"},
+                               {"i", "wg_map<sg_layout = [4, 1], sg_data = [16, 1]>"},
+                               {"o", "wg_map<sg_layout = [1, 4], sg_data = [64, 16]>"}}});
+  EXPECT_NE(text.find("gpu.slm_alloc"), std::string::npos) << text;
+}
+
+// The RFC's convert_layout: [8, 4] x [32, 64] -> [32, 1] x [8, 256] on 256x128 (f16 to fit SLM).
+TEST(DistributeDiff, ConvertLayoutThroughSlm) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<256x256xf16, #i>)
+  %v = tile.load_tile %ta : (tile<256x256xf16, #i>) -> (vector<256x256xf16, #i>)
+  %c = tile.convert_layout %v : (vector<256x256xf16, #i>) -> (vector<256x256xf16, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<256x256xf16, #o>)
+  tile.store_tile %c, %tb : (vector<256x256xf16, #o>, tile<256x256xf16, #o>) -> ()
+)",
+                              {{"SA", "256x256xf16"}, {"SB", "256x256xf16"}, {"SC", "1xf32"},
+                               {"i", "wg_map<sg_layout = [8, 4], sg_data = [32, 64]>"},
+                               {"o", "wg_map<sg_layout = [32, 1], sg_data = [8, 256]>"}}});
+  EXPECT_NE(text.find("memref<256x256xf16, slm>"), std::string::npos) << text;
+}
+
+// The RFC's transpose with sg_layout [8, 4] -> [4, 8]: subgroups exchange data through SLM.
+TEST(DistributeDiff, TransposeThroughSlm) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<256x32xf32, #i>)
+  %v = tile.load_tile %ta : (tile<256x32xf32, #i>) -> (vector<256x32xf32, #i>)
+  %t = tile.transpose %v {permutation = [1, 0]} : (vector<256x32xf32, #i>) -> (vector<32x256xf32, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<32x256xf32, #o>)
+  tile.store_tile %t, %tb : (vector<32x256xf32, #o>, tile<32x256xf32, #o>) -> ()
+)",
+                              {{"SA", "256x32xf32"}, {"SB", "32x256xf32"}, {"SC", "1xf32"},
+                               {"i", "wg_map<sg_layout = [4, 8], sg_data = [64, 4]>"},
+                               {"o", "wg_map<sg_layout = [8, 4], sg_data = [4, 64]>"}}});
+  EXPECT_NE(text.find("gpu.slm_alloc"), std::string::npos) << text;
+}
+
+// RFC appendix 2.3: with [32, 1] x [64, 32] on the 256x32 input the transpose is in registers.
+TEST(DistributeDiff, Rfc23TransposeInRegisters) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<256x32xf16, #i>)
+  %v = tile.load_tile %ta : (tile<256x32xf16, #i>) -> (vector<256x32xf16, #i>)
+  %t = tile.transpose %v {permutation = [1, 0]} : (vector<256x32xf16, #i>) -> (vector<32x256xf16, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<32x256xf16, #o>)
+  tile.store_tile %t, %tb : (vector<32x256xf16, #o>, tile<32x256xf16, #o>) -> ()
+)",
+                              {{"SA", "256x32xf16"}, {"SB", "32x256xf16"}, {"SC", "1xf32"},
+                               {"i", "wg_map<sg_layout = [32, 1], sg_data = [64, 32]>"},
+                               {"o", "wg_map<sg_layout = [8, 4], sg_data = [32, 64]>"}}});
+  EXPECT_EQ(text.find("gpu.slm_alloc"), std::string::npos) << text;
+  EXPECT_NE(text.find("strategy = \"register\""), std::string::npos) << text;
+}

@@ -570,7 +570,7 @@ std::string renderSvg(const HwLayout& hw) {
   const int legendRows = int((std::min<int64_t>(keyCount, 64) + 15) / 16);
   const int64_t width = left + cols * cell + 20, height = top + rows * cell + 30 + legendRows * 22;
   auto color = [&](int64_t k, int64_t sg) {
-    double hue = keyCount > 1 ? 360.0 * double(k % keyCount) / double(keyCount) : 210.0;
+    double hue = keyCount > 1 ? 330.0 * double(k % keyCount) / double(keyCount) : 210.0;  // no wrap to red
     int light = 82 - int(sg % 4) * 10;
     return fmt::format("hsl({:.0f},70%,{}%)", hue, light);
   };

@@ -1,0 +1,523 @@
+// lower-generic: subgroup-level tile IR -> lane-level IR for the generic target (see LowerGeneric.h
+// and docs/passes.md). Each kernel body is rebuilt op by op into a fresh copy, because the type
+// conversion is 1:N: a tile becomes one index value per memref dimension (its offsets), a subgroup
+// vector<R x C x T> becomes the lane's vector<V x T> of registers in the cooperative-matrix layout.
+// scf.for/scf.if are kept (the K loop is never unrolled); only the work inside one tile is unrolled.
+#include "ir/passes/LowerGeneric.h"
+
+#include "ir/Module.h"
+#include "ir/ops/LaneOps.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <unordered_map>
+
+namespace xtc::passes {
+
+using ir::Attribute;
+using ir::AttrKind;
+using ir::ElemKind;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+
+std::optional<CoopLayout> coopLayout(const std::vector<int64_t>& shape, int64_t S, std::string* why) {
+  if (shape.empty() || shape.size() > 2) {
+    *why = fmt::format("only rank-1 and rank-2 subgroup tiles are supported, got rank {}", shape.size());
+    return std::nullopt;
+  }
+  CoopLayout l;
+  l.S = S;
+  l.rows = shape.size() == 2 ? shape[0] : 1;
+  l.cols = shape.back();
+  if (l.rows <= 0 || l.cols <= 0) {
+    *why = "the subgroup tile must have a static, non-empty shape";
+    return std::nullopt;
+  }
+  if (l.cols % S != 0 && S % l.cols != 0) {
+    *why = fmt::format("the tile width {} must be a multiple or a divisor of the subgroup size {}", l.cols, S);
+    return std::nullopt;
+  }
+  l.I = std::min(l.cols, S);
+  l.g = S / l.I;
+  l.ru = (l.rows + l.g - 1) / l.g;
+  l.kb = l.cols / l.I;
+  return l;
+}
+
+namespace {
+
+struct LowerError {};  // thrown after a diagnostic, caught per kernel
+
+// A lowered tile: the memref it views and its offsets (one index value per memref dimension).
+struct TileState {
+  Value* mem = nullptr;
+  Type type;                  // the subgroup-level tile type
+  std::vector<Value*> offs;   // new (lane-level) index values
+};
+
+class KernelLowering {
+public:
+  KernelLowering(Operation* kernel, const targets::Target& target, DiagnosticEngine& diags)
+      : kernel_(kernel), S_(target.subgroupSize), target_(target), diags_(diags) {}
+
+  void run();
+
+private:
+  [[noreturn]] void fail(const Operation& op, const std::string& msg) {
+    diags_.error(op.loc(), msg);
+    throw LowerError{};
+  }
+
+  CoopLayout layoutOf(const Type& t, const Operation& op) {
+    std::string why;
+    auto l = coopLayout(t.shape(), S_, &why);
+    if (!l) fail(op, "lower-generic: " + why);
+    return *l;
+  }
+  Type laneVectorType(const Type& t, const Operation& op) {
+    return Type::vector({layoutOf(t, op).numRegs()}, t.elem());
+  }
+  // The lane-level types of one subgroup-level value.
+  std::vector<Type> lowerType(const Type& t, const Operation& op) {
+    if (t.isTile()) fail(op, "lower-generic: tiles yielded by scf.if are not implemented yet");
+    if (t.isVector()) return {laneVectorType(t, op)};
+    return {t};
+  }
+
+  // Values.
+  const std::vector<Value*>& get(Value* v, const Operation& user) {
+    auto it = map_.find(v);
+    if (it == map_.end()) fail(user, "lower-generic: internal error: operand not lowered yet");
+    return it->second;
+  }
+  Value* get1(Value* v, const Operation& user) {
+    const auto& vs = get(v, user);
+    if (vs.size() != 1) fail(user, "lower-generic: internal error: expected one lowered value");
+    return vs[0];
+  }
+  const TileState& tile(Value* v, const Operation& user) {
+    auto it = tiles_.find(v);
+    if (it == tiles_.end()) fail(user, "lower-generic: internal error: tile not lowered yet");
+    return it->second;
+  }
+  std::vector<Value*> flatten(const std::vector<Value*>& olds, const Operation& user) {
+    std::vector<Value*> r;
+    for (Value* v : olds)
+      for (Value* n : get(v, user)) r.push_back(n);
+    return r;
+  }
+  // Maps old values (results or block arguments) to consecutive slices of `news`.
+  void mapSlices(const std::vector<Value*>& olds, const std::vector<Value*>& news, const std::vector<Value*>& inits,
+                 const Operation& op);
+
+  // Prologue values (top of the kernel body, dominating everything).
+  Value* cIndex(int64_t v) {
+    auto it = constIndex_.find(v);
+    if (it != constIndex_.end()) return it->second;
+    Value* c = pro_.constantIndex(v);
+    constIndex_[v] = c;
+    return c;
+  }
+  Value* laneRow(const CoopLayout& l) { return laneDerived(l.I, true); }   // p / I
+  Value* laneCol(const CoopLayout& l) { return laneDerived(l.I, false); }  // p % I
+  Value* laneDerived(int64_t I, bool row);
+  Value* add(Value* a, Value* b) { return b_.create("arith.addi", {a, b}, {Type::index()})->result(); }
+
+  // The memref index of element (r, c) of a tile (r, c are lane-level index values).
+  std::vector<Value*> elementIndex(const TileState& t, Value* r, Value* c);
+  // Row and column (relative to the tile) of register (u, w) of this lane, plus the mask for the tail.
+  void regPosition(const CoopLayout& l, int64_t u, int64_t w, Value** r, Value** c, Value** mask);
+
+  void lowerBlock(ir::Block& from);
+  void lowerOp(Operation& op);
+  void lowerInitTile(Operation& op);
+  void lowerUpdateOffset(Operation& op);
+  void lowerLoadTile(Operation& op);
+  void lowerStoreTile(Operation& op);
+  void lowerMma(Operation& op);
+  void lowerFor(Operation& op);
+  void lowerIf(Operation& op);
+  void lowerElementwise(Operation& op);
+  std::vector<Value*> extractAll(Value* vec, int64_t n);
+
+  Operation* kernel_;
+  int64_t S_;
+  const targets::Target& target_;
+  DiagnosticEngine& diags_;
+  ir::Builder b_;    // main insertion point
+  ir::Builder pro_;  // prologue: before the anchor op at the top of the body
+  Value* laneId_ = nullptr;
+  std::map<int64_t, Value*> constIndex_;
+  std::map<std::pair<int64_t, bool>, Value*> laneDerived_;
+  std::unordered_map<Value*, std::vector<Value*>> map_;
+  std::unordered_map<Value*, TileState> tiles_;
+};
+
+Value* KernelLowering::laneDerived(int64_t I, bool row) {
+  auto key = std::make_pair(I, row);
+  auto it = laneDerived_.find(key);
+  if (it != laneDerived_.end()) return it->second;
+  Value* v;
+  if (row)
+    v = I == S_ ? cIndex(0) : pro_.create("arith.divui", {laneId_, cIndex(I)}, {Type::index()})->result();
+  else
+    v = I == S_ ? laneId_ : pro_.create("arith.remui", {laneId_, cIndex(I)}, {Type::index()})->result();
+  laneDerived_[key] = v;
+  return v;
+}
+
+std::vector<Value*> KernelLowering::elementIndex(const TileState& t, Value* r, Value* c) {
+  std::vector<Value*> idx = t.offs;
+  size_t n = idx.size();
+  if (t.type.rank() == 2) {
+    idx[n - 2] = add(idx[n - 2], r);
+    idx[n - 1] = add(idx[n - 1], c);
+  } else {
+    idx[n - 1] = add(idx[n - 1], c);
+  }
+  return idx;
+}
+
+void KernelLowering::regPosition(const CoopLayout& l, int64_t u, int64_t w, Value** r, Value** c, Value** mask) {
+  // row = p / I + u*g, col = p % I + w*I (both relative to the tile origin).
+  Value* lr = laneRow(l);
+  Value* lc = laneCol(l);
+  *r = l.g == 1 ? cIndex(u) : (u == 0 ? lr : add(lr, cIndex(u * l.g)));
+  *c = w == 0 ? lc : add(lc, cIndex(w * l.I));
+  *mask = nullptr;
+  // Only the last register row can fall into the masked tail (row >= rows).
+  if (l.masked() && u == l.ru - 1)
+    *mask = b_.create("arith.cmpi", {*r, cIndex(l.rows)}, {Type::scalar(ElemKind::I1)},
+                      {{"predicate", Attribute::enumValue("cmpi", "ult")}})
+                ->result();
+}
+
+std::vector<Value*> KernelLowering::extractAll(Value* vec, int64_t n) {
+  std::vector<Value*> r;
+  Type et = Type::scalar(vec->type().elem());
+  for (int64_t i = 0; i < n; ++i)
+    r.push_back(b_.create("vector.extract", {vec}, {et}, {{"index", Attribute::integer(i)}})->result());
+  return r;
+}
+
+void KernelLowering::mapSlices(const std::vector<Value*>& olds, const std::vector<Value*>& news,
+                               const std::vector<Value*>& inits, const Operation& op) {
+  // `inits` are the old values whose tile state (memref) the olds inherit (loop/if results and
+  // loop block arguments carry a tile of the same memref as what initialised them).
+  size_t pos = 0;
+  for (size_t i = 0; i < olds.size(); ++i) {
+    Value* o = olds[i];
+    if (o->type().isTile()) {
+      if (i >= inits.size()) fail(op, "lower-generic: internal error: tile without an initial value");
+      TileState s = tile(inits[i], op);
+      s.offs.assign(news.begin() + static_cast<long>(pos), news.begin() + static_cast<long>(pos + s.offs.size()));
+      pos += s.offs.size();
+      tiles_[o] = s;
+      map_[o] = s.offs;
+    } else {
+      map_[o] = {news.at(pos)};
+      ++pos;
+    }
+  }
+}
+
+// ----- ops ----------------------------------------------------------------------------------------
+
+void KernelLowering::lowerInitTile(Operation& op) {
+  const Type& tt = op.result()->type();
+  const ir::TileInfo& info = tt.tileInfo();
+  if (info.wgMap)
+    fail(op, "lower-generic expects subgroup-level IR, but this tile has a wg_map (run the wg_map distribution first)");
+  if (info.scattered) fail(op, "lower-generic: scattered tiles are not implemented yet");
+  if (!info.order.empty() && info.order != std::vector<int64_t>{1, 0})
+    fail(op, "lower-generic: tiles with order = [0, 1] are not implemented yet (the order/transpose pass makes "
+             "them row-major)");
+  if (info.space != ir::MemSpace::Global) fail(op, "lower-generic: SLM tiles are not implemented yet");
+  Value* src = op.operand(0);
+  if (!src->type().isMemRef()) fail(op, "lower-generic: tiles over raw addresses are not implemented yet");
+  const Type& mt = src->type();
+  if (!mt.strides().empty()) fail(op, "lower-generic: strided memrefs are not implemented yet");
+  std::vector<int64_t> seg = op.attr("segments") ? op.attr("segments")->getIntArray() : std::vector<int64_t>{};
+  int64_t nOffsets = seg.empty() ? static_cast<int64_t>(op.numOperands()) - 1 : seg[0];
+  if (!seg.empty() && (seg[1] != 0 || seg[2] != 0))
+    fail(op, "lower-generic: init_tile with explicit shape and strides is not implemented yet");
+  if (nOffsets != mt.rank())
+    fail(op, fmt::format("lower-generic: init_tile needs one offset per memref dimension ({}), got {}", mt.rank(),
+                         nOffsets));
+  if (tt.rank() > mt.rank()) fail(op, "lower-generic: the tile has more dimensions than its memref");
+  layoutOf(tt, op);  // rejects shapes without a layout here, at the tile's definition
+  TileState s;
+  s.mem = get1(src, op);
+  s.type = tt;
+  for (int64_t i = 0; i < nOffsets; ++i) s.offs.push_back(get1(op.operand(static_cast<unsigned>(1 + i)), op));
+  tiles_[op.result()] = s;
+  map_[op.result()] = s.offs;
+}
+
+void KernelLowering::lowerUpdateOffset(Operation& op) {
+  TileState s = tile(op.operand(0), op);
+  unsigned nd = op.numOperands() - 1;
+  if (op.operand(1)->type().isVector()) fail(op, "lower-generic: scattered tile offsets are not implemented yet");
+  if (nd > s.offs.size()) fail(op, "lower-generic: too many offsets for the tile's memref");
+  // The deltas apply to the last `nd` dimensions (the tile's own dims).
+  size_t first = s.offs.size() - nd;
+  for (unsigned i = 0; i < nd; ++i) s.offs[first + i] = add(s.offs[first + i], get1(op.operand(1 + i), op));
+  tiles_[op.result()] = s;
+  map_[op.result()] = s.offs;
+}
+
+void KernelLowering::lowerLoadTile(Operation& op) {
+  const TileState& t = tile(op.operand(0), op);
+  CoopLayout l = layoutOf(t.type, op);
+  ElemKind ek = t.type.elem();
+  ir::AttrMap attrs;
+  if (const Attribute* p = op.attr("padding")) {
+    // Keep the padding in the element's own kind (an integer memref gets an integer padding).
+    if (ir::isFloatElem(ek)) attrs["padding"] = Attribute::floating(p->isa(AttrKind::Float) ? p->getFloat() : static_cast<double>(p->getInt()), ek);
+    else attrs["padding"] = Attribute::integer(p->isa(AttrKind::Int) ? p->getInt() : static_cast<int64_t>(p->getFloat()), ek);
+  }
+  std::vector<Value*> regs(static_cast<size_t>(l.numRegs()));
+  for (int64_t w = 0; w < l.kb; ++w)
+    for (int64_t u = 0; u < l.ru; ++u) {
+      Value *r, *c, *mask;
+      regPosition(l, u, w, &r, &c, &mask);
+      std::vector<Value*> operands{t.mem};
+      for (Value* i : elementIndex(t, r, c)) operands.push_back(i);
+      if (mask) operands.push_back(mask);
+      regs[static_cast<size_t>(l.reg(u, w))] =
+          b_.create("lane.load", operands, {Type::scalar(ek)}, attrs)->result();
+    }
+  Value* v = b_.create("vector.from_elements", regs, {Type::vector({l.numRegs()}, ek)})->result();
+  map_[op.result()] = {v};
+}
+
+void KernelLowering::lowerStoreTile(Operation& op) {
+  const TileState& t = tile(op.operand(1), op);
+  CoopLayout l = layoutOf(t.type, op);
+  if (op.operand(0)->type().shape() != t.type.shape())
+    fail(op, "lower-generic: store_tile value and tile shapes differ");
+  std::vector<Value*> regs = extractAll(get1(op.operand(0), op), l.numRegs());
+  for (int64_t w = 0; w < l.kb; ++w)
+    for (int64_t u = 0; u < l.ru; ++u) {
+      Value *r, *c, *mask;
+      regPosition(l, u, w, &r, &c, &mask);
+      std::vector<Value*> operands{regs[static_cast<size_t>(l.reg(u, w))], t.mem};
+      for (Value* i : elementIndex(t, r, c)) operands.push_back(i);
+      if (mask) operands.push_back(mask);
+      b_.create("lane.store", operands, {});
+    }
+}
+
+void KernelLowering::lowerMma(Operation& op) {
+  const Type& at = op.operand(0)->type();
+  const Type& bt = op.operand(1)->type();
+  const Type& rt = op.result()->type();
+  if (at.rank() != 2 || bt.rank() != 2 || rt.rank() != 2) fail(op, "lower-generic: tile_mma needs rank-2 operands");
+  int64_t M = at.shape()[0], K = at.shape()[1], N = bt.shape()[1];
+  if (bt.shape()[0] != K || rt.shape()[0] != M || rt.shape()[1] != N)
+    fail(op, "lower-generic: tile_mma operand shapes do not agree");
+  if (N % S_ != 0)
+    fail(op, fmt::format("lower-generic: tile_mma with N = {} (not a multiple of the subgroup size {}) is not "
+                         "implemented yet",
+                         N, S_));
+  ElemKind acc = rt.elem();
+  if (acc != ElemKind::F32)
+    fail(op, fmt::format("lower-generic: tile_mma accumulating in {} is not implemented yet (f32 only)",
+                         ir::elemName(acc)));
+  for (const Type* t : {&at, &bt})
+    if (!ir::isFloatElem(t->elem()) || t->elem() == ElemKind::TF32)
+      fail(op, fmt::format("lower-generic: tile_mma on {} inputs is not implemented yet", ir::elemName(t->elem())));
+  CoopLayout la = layoutOf(at, op), lb = layoutOf(bt, op), lc = layoutOf(rt, op);
+  // N % S == 0: B and C have one lane per column (g == 1), so B's column n and C's column n live in
+  // the same lane and register rows are matrix rows: B(k, w) is register k + w*K, C(m, w) is m + w*M.
+  Type f32 = Type::scalar(ElemKind::F32);
+  auto toF32 = [&](std::vector<Value*> regs, ElemKind from) {
+    if (from == ElemKind::F32) return regs;
+    for (Value*& v : regs) v = b_.create("arith.convert", {v}, {f32})->result();
+    return regs;
+  };
+  std::vector<Value*> a = toF32(extractAll(get1(op.operand(0), op), la.numRegs()), at.elem());
+  std::vector<Value*> bregs = toF32(extractAll(get1(op.operand(1), op), lb.numRegs()), bt.elem());
+  std::vector<Value*> c;
+  if (op.numOperands() == 3) {
+    c = toF32(extractAll(get1(op.operand(2), op), lc.numRegs()), op.operand(2)->type().elem());
+  } else {
+    Value* zero = pro_.constantFloat(0.0, ElemKind::F32);
+    c.assign(static_cast<size_t>(lc.numRegs()), zero);
+  }
+  // C(m, n) += A(m, k) * B(k, n) for k ascending: A(m, k) is broadcast from the lane that owns it
+  // (a uniform lane and register), B and C are this lane's own registers.
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) {
+      Value* src = a[static_cast<size_t>(la.ownerReg(m, k))];
+      Value* av = b_.create("lane.broadcast", {src, cIndex(la.ownerLane(m, k))}, {f32})->result();
+      for (int64_t w = 0; w < lc.kb; ++w) {
+        size_t ci = static_cast<size_t>(lc.reg(m, w));
+        Value* bv = bregs[static_cast<size_t>(lb.reg(k, w))];
+        c[ci] = b_.create("lane.fma", {av, bv, c[ci]}, {f32})->result();
+      }
+    }
+  map_[op.result()] = {b_.create("vector.from_elements", c, {Type::vector({lc.numRegs()}, acc)})->result()};
+}
+
+void KernelLowering::lowerElementwise(Operation& op) {
+  std::vector<Value*> operands;
+  for (Value* v : op.operands()) operands.push_back(get1(v, op));
+  std::vector<Type> results;
+  for (Value* r : op.results()) {
+    if (r->type().isTile()) fail(op, fmt::format("lower-generic: '{}' on tiles is not supported", op.name()));
+    results.push_back(r->type().isVector() ? laneVectorType(r->type(), op) : r->type());
+  }
+  // Operands of one element-wise op have one shape, hence one layout: registers line up.
+  for (size_t i = 0; i < op.numOperands(); ++i)
+    if (op.operand(static_cast<unsigned>(i))->type().isVector() && op.numResults() == 1 &&
+        op.result()->type().isVector() &&
+        op.operand(static_cast<unsigned>(i))->type().shape() != op.result()->type().shape())
+      fail(op, fmt::format("lower-generic: '{}' mixes vector shapes", op.name()));
+  ir::AttrMap attrs = op.attrs();
+  if (op.is("arith.constant") && op.result()->type().isVector()) {
+    const Attribute& v = *op.attr("value");
+    if (v.kind() != AttrKind::Dense || !v.isSplat())
+      fail(op, "lower-generic: non-splat vector constants are not implemented yet");
+    attrs["value"] = v.denseIsFloat() ? Attribute::denseFloat(results[0], v.denseFloats())
+                                      : Attribute::denseInt(results[0], v.denseInts());
+  }
+  Operation* n = b_.create(op.name(), operands, results, attrs);
+  for (unsigned i = 0; i < op.numResults(); ++i) {
+    n->result(i)->setNameHint(op.result(i)->nameHint());
+    map_[op.result(i)] = {n->result(i)};
+  }
+}
+
+void KernelLowering::lowerFor(Operation& op) {
+  std::vector<Value*> olds(op.operands().begin() + 3, op.operands().end());
+  std::vector<Value*> inits = flatten(olds, op);
+  std::vector<Value*> operands{get1(op.operand(0), op), get1(op.operand(1), op), get1(op.operand(2), op)};
+  std::vector<Type> types;
+  for (Value* v : inits) {
+    operands.push_back(v);
+    types.push_back(v->type());
+  }
+  Operation* nf = b_.create("scf.for", operands, types, op.attrs(), 1);
+  ir::Block& ob = op.region(0).block();
+  ir::Block& nb = nf->region(0).addBlock();
+  Value* iv = nb.addArgument(Type::index());
+  iv->setNameHint(ob.argument(0)->nameHint());
+  map_[ob.argument(0)] = {iv};
+  std::vector<Value*> newArgs;
+  for (const Type& t : types) newArgs.push_back(nb.addArgument(t));
+  std::vector<Value*> oldArgs = ob.arguments();  // a copy: arguments() returns by value
+  oldArgs.erase(oldArgs.begin());                 // the induction variable, mapped above
+  mapSlices(oldArgs, newArgs, olds, op);
+  for (size_t i = 0; i < oldArgs.size(); ++i)
+    if (!oldArgs[i]->type().isTile()) map_[oldArgs[i]][0]->setNameHint(oldArgs[i]->nameHint());
+
+  ir::Builder saved = b_;
+  b_.setInsertionPointToEnd(&nb);
+  lowerBlock(ob);
+  b_ = saved;
+  mapSlices(op.results(), nf->results(), olds, op);
+}
+
+void KernelLowering::lowerIf(Operation& op) {
+  std::vector<Type> types;
+  for (Value* r : op.results())
+    for (const Type& t : lowerType(r->type(), op)) types.push_back(t);
+  Operation* ni = b_.create("scf.if", {get1(op.operand(0), op)}, types, op.attrs(), op.numRegions());
+  ir::Builder saved = b_;
+  for (unsigned r = 0; r < op.numRegions(); ++r) {
+    if (op.region(r).empty()) continue;
+    ir::Block& nb = ni->region(r).addBlock();
+    b_.setInsertionPointToEnd(&nb);
+    lowerBlock(op.region(r).block());
+  }
+  b_ = saved;
+  // A tile yielded by an if must come from the same memref in both branches; take its state from
+  // the then-branch's yield.
+  std::vector<Value*> inits;
+  if (op.numResults() > 0) {
+    Operation* y = op.region(0).block().terminator();
+    inits = y->operands();
+  }
+  mapSlices(op.results(), ni->results(), inits, op);
+}
+
+void KernelLowering::lowerOp(Operation& op) {
+  b_.setLoc(op.loc());
+  pro_.setLoc(op.loc());
+  const std::string& n = op.name();
+  if (n == "tile.init_tile") return lowerInitTile(op);
+  if (n == "tile.update_tile_offset") return lowerUpdateOffset(op);
+  if (n == "tile.load_tile") return lowerLoadTile(op);
+  if (n == "tile.store_tile") return lowerStoreTile(op);
+  if (n == "tile.tile_mma") return lowerMma(op);
+  if (n == "tile.prefetch_tile") return;  // a cache hint; the generic target has no prefetch to emit
+  if (n == "scf.for") return lowerFor(op);
+  if (n == "scf.if") return lowerIf(op);
+  if (n == "scf.yield" || n == "xtc.return") {
+    b_.create(n, flatten(op.operands(), op), {}, op.attrs());
+    return;
+  }
+  if (op.dialect() == "tile")
+    fail(op, fmt::format("lower-generic: '{}' is not implemented yet", n));
+  if (op.numRegions() != 0) fail(op, fmt::format("lower-generic: '{}' with regions is not supported", n));
+  if (op.is("gpu.slm_alloc")) fail(op, "lower-generic: shared local memory is not implemented yet");
+  // arith, math, vector.splat, gpu ids, memref.dim, barrier: per lane, registers in lock step.
+  lowerElementwise(op);
+}
+
+void KernelLowering::lowerBlock(ir::Block& from) {
+  for (auto& op : from.opList()) lowerOp(*op);
+}
+
+void KernelLowering::run() {
+  ir::Block& body = ir::kernelBody(kernel_);
+  // Detach the old ops; the block (and its arguments, the kernel parameters) stays.
+  std::vector<std::unique_ptr<Operation>> old;
+  for (Operation* op : body.opsSnapshot()) old.push_back(op->remove());
+  for (Value* a : body.arguments()) map_[a] = {a};
+
+  b_.setInsertionPointToEnd(&body);
+  b_.setLoc(kernel_->loc());
+  laneId_ = b_.create("gpu.lane_id", {}, {Type::index()})->result();
+  laneId_->setNameHint("lane");
+  // The anchor: prologue values (constants, lane-derived indices) are inserted right before it.
+  Value* zero = b_.constantIndex(0);
+  constIndex_[0] = zero;
+  pro_.setInsertionPoint(zero->definingOp());
+  pro_.setLoc(kernel_->loc());
+
+  struct Cleanup {
+    std::vector<std::unique_ptr<Operation>>& ops;
+    ~Cleanup() {
+      for (auto& o : ops) o->dropAllReferences();
+      ops.clear();
+    }
+  } cleanup{old};
+  for (auto& op : old) lowerOp(*op);
+
+  int64_t nsg = kernel_->intAttr("num_subgroups", 1);
+  if (nsg < 1) fail(*kernel_, "lower-generic: `num_subgroups` must be at least 1");
+  kernel_->setAttr("sg_size", Attribute::integer(S_));
+  kernel_->setAttr("wg_size", Attribute::intArray({nsg * S_, 1, 1}));
+  kernel_->setAttr("target", Attribute::string(target_.name));
+}
+
+}  // namespace
+
+bool lowerGeneric(ir::Operation* module, const targets::Target& target, DiagnosticEngine& diags) {
+  ir::registerLaneOps();
+  bool ok = true;
+  for (Operation* k : ir::moduleKernels(module)) {
+    try {
+      KernelLowering(k, target, diags).run();
+    } catch (const LowerError&) {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace xtc::passes

@@ -301,3 +301,44 @@ TEST(DistributeDiff, Rfc23TransposeInRegisters) {
   EXPECT_EQ(text.find("gpu.slm_alloc"), std::string::npos) << text;
   EXPECT_NE(text.find("strategy = \"register\""), std::string::npos) << text;
 }
+
+// A column-major 64x32 tile (logical view of a 32x64 row-major buffer, strides [1, 64]) whose wg_map
+// transposes cleanly ([1, 4] x [64, 8] <-> [4, 1] x [8, 64]): order-transpose rewrites it at workgroup
+// level, then wg-distribute. B = A^T-view + A^T-view.
+TEST(DistributeDiff, ColumnMajorTileAtWorkgroupLevel) {
+  std::string text = runDiff({R"(
+  %c32 = arith.constant {value = 32 : index} : () -> (index)
+  %c64 = arith.constant {value = 64 : index} : () -> (index)
+  %c1 = arith.constant {value = 1 : index} : () -> (index)
+  %ta = tile.init_tile %A, %c0, %c0, %c64, %c32, %c1, %c64 {segments = [2, 2, 2]} : (memref<#SA>, index, index, index, index, index, index) -> (tile<64x32xf32, #w, order = [0, 1]>)
+  %v = tile.load_tile %ta : (tile<64x32xf32, #w, order = [0, 1]>) -> (vector<64x32xf32, #w>)
+  %s = arith.addf %v, %v : (vector<64x32xf32, #w>, vector<64x32xf32, #w>) -> (vector<64x32xf32, #w>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<64x32xf32, #w>)
+  tile.store_tile %s, %tb : (vector<64x32xf32, #w>, tile<64x32xf32, #w>) -> ()
+)",
+                              {{"SA", "32x64xf32"}, {"SB", "64x32xf32"}, {"SC", "1xf32"},
+                               {"w", "wg_map<sg_layout = [1, 4], sg_data = [64, 8]>"}},
+                              0.0, true});
+  EXPECT_EQ(text.find("order = [0, 1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("strategy = \"load\""), std::string::npos) << text;  // f32: a transposed 2D load on pvc
+}
+
+// A column-major tile whose wg_map does not transpose into a wg_map ([2, 2] x [32, 16]): it is
+// distributed as it is and made row-major by the second order-transpose run, at subgroup level. The
+// store side is column-major too (a register transpose before the store).
+TEST(DistributeDiff, ColumnMajorTileAfterDistribution) {
+  std::string text = runDiff({R"(
+  %c32 = arith.constant {value = 32 : index} : () -> (index)
+  %c64 = arith.constant {value = 64 : index} : () -> (index)
+  %c1 = arith.constant {value = 1 : index} : () -> (index)
+  %ta = tile.init_tile %A, %c0, %c0, %c64, %c32, %c1, %c64 {segments = [2, 2, 2]} : (memref<#SA>, index, index, index, index, index, index) -> (tile<64x32xf16, #w, order = [0, 1]>)
+  %v = tile.load_tile %ta : (tile<64x32xf16, #w, order = [0, 1]>) -> (vector<64x32xf16, #w>)
+  %tb = tile.init_tile %B, %c0, %c0, %c64, %c32, %c1, %c64 {segments = [2, 2, 2]} : (memref<#SB>, index, index, index, index, index, index) -> (tile<64x32xf16, #w, order = [0, 1]>)
+  tile.store_tile %v, %tb : (vector<64x32xf16, #w>, tile<64x32xf16, #w, order = [0, 1]>) -> ()
+)",
+                              {{"SA", "32x64xf16"}, {"SB", "32x64xf16"}, {"SC", "1xf32"},
+                               {"w", "wg_map<sg_layout = [2, 2], sg_data = [32, 16]>"}},
+                              0.0, true});
+  EXPECT_EQ(text.find("order = [0, 1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("strategy = \"register\""), std::string::npos) << text;  // f16: no transposed 2D load
+}

@@ -7,6 +7,7 @@
 
 #include "ir/Module.h"
 #include "ir/ops/LaneOps.h"
+#include "ir/passes/PassManager.h"
 
 #include <fmt/format.h>
 
@@ -518,6 +519,26 @@ bool lowerGeneric(ir::Operation* module, const targets::Target& target, Diagnost
     }
   }
   return ok;
+}
+
+namespace {
+
+class LowerGenericPass : public Pass {
+public:
+  std::string name() const override { return "lower-generic"; }
+  std::string description() const override {
+    return "subgroup-level tile ops -> lane-level IR for the generic target (cooperative-matrix layout, FMA)";
+  }
+  bool run(ir::Operation* module, PassContext& ctx) override {
+    const targets::Target* t = ctx.target ? ctx.target : targets::findTarget("generic");
+    return lowerGeneric(module, *t, ctx.diags);
+  }
+};
+
+}  // namespace
+
+void registerLowerGenericPass() {
+  registerPass("lower-generic", [] { return std::make_unique<LowerGenericPass>(); });
 }
 
 }  // namespace xtc::passes

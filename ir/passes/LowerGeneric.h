@@ -39,4 +39,7 @@ std::optional<CoopLayout> coopLayout(const std::vector<int64_t>& shape, int64_t 
 // Errors go to `diags` at the offending op; returns false if there were any.
 bool lowerGeneric(ir::Operation* module, const targets::Target& target, DiagnosticEngine& diags);
 
+// Registers the pass `lower-generic` (called from registerAllPasses).
+void registerLowerGenericPass();
+
 }  // namespace xtc::passes

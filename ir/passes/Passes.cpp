@@ -1,5 +1,6 @@
 // registerAllPasses: the one place that registers every pass of ir/passes. Add your pass's
 // register function here (see PassManager.h for why registration is explicit).
+#include "ir/passes/LowerGeneric.h"
 #include "ir/passes/OrderTranspose.h"
 #include "ir/passes/PassManager.h"
 #include "ir/passes/WgDistribute.h"
@@ -16,6 +17,7 @@ void registerAllPasses() {
     registerCanonicalizePass();
     registerOrderTransposePass();
     registerWgDistributePass();
+    registerLowerGenericPass();
   });
 }
 

@@ -2,11 +2,18 @@
 // frontend, then one case per emit kind in runCompile's switch (the backend adds its kinds there).
 //   --emit=ast       the AST as indented text (after semantic checks, with types)
 //   --emit=tile-ir   the tile IR from the frontend, verified, as IR text
-//   --emit=spirv     (default) not implemented yet: exits 2 after the frontend's checks
+//   --emit=ir        the IR after the target's pass pipeline (lane level for generic)
+//   --emit=llvm      the LLVM IR the SPIR-V backend translates (after -O2 and block ordering)
+//   --emit=spirv     (default) the SPIR-V binary, validated; -o defaults to the input with .spv
+//   --emit=spirv-asm the SPIR-V binary disassembled (spirv-dis form)
+// The last four run driver/Pipeline (input .xt, or .ir text); --target defaults to generic, the only
+// target that generates code so far. Identical input gives byte-identical output.
 // Diagnostics go to stderr; on any error the exit code is 1 and no output file is written (the
 // output is written atomically through OutputFile).
 #include "driver/Commands.h"
+#include "driver/Pipeline.h"
 
+#include "backends/spirv/SpirvBackend.h"
 #include "frontend/Frontend.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
@@ -23,12 +30,13 @@ namespace xtc::driver {
 
 namespace {
 
-enum class EmitKind { Ast, TileIR, Spirv };
+enum class EmitKind { Ast, TileIR, IR, LLVM, Spirv, SpirvAsm };
 
-struct CompileOptions {
+struct CompileCommandOptions {
   std::string input;
   std::string output;
-  std::string target = "pvc";
+  std::string target = "generic";
+  int optLevel = 2;
   std::string stub;
   std::string emit = "spirv";
   bool emulateXe = false;
@@ -46,7 +54,7 @@ bool writeText(const std::string& path, const std::string& text, DiagnosticEngin
   return out.keepIf(diags);
 }
 
-int runCompile(const CompileOptions& opts, const GlobalOptions& global) {
+int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
   SourceManager sources;
   DiagnosticEngine diags(sources, std::cerr);
   configureDiagnostics(diags, global);
@@ -55,7 +63,12 @@ int runCompile(const CompileOptions& opts, const GlobalOptions& global) {
     return 1;
   };
 
-  EmitKind emit = opts.emit == "ast" ? EmitKind::Ast : opts.emit == "tile-ir" ? EmitKind::TileIR : EmitKind::Spirv;
+  EmitKind emit = opts.emit == "ast"         ? EmitKind::Ast
+                 : opts.emit == "tile-ir"   ? EmitKind::TileIR
+                 : opts.emit == "ir"        ? EmitKind::IR
+                 : opts.emit == "llvm"      ? EmitKind::LLVM
+                 : opts.emit == "spirv-asm" ? EmitKind::SpirvAsm
+                                            : EmitKind::Spirv;
   std::string error;
   if (!sources.addFile(opts.input, &error)) {
     diags.error(SourceLoc{}, error);
@@ -88,12 +101,48 @@ int runCompile(const CompileOptions& opts, const GlobalOptions& global) {
       diags.flush();
       return 0;
     }
-    case EmitKind::Spirv: {
-      auto module = frontend::compileToTileIR(opts.input, diags);
-      if (!module) return fail();
-      diags.error(SourceLoc{}, "--emit=spirv: code generation is not implemented yet (use --emit=tile-ir or --emit=ast)");
+    case EmitKind::IR:
+    case EmitKind::LLVM:
+    case EmitKind::Spirv:
+    case EmitKind::SpirvAsm: {
+      CompileOptions co;
+      co.target = opts.target;
+      co.emulateXe = opts.emulateXe;
+      co.optLevel = opts.optLevel;
+      co.runBackend = emit == EmitKind::Spirv || emit == EmitKind::SpirvAsm;
+      co.wantLLVM = emit == EmitKind::LLVM;
+      co.passOptions.printOptions.locations = opts.printLocs;
+      CompileResult result;
+      if (!compileFile(opts.input, co, diags, result)) return fail();
+      std::string text;
+      if (emit == EmitKind::IR) {
+        text = ir::printToString(*result.module, co.passOptions.printOptions);
+      } else if (emit == EmitKind::LLVM) {
+        text = result.llvmText;
+      } else if (emit == EmitKind::SpirvAsm) {
+        std::string why;
+        if (!backend::disassembleSpirv(result.spirv, text, &why)) {
+          diags.error(SourceLoc{}, "internal error: cannot disassemble the SPIR-V: " + why);
+          return fail();
+        }
+      } else {
+        // The binary goes next to the input by default (k.xt -> k.spv), never to a terminal.
+        std::string path = opts.output;
+        if (path.empty()) {
+          size_t dot = opts.input.find_last_of('.');
+          size_t slash = opts.input.find_last_of('/');
+          path = (dot != std::string::npos && (slash == std::string::npos || dot > slash) ? opts.input.substr(0, dot)
+                                                                                        : opts.input) +
+                 ".spv";
+        }
+        std::string bytes(reinterpret_cast<const char*>(result.spirv.data()), result.spirv.size() * 4);
+        if (!writeText(path, bytes, diags)) return fail();
+        diags.flush();
+        return 0;
+      }
+      if (!writeText(textOut, text, diags)) return fail();
       diags.flush();
-      return 2;
+      return 0;
     }
   }
   return 3;
@@ -102,16 +151,20 @@ int runCompile(const CompileOptions& opts, const GlobalOptions& global) {
 }  // namespace
 
 void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitStatus& status) {
-  auto opts = std::make_shared<CompileOptions>();
+  auto opts = std::make_shared<CompileCommandOptions>();
   CLI::App* cmd = root.add_subcommand("compile", "Compile a kernel file (.xt) to SPIR-V");
   cmd->add_option("input", opts->input, "Kernel source file (.xt)")->required();
   cmd->add_option("-o,--output", opts->output,
                   "Output file (default for --emit=ast/tile-ir: standard output; '-' is standard output)");
-  cmd->add_option("--emit", opts->emit, "What to produce: ast, tile-ir or spirv")
-      ->check(CLI::IsMember({"ast", "tile-ir", "spirv"}))
+  cmd->add_option("--emit", opts->emit, "What to produce: ast, tile-ir, ir, llvm, spirv or spirv-asm")
+      ->check(CLI::IsMember({"ast", "tile-ir", "ir", "llvm", "spirv", "spirv-asm"}))
+      ->capture_default_str();
+  cmd->add_option("-O", opts->optLevel, "LLVM optimization level of the SPIR-V backend: -O0 or -O2")
+      ->check(CLI::IsMember({0, 2}))
       ->capture_default_str();
   cmd->add_flag("--print-locs", opts->printLocs, "With --emit=tile-ir: print each op's source location");
-  cmd->add_option("--target", opts->target, "Target: pvc, dg2 or generic")
+  cmd->add_option("--target", opts->target,
+                  "Target: pvc, dg2 or generic (only generic generates code so far, hence the default)")
       ->check(CLI::IsMember({"pvc", "dg2", "generic"}))
       ->capture_default_str();
   cmd->add_option("--stub", opts->stub, "Also write host launcher stub NAME.h / NAME.c");

@@ -134,6 +134,7 @@ private:
   void lowerBlock(ir::Block& from);
   void lowerOp(Operation& op);
   void lowerInitTile(Operation& op);
+  bool isDenseView(const Operation& op, const std::vector<int64_t>& seg);
   void lowerUpdateOffset(Operation& op);
   void lowerLoadTile(Operation& op);
   void lowerStoreTile(Operation& op);
@@ -226,6 +227,45 @@ void KernelLowering::mapSlices(const std::vector<Value*>& olds, const std::vecto
 
 // ----- ops ----------------------------------------------------------------------------------------
 
+namespace {
+
+// `v` is the size of dimension `d` of memref `mem`: `memref.dim %mem {index = d}` or, for a static
+// dimension, a constant of that value.
+bool isDimOf(Value* v, Value* mem, int64_t d) {
+  Operation* def = v->definingOp();
+  if (!def) return false;
+  if (def->is("memref.dim")) return def->operand(0) == mem && def->intAttr("index", -1) == d;
+  int64_t size = mem->type().shape()[static_cast<size_t>(d)];
+  const Attribute* a = def->attr("value");
+  return def->is("arith.constant") && size != ir::kDynamic && a && a->isa(AttrKind::Int) && a->getInt() == size;
+}
+
+bool isConstant(Value* v, int64_t c) {
+  Operation* def = v->definingOp();
+  const Attribute* a = def && def->is("arith.constant") ? def->attr("value") : nullptr;
+  return a && a->isa(AttrKind::Int) && a->getInt() == c;
+}
+
+}  // namespace
+
+// The frontend spells out the shape and strides of a memref tile (`init_tile A[m, 0]` gets
+// shape = [dim(A, 0), dim(A, 1)], strides = [dim(A, 1), 1]). That view is the memref itself, which
+// is all lane.load/lane.store address; any other view is rejected.
+bool KernelLowering::isDenseView(const Operation& op, const std::vector<int64_t>& seg) {
+  Value* mem = op.operand(0);
+  int64_t r = mem->type().rank();
+  if (seg[1] != r || seg[2] != r) return false;
+  unsigned shapeAt = static_cast<unsigned>(1 + seg[0]), strideAt = static_cast<unsigned>(1 + seg[0] + seg[1]);
+  for (int64_t d = 0; d < r; ++d)
+    if (!isDimOf(op.operand(shapeAt + static_cast<unsigned>(d)), mem, d)) return false;
+  // Row-major strides: the last is 1, each other is the size of the next dimension (rank <= 2 is
+  // checked exactly; higher ranks would need products of dims).
+  if (r > 2) return false;
+  if (!isConstant(op.operand(strideAt + static_cast<unsigned>(r - 1)), 1)) return false;
+  if (r == 2 && !isDimOf(op.operand(strideAt), mem, 1)) return false;
+  return true;
+}
+
 void KernelLowering::lowerInitTile(Operation& op) {
   const Type& tt = op.result()->type();
   const ir::TileInfo& info = tt.tileInfo();
@@ -242,8 +282,9 @@ void KernelLowering::lowerInitTile(Operation& op) {
   if (!mt.strides().empty()) fail(op, "lower-generic: strided memrefs are not implemented yet");
   std::vector<int64_t> seg = op.attr("segments") ? op.attr("segments")->getIntArray() : std::vector<int64_t>{};
   int64_t nOffsets = seg.empty() ? static_cast<int64_t>(op.numOperands()) - 1 : seg[0];
-  if (!seg.empty() && (seg[1] != 0 || seg[2] != 0))
-    fail(op, "lower-generic: init_tile with explicit shape and strides is not implemented yet");
+  if (!seg.empty() && (seg[1] != 0 || seg[2] != 0) && !isDenseView(op, seg))
+    fail(op, "lower-generic: init_tile with a shape or strides other than the memref's own (dense row-major) is "
+             "not implemented yet");
   if (nOffsets != mt.rank())
     fail(op, fmt::format("lower-generic: init_tile needs one offset per memref dimension ({}), got {}", mt.rank(),
                          nOffsets));

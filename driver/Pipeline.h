@@ -1,0 +1,52 @@
+// The compilation pipeline shared by `xtc compile` and `xtc run`: source (.xt through the frontend,
+// or .ir text through the IR parser) -> the target's pass pipeline -> SPIR-V backend.
+#pragma once
+
+#include "ir/Operation.h"
+#include "ir/passes/PassManager.h"
+#include "ir/support/Diagnostics.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace xtc::driver {
+
+struct CompileOptions {
+  std::string target = "generic";  // pvc | dg2 | generic (only generic generates code so far)
+  bool emulateXe = false;          // pvc/dg2 SPIR-V with portable definitions of the Xe builtins
+  int optLevel = 2;                // LLVM optimization: 0 or 2
+  bool runBackend = true;          // false: stop after the passes (--emit=ir)
+  bool wantLLVM = false;           // also fill CompileResult::llvmText
+  passes::PassManagerOptions passOptions;  // --print-after, --time-passes, verify after each pass
+};
+
+// What the launcher, `xtc run` and stubs need to know about one kernel (docs/abi.md).
+struct KernelInfo {
+  std::string name;
+  std::vector<std::string> argNames;  // the .xt parameter names, in order
+  std::vector<int64_t> wgSize;        // work-items per workgroup, [x, y, z]
+  int64_t sgSize = 0;                 // required subgroup size
+};
+
+struct CompileResult {
+  std::vector<uint32_t> spirv;            // empty unless runBackend
+  std::string llvmText;                   // only with wantLLVM
+  std::unique_ptr<ir::Operation> module;  // the IR after the pass pipeline
+  std::vector<KernelInfo> kernels;
+};
+
+// The pass names the pipeline runs for `target` (registered passes only).
+std::vector<std::string> targetPipeline(const std::string& target);
+
+// Compiles `path` (.ir: IR text, anything else: .xt source). The file is read through
+// diags.sources() unless it is registered there already. Returns false after reporting errors.
+bool compileFile(const std::string& path, const CompileOptions& options, DiagnosticEngine& diags,
+                 CompileResult& result);
+
+// The same from an already built tile-IR module (tests, `xtc run` on IR).
+bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& options, DiagnosticEngine& diags,
+                   CompileResult& result);
+
+}  // namespace xtc::driver

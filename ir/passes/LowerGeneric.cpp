@@ -553,6 +553,14 @@ bool lowerGeneric(ir::Operation* module, const targets::Target& target, Diagnost
   ir::registerLaneOps();
   bool ok = true;
   for (Operation* k : ir::moduleKernels(module)) {
+    // A kernel that carries a target is lane level already (e.g. hand-written lane-level IR).
+    if (const Attribute* t = k->attr("target")) {
+      if (t->isa(AttrKind::String) && t->getString() == target.name) continue;
+      diags.error(k->loc(), fmt::format("lower-generic: kernel '{}' is already lowered for target {}",
+                                        ir::kernelName(k), t->str()));
+      ok = false;
+      continue;
+    }
     try {
       KernelLowering(k, target, diags).run();
     } catch (const LowerError&) {

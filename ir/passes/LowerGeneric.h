@@ -34,7 +34,8 @@ struct CoopLayout {
 // when the shape has no such layout.
 std::optional<CoopLayout> coopLayout(const std::vector<int64_t>& shape, int64_t subgroupSize, std::string* why);
 
-// Lowers every kernel of `module`. Reads the optional kernel attribute `num_subgroups` (subgroups per
+// Lowers every kernel of `module` that has no `target` attribute yet (kernels lowered for this target
+// are left alone, others are an error). Reads the optional kernel attribute `num_subgroups` (subgroups per
 // workgroup, default 1; set by the wg_map distribution) and sets `sg_size`, `wg_size` and `target`.
 // Errors go to `diags` at the offending op; returns false if there were any.
 bool lowerGeneric(ir::Operation* module, const targets::Target& target, DiagnosticEngine& diags);

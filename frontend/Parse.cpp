@@ -42,7 +42,7 @@ size_t validateUtf8(const std::string& s, OffsetMap& map) {
     if (i + len > s.size()) return i;
     for (size_t k = 1; k < len; ++k) {
       auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return i + k;
+      if ((cc & 0xC0) != 0x80) return i;  // report the sequence where it starts
       cp = (cp << 6) | (cc & 0x3F);
     }
     static const uint32_t minForLen[5] = {0, 0, 0x80, 0x800, 0x10000};

@@ -115,7 +115,7 @@ void checkIndex(const ir::Operation& op, const MemRefVal& m, int64_t linear) {
 
 void checkRace(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear) {
   WorkgroupCtx* wg = ex.wg();
-  if (!m.slmState || !wg || !wg->scheduler || !wg->detectRaces) return;
+  if (!m.slmState || !wg || wg->workgroupLevel || !wg->detectRaces) return;
   int32_t w = m.slmState->writer[static_cast<size_t>(linear)];
   if (w >= 0 && w != ex.subgroupId() && m.slmState->phase[static_cast<size_t>(linear)] == wg->phase())
     fail(op, "SLM race: subgroup " + std::to_string(ex.subgroupId()) + " reads SLM element " + std::to_string(linear) +

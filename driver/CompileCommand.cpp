@@ -6,12 +6,14 @@
 //   --emit=llvm      the LLVM IR the SPIR-V backend translates (after -O2 and block ordering)
 //   --emit=spirv     (default) the SPIR-V binary, validated; -o defaults to the input with .spv
 //   --emit=spirv-asm the SPIR-V binary disassembled (spirv-dis form)
+// --stub NAME (with --emit=spirv) also writes the host launcher NAME.h / NAME.c (docs/stubs.md).
 // The last four run driver/Pipeline (input .xt, or .ir text); --target defaults to generic, the only
 // target that generates code so far. Identical input gives byte-identical output.
 // Diagnostics go to stderr; on any error the exit code is 1 and no output file is written (the
 // output is written atomically through OutputFile).
 #include "driver/Commands.h"
 #include "driver/Pipeline.h"
+#include "driver/StubOutput.h"
 
 #include "backends/spirv/SpirvBackend.h"
 #include "frontend/Frontend.h"
@@ -38,6 +40,7 @@ struct CompileCommandOptions {
   std::string target = "generic";
   int optLevel = 2;
   std::string stub;
+  std::string stubDir;
   std::string emit = "spirv";
   bool emulateXe = false;
   bool printLocs = false;
@@ -76,6 +79,10 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
   }
   // Text outputs go to stdout unless -o is given.
   std::string textOut = opts.output.empty() ? "-" : opts.output;
+  if (!opts.stub.empty() && (emit != EmitKind::Spirv || !checkStubName(opts.stub, diags))) {
+    if (emit != EmitKind::Spirv) diags.error(SourceLoc{}, "--stub needs --emit=spirv (the stub embeds the SPIR-V binary)");
+    return fail();
+  }
 
   switch (emit) {
     case EmitKind::Ast: {
@@ -135,6 +142,11 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
                                                                                         : opts.input) +
                  ".spv";
         }
+        if (!opts.stub.empty()) {  // binary + NAME.h + NAME.c, all or nothing (driver/StubOutput.h)
+          if (!writeSpirvWithStub(path, result, StubRequest{opts.stub, opts.stubDir, opts.input}, diags)) return fail();
+          diags.flush();
+          return 0;
+        }
         std::string bytes(reinterpret_cast<const char*>(result.spirv.data()), result.spirv.size() * 4);
         if (!writeText(path, bytes, diags)) return fail();
         diags.flush();
@@ -167,7 +179,9 @@ void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitSta
                   "Target: pvc, dg2 or generic (only generic generates code so far, hence the default)")
       ->check(CLI::IsMember({"pvc", "dg2", "generic"}))
       ->capture_default_str();
-  cmd->add_option("--stub", opts->stub, "Also write host launcher stub NAME.h / NAME.c");
+  cmd->add_option("--stub", opts->stub,
+                  "Also write the host launcher stub NAME.h / NAME.c (next to the .spv, or in --stub-dir)");
+  cmd->add_option("--stub-dir", opts->stubDir, "Folder for the --stub files (default: the folder of the .spv)");
   cmd->add_flag("--emulate-xe", opts->emulateXe,
                 "Define the Xe hardware builtins with portable code (runs pvc SPIR-V on any OpenCL device)");
   // The callback owns `opts`: CLI11 keeps pointers into it until parsing ends.

@@ -3,6 +3,7 @@
 
 #include "ir/Parser.h"
 #include "ir/ops/OpHelpers.h"
+#include "ir/ops/XeOps.h"
 
 #include <algorithm>
 #include <mutex>
@@ -16,6 +17,7 @@ void registerAllOps() {
     ops::registerArithOps();
     ops::registerGpuOps();
     ops::registerTileOps();
+    registerXeOps();
   });
 }
 

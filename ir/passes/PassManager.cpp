@@ -60,8 +60,8 @@ std::vector<std::string> defaultPipeline(const targets::Target& target) {
   // passes land. `target` will select target-specific variants (none differ yet).
   (void)target;
   static const char* kPipeline[] = {"canonicalize",      "order-transpose",   "wg-distribute", "canonicalize",
-                                    "blocking",          "layout-assignment", "canonicalize",  "layout-to-shuffle",
-                                    "lower-to-xe",       "canonicalize"};
+                                    "blocking",          "layout-assignment", "canonicalize",  "resolve-layouts",
+                                    "lower-xe",       "canonicalize"};
   std::vector<std::string> r;
   for (const char* n : kPipeline)
     if (isPassRegistered(n)) r.push_back(n);

@@ -10,6 +10,10 @@
 namespace xtc::passes {
 
 void registerCanonicalizePass();  // ir/passes/Canonicalize.cpp
+void registerBlockingPass();          // ir/passes/Blocking.cpp
+void registerLayoutAssignmentPass();  // ir/passes/LayoutAssignment.cpp
+void registerResolveLayoutsPass();    // ir/passes/ResolveLayouts.cpp
+void registerLowerXePass();           // ir/passes/LowerXe.cpp
 
 void registerAllPasses() {
   static std::once_flag once;
@@ -17,6 +21,10 @@ void registerAllPasses() {
     registerCanonicalizePass();
     registerOrderTransposePass();
     registerWgDistributePass();
+    registerBlockingPass();
+    registerLayoutAssignmentPass();
+    registerResolveLayoutsPass();
+    registerLowerXePass();
     registerLowerGenericPass();
   });
 }

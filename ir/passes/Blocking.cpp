@@ -1,0 +1,238 @@
+// The `blocking` pass (pvc, dg2): decides the hardware blocks of every subgroup-level tile and
+// tile_mma. Contract (docs/passes.md, "blocking"):
+//   - every 2-D global tile gets `inner_blocks = [rows, cols]`: the footprint of one 2D block message,
+//     the largest one the target table lists (ir/targets, measured shapes only) for its element size
+//     and role — plain for what feeds tile_mma's A or any non-mma use, VNNI for what feeds B;
+//   - every tile.load_tile gets the message parameters as attributes (elem_bits, block_w, block_h,
+//     array_len, vnni); lower-xe issues one message per footprint, row-major over the tile;
+//   - every tile.tile_mma gets `dpas = [m, n, k]`, the DPAS block from the target table;
+//   - tiles connected through update_tile_offset and scf.for/scf.if carry one type, so they are
+//     blocked as one class; loops are never unrolled.
+// Vectors keep their subgroup shape: their split into blocks is what the lane layouts (layout
+// assignment) say, register bit by register bit.
+#include "ir/Module.h"
+#include "ir/passes/PassManager.h"
+#include "ir/passes/XeCommon.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <unordered_map>
+
+namespace xtc::passes {
+
+using ir::Attribute;
+using ir::ElemKind;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+enum class Role { None, A, B, Plain };
+const char* roleName(Role r) { return r == Role::A ? "A operand" : r == Role::B ? "B operand" : "plain"; }
+
+struct BlockingError {};
+
+class KernelBlocking {
+public:
+  KernelBlocking(Operation* kernel, const targets::Target& t, DiagnosticEngine& d) : kernel_(kernel), t_(t), diags_(d) {}
+  void run();
+
+private:
+  [[noreturn]] void fail(const Operation& op, const std::string& msg) {
+    diags_.error(op.loc(), "blocking: " + msg);
+    throw BlockingError{};
+  }
+  Value* find(Value* v) {
+    auto it = parent_.find(v);
+    if (it == parent_.end() || it->second == v) return v;
+    return it->second = find(it->second);
+  }
+  void unite(Value* a, Value* b) {
+    if (!a->type().isTile() || !b->type().isTile()) return;
+    Value *ra = find(a), *rb = find(b);
+    if (ra != rb) parent_[ra] = rb;
+  }
+  xe::Message chooseMessage(const Operation& where, const Type& tile, Role role);
+
+  Operation* kernel_;
+  const targets::Target& t_;
+  DiagnosticEngine& diags_;
+  std::unordered_map<Value*, Value*> parent_;
+};
+
+xe::Message KernelBlocking::chooseMessage(const Operation& where, const Type& tile, Role role) {
+  if (!t_.has2dBlockIO)
+    fail(where, fmt::format("target '{}' has no 2D block IO; loads on it are not implemented yet", t_.name));
+  unsigned bits = ir::elemBits(tile.elem());
+  int64_t rows = tile.shape()[0], cols = tile.shape()[1];
+  const targets::BlockShape* best = nullptr;
+  for (const targets::BlockShape& s : t_.blockLoads) {
+    if (s.elemBits != bits || s.transpose || s.vnni != (role == Role::B)) continue;
+    int64_t fr = s.height, fc = int64_t(s.width) * s.arrayLength;
+    if (rows % fr != 0 || cols % fc != 0) continue;
+    // The array-length-2 reads of 16x1 d16 blocks pad each block to a register; the layout of such a
+    // load is not modelled (ir/layout), so only footprints of whole 64-byte rows are taken.
+    if (s.arrayLength > 1 && int64_t(s.width) * s.height * s.elemBits / 8 % 64 != 0) continue;
+    if (!best || fr * fc > int64_t(best->height) * best->width * best->arrayLength) best = &s;
+  }
+  if (!best)
+    fail(where, fmt::format("no {}2D block load of target '{}' for {} elements fits a {}x{} tile ({}); this is not "
+                            "implemented yet",
+                            role == Role::B ? "VNNI " : "", t_.name, ir::elemName(tile.elem()), rows, cols,
+                            roleName(role)));
+  xe::Message m;
+  m.elemBits = static_cast<int>(best->elemBits);
+  m.width = static_cast<int>(best->width);
+  m.height = static_cast<int>(best->height);
+  m.arrayLength = static_cast<int>(best->arrayLength);
+  m.vnni = best->vnni;
+  return m;
+}
+
+void KernelBlocking::run() {
+  std::vector<Operation*> loads, stores, prefetches, mmas, tileDefs;
+  for (Operation* op : ir::kernelBody(kernel_).opsSnapshot()) op->walk([&](Operation* o) {
+      const std::string& n = o->name();
+      if (n == "tile.load_tile") loads.push_back(o);
+      else if (n == "tile.store_tile") stores.push_back(o);
+      else if (n == "tile.prefetch_tile") prefetches.push_back(o);
+      else if (n == "tile.tile_mma") mmas.push_back(o);
+      else if (n == "tile.init_tile") tileDefs.push_back(o);
+      else if (n == "tile.update_tile_offset") unite(o->operand(0), o->result());
+      else if (n == "scf.for") {
+        ir::Block& b = o->region(0).block();
+        for (unsigned i = 3; i < o->numOperands(); ++i) {
+          unite(o->operand(i), b.argument(i - 2));
+          unite(o->operand(i), o->result(i - 3));
+          unite(o->operand(i), b.terminator()->operand(i - 3));
+        }
+      } else if (n == "scf.if") {
+        for (unsigned r = 0; r < o->numRegions(); ++r)
+          if (!o->region(r).empty())
+            for (unsigned i = 0; i < o->numResults(); ++i) unite(o->result(i), o->region(r).block().terminator()->operand(i));
+      } else if (o->dialect() == "tile" && n != "tile.convert_layout") {
+        for (Value* v : o->operands())
+          if (v->type().isTile()) fail(*o, fmt::format("'{}' is not implemented yet on pvc/dg2", n));
+      }
+    });
+
+  // Roles per class, from what each load's value feeds.
+  std::map<Value*, Role> role;
+  std::map<Value*, Operation*> roleOp;
+  for (Operation* ld : loads) {
+    const Type& tt = ld->operand(0)->type();
+    const ir::TileInfo& info = tt.tileInfo();
+    if (info.wgMap) fail(*ld, "expects subgroup-level IR, but this tile has a wg_map (run wg-distribute first)");
+    if (tt.rank() != 2) fail(*ld, fmt::format("rank-{} tiles are not implemented yet", tt.rank()));
+    if (info.scattered || info.space != ir::MemSpace::Global) fail(*ld, "scattered and SLM tiles are not implemented yet");
+    if (!info.order.empty() && info.order != std::vector<int64_t>{1, 0})
+      fail(*ld, "tiles with order = [0, 1] are not implemented yet (order-transpose makes them row-major)");
+    Role r = Role::Plain;
+    bool first = true;
+    for (const ir::Use& u : ld->result()->uses()) {
+      Role ur = u.user->is("tile.tile_mma") && u.index == 0 ? Role::A
+                : u.user->is("tile.tile_mma") && u.index == 1 ? Role::B
+                                                             : Role::Plain;
+      if (!first && ur != r)
+        fail(*ld, fmt::format("the loaded value is used both as {} and as {}; loading it once per use is not "
+                              "implemented yet",
+                              roleName(r), roleName(ur)));
+      r = ur;
+      first = false;
+    }
+    Value* cls = find(ld->operand(0));
+    auto it = role.find(cls);
+    if (it != role.end() && it->second != r)
+      fail(*ld, fmt::format("this tile is loaded as {} here but as {} elsewhere; not implemented yet", roleName(r),
+                            roleName(it->second)));
+    role[cls] = r;
+    roleOp[cls] = ld;
+  }
+
+  // One message per class; the same footprint for every value of the class.
+  std::map<Value*, xe::Message> msg;
+  for (auto& [cls, r] : role) msg[cls] = chooseMessage(*roleOp[cls], cls->type(), r);
+  std::map<Value*, std::vector<int64_t>> blocks;
+  for (auto& [cls, m] : msg) blocks[cls] = {m.rows(), m.cols()};
+  // Tiles that are only stored (or prefetched) take the DPAS C block: one register row per lane.
+  for (Operation* st : stores) {
+    Value* cls = find(st->operand(1));
+    if (blocks.count(cls)) continue;
+    const Type& tt = st->operand(1)->type();
+    if (tt.rank() != 2) fail(*st, fmt::format("rank-{} tiles are not implemented yet", tt.rank()));
+    if (tt.tileInfo().wgMap) fail(*st, "expects subgroup-level IR, but this tile has a wg_map (run wg-distribute first)");
+    int64_t br = std::min<int64_t>(8, tt.shape()[0]), bc = std::min<int64_t>(t_.subgroupSize, tt.shape()[1]);
+    if (tt.shape()[0] % br != 0 || tt.shape()[1] % bc != 0)
+      fail(*st, fmt::format("a {}x{} store is not a whole number of {}x{} blocks; not implemented yet", tt.shape()[0],
+                            tt.shape()[1], br, bc));
+    blocks[cls] = {br, bc};
+  }
+
+  // Retype every tile value of a blocked class.
+  auto retype = [&](Value* v) {
+    if (!v->type().isTile()) return;
+    auto it = blocks.find(find(v));
+    if (it == blocks.end()) return;
+    ir::TileInfo info = v->type().tileInfo();
+    info.innerBlocks = it->second;
+    v->setType(v->type().withTileInfo(info));
+  };
+  ir::kernelBody(kernel_).parentOp()->walk([&](Operation* o) {
+    for (Value* r : o->results()) retype(r);
+    for (unsigned i = 0; i < o->numRegions(); ++i)
+      for (unsigned b = 0; b < o->region(i).numBlocks(); ++b)
+        for (Value* a : o->region(i).block(b).arguments()) retype(a);
+  });
+  for (Operation* ld : loads) xe::setMessageAttrs(*ld, msg[find(ld->operand(0))]);
+
+  for (Operation* mma : mmas) {
+    const Type& a = mma->operand(0)->type();
+    const Type& b = mma->operand(1)->type();
+    const Type& c = mma->result()->type();
+    int64_t M = a.shape()[0], K = a.shape()[1], N = b.shape()[1];
+    std::string in(ir::elemName(a.elem())), acc(ir::elemName(c.elem()));
+    const targets::DpasShape* best = nullptr;
+    for (const targets::DpasShape& d : t_.dpas)
+      if (d.aType == in && d.bType == std::string(ir::elemName(b.elem())) && d.accType == acc && M % d.m == 0 &&
+          N % d.n == 0 && K % d.k == 0 && (!best || d.m > best->m))
+        best = &d;
+    if (!best)
+      fail(*mma, fmt::format("no DPAS of target '{}' computes {}x{}x{} with {} inputs and {} accumulation", t_.name, M,
+                             N, K, in, acc));
+    mma->setAttr("dpas", Attribute::intArray({best->m, best->n, best->k}));
+  }
+}
+
+class BlockingPass : public Pass {
+public:
+  std::string name() const override { return "blocking"; }
+  std::string description() const override {
+    return "pvc/dg2: choose 2D block messages per tile and DPAS blocks per tile_mma (target table)";
+  }
+  bool run(Operation* module, PassContext& ctx) override {
+    if (!ctx.target || !ctx.target->hasDpas) {
+      ctx.diags.error(module->loc(), fmt::format("blocking: target '{}' has no DPAS; it is lowered by lower-generic",
+                                                 ctx.target ? ctx.target->name : std::string("(none)")));
+      return false;
+    }
+    bool ok = true;
+    for (Operation* k : ir::moduleKernels(module)) {
+      try {
+        KernelBlocking(k, *ctx.target, ctx.diags).run();
+      } catch (const BlockingError&) {
+        ok = false;
+      }
+    }
+    return ok;
+  }
+};
+
+}  // namespace
+
+void registerBlockingPass() {
+  registerPass("blocking", [] { return std::make_unique<BlockingPass>(); });
+}
+
+}  // namespace xtc::passes

@@ -1,0 +1,587 @@
+// The `lower-xe` pass (pvc; dg2 for DPAS only): blocked, layout-assigned, resolved subgroup-level
+// tile IR -> lane-level IR with `xe.*` hardware ops (ir/ops/XeOps.h). Contract (docs/passes.md,
+// "lower-xe"):
+//   - a tile becomes its offsets (one index per memref dim); a vector with lane layout L becomes the
+//     lane's vector<R x T>, register r = L's register r;
+//   - tile.load_tile -> one xe.load_2d per message of its blocking, every parameter explicit (surface
+//     width = cols * element bytes, height = rows, pitch = width, x/y = element/row coordinates);
+//     out-of-bounds rows/columns are zero-filled by the hardware (a non-zero `padding` is not
+//     implemented yet);
+//   - tile.tile_mma -> one xe.dpas per (m, n, k) DPAS block, K innermost, operands gathered from the
+//     registers the DPAS layouts name;
+//   - tile.store_tile -> one lane.store per register (clipped at the memref bounds). The 2D block store
+//     exists only as inline vISA (reference §3), which a later issue implements;
+//   - tile.prefetch_tile is dropped: the 2D prefetch is inline vISA only (reference §3), a later issue;
+//   - tile.convert_layout runs the plan resolve-layouts recorded (register permutation or shuffles);
+//   - scf.for/scf.if keep their structure (the K loop is never unrolled);
+//   - kernel attributes sg_size, wg_size, target, and build_options = "-ze-opt-large-register-file"
+//     when the loop-carried values alone fill half of the default register file (reference §7).
+#include "ir/Module.h"
+#include "ir/ops/XeOps.h"
+#include "ir/passes/PassManager.h"
+#include "ir/passes/XeCommon.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <unordered_map>
+
+namespace xtc::passes {
+
+using ir::Attribute;
+using ir::AttrKind;
+using ir::ElemKind;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+struct LowerError {};
+
+// The surface of a 2D block message (i32 values but the base): what an init_tile's memref, shape
+// and strides describe.
+struct Surface {
+  Value *base = nullptr, *width = nullptr, *height = nullptr, *pitch = nullptr;
+};
+
+struct TileState {
+  Value* mem = nullptr;
+  Type type;
+  std::vector<Value*> offs;
+  Surface surf;
+};
+
+class KernelLowerXe {
+public:
+  KernelLowerXe(Operation* k, const targets::Target& t, DiagnosticEngine& d)
+      : kernel_(k), t_(t), S_(t.subgroupSize), diags_(d) {}
+  void run();
+
+private:
+  [[noreturn]] void fail(const Operation& op, const std::string& msg) {
+    diags_.error(op.loc(), "lower-xe: " + msg);
+    throw LowerError{};
+  }
+  template <class T>
+  T need(layout::Expected<T> e, const Operation& op) {
+    if (!e) fail(op, e.error());
+    return *e;
+  }
+
+  const std::vector<Value*>& get(Value* v, const Operation& user) {
+    auto it = map_.find(v);
+    if (it == map_.end()) fail(user, "internal error: operand not lowered yet");
+    return it->second;
+  }
+  Value* get1(Value* v, const Operation& user) {
+    const auto& vs = get(v, user);
+    if (vs.size() != 1) fail(user, "internal error: expected one lowered value");
+    return vs[0];
+  }
+  const TileState& tile(Value* v, const Operation& user) {
+    auto it = tiles_.find(v);
+    if (it == tiles_.end()) fail(user, "internal error: tile not lowered yet");
+    return it->second;
+  }
+  std::vector<Value*> flatten(const std::vector<Value*>& olds, const Operation& user) {
+    std::vector<Value*> r;
+    for (Value* v : olds)
+      for (Value* n : get(v, user)) r.push_back(n);
+    return r;
+  }
+  void mapSlices(const std::vector<Value*>& olds, const std::vector<Value*>& news, const std::vector<Value*>& inits,
+                 const Operation& op);
+
+  Value* cIndex(int64_t v) {
+    auto it = constIndex_.find(v);
+    if (it != constIndex_.end()) return it->second;
+    return constIndex_[v] = pro_.constantIndex(v);
+  }
+  Value* add(Value* a, Value* b) { return b_.create("arith.addi", {a, b}, {Type::index()})->result(); }
+  Value* addC(Value* a, int64_t c) { return c == 0 ? a : add(a, cIndex(c)); }
+  Value* toI32(Value* v) { return b_.create("arith.convert", {v}, {Type::scalar(ElemKind::I32)})->result(); }
+  std::vector<Value*> extractAll(Value* vec);
+  Value* fromElements(const std::vector<Value*>& regs, ElemKind k) {
+    return b_.create("vector.from_elements", regs, {Type::vector({static_cast<int64_t>(regs.size())}, k)})->result();
+  }
+
+  // The lane layout of a subgroup vector, checked to be one register set per lane of this subgroup.
+  const layout::LinearLayout& laneLayout(const Type& t, const Operation& op);
+  Type laneType(const Type& t, const Operation& op) {
+    return Type::vector({xe::registersOf(laneLayout(t, op))}, t.elem());
+  }
+  Surface surface(Operation& init, const TileState& t);
+  // Per out dim, this lane's share of the coordinate (the lane bits' contribution), as index values.
+  std::vector<Value*> laneCoords(const layout::LinearLayout& l, const Operation& op);
+
+  void lowerBlock(ir::Block& b);
+  void lowerOp(Operation& op);
+  void lowerInitTile(Operation& op);
+  void lowerUpdateOffset(Operation& op);
+  void lowerLoadTile(Operation& op);
+  void lowerStoreTile(Operation& op);
+  void lowerMma(Operation& op);
+  void lowerConvert(Operation& op);
+  void lowerFor(Operation& op);
+  void lowerIf(Operation& op);
+  void lowerElementwise(Operation& op);
+
+  Operation* kernel_;
+  const targets::Target& t_;
+  int64_t S_;
+  DiagnosticEngine& diags_;
+  ir::Builder b_, pro_;
+  Value* laneId_ = nullptr;
+  std::map<int64_t, Value*> constIndex_;
+  std::unordered_map<Value*, std::vector<Value*>> map_;
+  std::unordered_map<Value*, TileState> tiles_;
+  std::unordered_map<Value*, Value*> bases_;
+  std::map<std::string, std::vector<Value*>> laneCoordCache_;
+  int64_t loopCarriedBytes_ = 0;  // per lane, largest over loops
+};
+
+const layout::LinearLayout& KernelLowerXe::laneLayout(const Type& t, const Operation& op) {
+  const layout::LinearLayout* l = ir::vectorLinearLayout(t);
+  if (!l) fail(op, fmt::format("vector {} has no lane layout (run layout-assignment first)", t.str()));
+  if (l->inDimSize("lane") != S_ || !l->isInjective() || l->outDimSize("dim0") * l->outDimSize("dim1") != t.numElements())
+    fail(op, fmt::format("the lane layout of {} is not one register set per lane of a {}-lane subgroup; not "
+                         "implemented yet",
+                         t.str(), S_));
+  return *l;
+}
+
+std::vector<Value*> KernelLowerXe::extractAll(Value* vec) {
+  std::vector<Value*> r;
+  Type et = Type::scalar(vec->type().elem());
+  for (int64_t i = 0; i < vec->type().shape()[0]; ++i)
+    r.push_back(b_.create("vector.extract", {vec}, {et}, {{"index", Attribute::integer(i)}})->result());
+  return r;
+}
+
+Surface KernelLowerXe::surface(Operation& init, const TileState& t) {
+  const Type& mt = init.operand(0)->type();
+  if (mt.rank() != 2 || !mt.strides().empty() || mt.memSpace() != ir::MemSpace::Global)
+    fail(init, fmt::format("2D block loads from {} (not a dense rank-2 global memref) are not implemented yet", mt.str()));
+  int64_t eb = ir::elemBits(mt.elem()) / 8;
+  Type i32 = Type::scalar(ElemKind::I32);
+  std::vector<int64_t> seg = init.attr("segments") ? init.attr("segments")->getIntArray() : std::vector<int64_t>{2, 0, 0};
+  Surface s;
+  auto it = bases_.find(t.mem);
+  s.base = it != bases_.end() ? it->second
+                              : (bases_[t.mem] = pro_.create("xe.base_address", {t.mem}, {Type::scalar(ElemKind::I64)})->result());
+  Value *rows, *cols, *stride;
+  if (seg[1] == 2) {
+    // Explicit shape and strides: the surface is what they describe; the inner stride must be 1.
+    Operation* inner = init.operand(6)->definingOp();
+    const Attribute* one = inner && inner->is("arith.constant") ? inner->attr("value") : nullptr;
+    if (!one || !one->isa(AttrKind::Int) || one->getInt() != 1)
+      fail(init, "2D block loads need a unit inner stride (a constant 1); other strides are not implemented yet");
+    rows = get1(init.operand(3), init);
+    cols = get1(init.operand(4), init);
+    stride = get1(init.operand(5), init);
+  } else {
+    // Dense row-major: the surface is the whole memref, pitch = row bytes.
+    rows = b_.create("memref.dim", {t.mem}, {Type::index()}, {{"index", Attribute::integer(0)}})->result();
+    cols = b_.create("memref.dim", {t.mem}, {Type::index()}, {{"index", Attribute::integer(1)}})->result();
+    stride = cols;
+  }
+  auto bytes = [&](Value* v) {
+    return b_.create("arith.convert", {b_.create("arith.muli", {v, cIndex(eb)}, {Type::index()})->result()}, {i32})->result();
+  };
+  s.width = bytes(cols);
+  s.pitch = stride == cols ? s.width : bytes(stride);
+  s.height = b_.create("arith.convert", {rows}, {i32})->result();
+  return s;
+}
+
+std::vector<Value*> KernelLowerXe::laneCoords(const layout::LinearLayout& l, const Operation& op) {
+  std::string key = l.print();
+  auto it = laneCoordCache_.find(key);
+  if (it != laneCoordCache_.end()) return it->second;
+  std::vector<Value*> r;
+  int lb = l.inDimBits("lane");
+  for (int d = 0; d < 2; ++d) {
+    // xor of the lane bases equals their sum when they use disjoint bits; checked here.
+    int32_t used = 0;
+    Value* acc = nullptr;
+    for (int b = 0; b < lb; ++b) {
+      int32_t v = l.basis("lane", b)[static_cast<size_t>(d)];
+      if (v == 0) continue;
+      if (used & v) fail(op, "a lane layout whose lane bits overlap in one coordinate is not implemented yet");
+      used |= v;
+      Value* bit = pro_.create("arith.andi", {pro_.create("arith.shrui", {laneId_, cIndex(b)}, {Type::index()})->result(), cIndex(1)},
+                               {Type::index()})
+                       ->result();
+      Value* term = v == 1 ? bit : pro_.create("arith.muli", {bit, cIndex(v)}, {Type::index()})->result();
+      acc = acc ? pro_.create("arith.addi", {acc, term}, {Type::index()})->result() : term;
+    }
+    // Registers must not touch the lane's bits either, so row/col = register part + lane part.
+    for (int b = 0; b < l.inDimBits("register"); ++b)
+      if (l.basis("register", b)[static_cast<size_t>(d)] & used)
+        fail(op, "a lane layout whose register and lane bits overlap is not implemented yet");
+    r.push_back(acc ? acc : cIndex(0));
+  }
+  laneCoordCache_[key] = r;
+  return r;
+}
+
+void KernelLowerXe::mapSlices(const std::vector<Value*>& olds, const std::vector<Value*>& news,
+                              const std::vector<Value*>& inits, const Operation& op) {
+  size_t pos = 0;
+  for (size_t i = 0; i < olds.size(); ++i) {
+    Value* o = olds[i];
+    if (o->type().isTile()) {
+      if (i >= inits.size()) fail(op, "internal error: tile without an initial value");
+      TileState s = tile(inits[i], op);
+      s.offs.assign(news.begin() + static_cast<long>(pos), news.begin() + static_cast<long>(pos + s.offs.size()));
+      pos += s.offs.size();
+      tiles_[o] = s;
+      map_[o] = s.offs;
+    } else {
+      map_[o] = {news.at(pos)};
+      ++pos;
+    }
+  }
+}
+
+void KernelLowerXe::lowerInitTile(Operation& op) {
+  const Type& tt = op.result()->type();
+  const ir::TileInfo& info = tt.tileInfo();
+  if (info.wgMap) fail(op, "expects subgroup-level IR, but this tile has a wg_map (run wg-distribute first)");
+  if (info.scattered || info.space != ir::MemSpace::Global) fail(op, "scattered and SLM tiles are not implemented yet");
+  Value* src = op.operand(0);
+  if (!src->type().isMemRef()) fail(op, "tiles over raw addresses are not implemented yet");
+  if (src->type().rank() != 2 || tt.rank() != 2) fail(op, "only rank-2 tiles of rank-2 memrefs are implemented yet");
+  TileState s;
+  s.mem = get1(src, op);
+  s.type = tt;
+  for (unsigned i = 1; i <= 2; ++i) s.offs.push_back(get1(op.operand(i), op));
+  s.surf = surface(op, s);
+  tiles_[op.result()] = s;
+  map_[op.result()] = s.offs;
+}
+
+void KernelLowerXe::lowerUpdateOffset(Operation& op) {
+  TileState s = tile(op.operand(0), op);
+  if (op.numOperands() != 3) fail(op, "scattered tile offsets are not implemented yet");
+  for (unsigned i = 0; i < 2; ++i) s.offs[i] = add(s.offs[i], get1(op.operand(1 + i), op));
+  tiles_[op.result()] = s;
+  map_[op.result()] = s.offs;
+}
+
+void KernelLowerXe::lowerLoadTile(Operation& op) {
+  const TileState& t = tile(op.operand(0), op);
+  auto m = xe::messageOf(op);
+  if (!m) fail(op, "the load is not blocked (run blocking first)");
+  if (const Attribute* p = op.attr("padding")) {
+    bool zero = p->isa(AttrKind::Float) ? p->getFloat() == 0.0 : p->getInt() == 0;
+    if (!zero) fail(op, "a non-zero padding value is not implemented yet (the hardware fills with zeros)");
+  }
+  const Type& rt = op.result()->type();
+  const layout::LinearLayout& l = laneLayout(rt, op);
+  int64_t rows = rt.shape()[0], cols = rt.shape()[1];
+  if (need(xe::tileLoadLayout(*m, rows, cols, static_cast<int>(S_)), op) != l)
+    fail(op, "internal error: the load's layout is not the layout of its messages");
+  const Surface& s = t.surf;
+  int64_t perMsg = m->rows() * m->cols() / S_;
+  ElemKind ek = rt.elem();
+  ir::AttrMap attrs{{"elem_bits", Attribute::integer(m->elemBits)}, {"block_w", Attribute::integer(m->width)},
+                    {"block_h", Attribute::integer(m->height)},     {"array_len", Attribute::integer(m->arrayLength)},
+                    {"vnni", Attribute::boolean(m->vnni)},          {"transpose", Attribute::boolean(false)}};
+  std::vector<Value*> regs;
+  for (auto [r0, c0] : xe::messageOrigins(rows, cols, m->rows(), m->cols())) {
+    Value* x = toI32(addC(t.offs[1], c0));
+    Value* y = toI32(addC(t.offs[0], r0));
+    Value* v = b_.create("xe.load_2d", {s.base, s.width, s.height, s.pitch, x, y}, {Type::vector({perMsg}, ek)}, attrs)
+                   ->result();
+    for (Value* e : extractAll(v)) regs.push_back(e);
+  }
+  map_[op.result()] = {fromElements(regs, ek)};
+}
+
+void KernelLowerXe::lowerStoreTile(Operation& op) {
+  const TileState& t = tile(op.operand(1), op);
+  const Type& vt = op.operand(0)->type();
+  const layout::LinearLayout& l = laneLayout(vt, op);
+  std::vector<Value*> lane = laneCoords(l, op);
+  std::vector<Value*> regs = extractAll(get1(op.operand(0), op));
+  for (int64_t r = 0; r < static_cast<int64_t>(regs.size()); ++r) {
+    std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
+    Value* row = add(t.offs[0], addC(lane[0], c[0]));
+    Value* col = add(t.offs[1], addC(lane[1], c[1]));
+    b_.create("lane.store", {regs[static_cast<size_t>(r)], t.mem, row, col}, {});
+  }
+}
+
+void KernelLowerXe::lowerMma(Operation& op) {
+  auto blk = xe::dpasBlockOf(op);
+  if (!blk) fail(op, "the tile_mma is not blocked (run blocking first)");
+  int64_t bm = (*blk)[0], bn = (*blk)[1], bk = (*blk)[2];
+  const Type& at = op.operand(0)->type();
+  const Type& bt = op.operand(1)->type();
+  const Type& ct = op.result()->type();
+  int64_t M = at.shape()[0], K = at.shape()[1], N = bt.shape()[1];
+  ElemKind in = at.elem(), acc = ct.elem();
+  const layout::LinearLayout& la = laneLayout(at, op);
+  const layout::LinearLayout& lb = laneLayout(bt, op);
+  const layout::LinearLayout& lc = laneLayout(ct, op);
+  auto a1 = need(xe::dpasOperandLayout(t_, in, layout::Operand::A, bm, bk), op);
+  auto b1 = need(xe::dpasOperandLayout(t_, in, layout::Operand::B, bk, bn), op);
+  auto c1 = need(xe::dpasOperandLayout(t_, in, layout::Operand::C, bm, bn), op);
+  // Registers of the block at (r0, c0) of a big layout, in the order of the one-block layout; every
+  // lane must agree, or the operand is not in DPAS layout.
+  auto gather = [&](const layout::LinearLayout& big, const layout::LinearLayout& one, int64_t r0, int64_t c0) {
+    std::map<std::pair<int32_t, int32_t>, int32_t> at0;
+    for (int32_t r = 0; r < big.inDimSize("register"); ++r) {
+      auto c = big.apply(std::vector<int32_t>{r, 0});
+      at0[{c[0], c[1]}] = r;
+    }
+    std::vector<int32_t> regs;
+    for (int32_t i = 0; i < one.inDimSize("register"); ++i) {
+      auto c = one.apply(std::vector<int32_t>{i, 0});
+      auto it = at0.find({static_cast<int32_t>(c[0] + r0), static_cast<int32_t>(c[1] + c0)});
+      if (it == at0.end()) fail(op, "internal error: an operand is not in its DPAS layout");
+      for (int32_t lane = 0; lane < S_; ++lane) {
+        auto cb = big.apply(std::vector<int32_t>{it->second, lane});
+        auto co = one.apply(std::vector<int32_t>{i, lane});
+        if (cb[0] != co[0] + r0 || cb[1] != co[1] + c0) fail(op, "internal error: an operand is not in its DPAS layout");
+      }
+      regs.push_back(it->second);
+    }
+    return regs;
+  };
+  std::vector<Value*> A = extractAll(get1(op.operand(0), op));
+  std::vector<Value*> B = extractAll(get1(op.operand(1), op));
+  std::vector<Value*> C;
+  if (op.numOperands() == 3) C = extractAll(get1(op.operand(2), op));
+  else {
+    Value* zero = pro_.constantFloat(0.0, acc);
+    C.assign(static_cast<size_t>(xe::registersOf(lc)), zero);
+  }
+  auto pick = [&](const std::vector<Value*>& from, const std::vector<int32_t>& idx, ElemKind k) {
+    std::vector<Value*> v;
+    for (int32_t i : idx) v.push_back(from[static_cast<size_t>(i)]);
+    return fromElements(v, k);
+  };
+  ir::AttrMap attrs{{"a_type", Attribute::string(std::string(ir::elemName(in)))},
+                    {"b_type", Attribute::string(std::string(ir::elemName(bt.elem())))},
+                    {"acc_type", Attribute::string(std::string(ir::elemName(acc)))},
+                    {"m", Attribute::integer(bm)},
+                    {"n", Attribute::integer(bn)},
+                    {"k", Attribute::integer(bk)}};
+  for (int64_t mi = 0; mi < M; mi += bm)
+    for (int64_t ni = 0; ni < N; ni += bn) {
+      std::vector<int32_t> cregs = gather(lc, c1, mi, ni);
+      Value* cv = pick(C, cregs, acc);
+      for (int64_t ki = 0; ki < K; ki += bk) {
+        Value* av = pick(A, gather(la, a1, mi, ki), in);
+        Value* bv = pick(B, gather(lb, b1, ki, ni), bt.elem());
+        cv = b_.create("xe.dpas", {cv, av, bv}, {cv->type()}, attrs)->result();
+      }
+      std::vector<Value*> out = extractAll(cv);
+      for (size_t i = 0; i < cregs.size(); ++i) C[static_cast<size_t>(cregs[i])] = out[i];
+    }
+  map_[op.result()] = {fromElements(C, acc)};
+}
+
+void KernelLowerXe::lowerConvert(Operation& op) {
+  const Attribute* plan = op.attr("plan");
+  if (!plan || !plan->isa(AttrKind::String)) fail(op, "convert_layout without a plan (run resolve-layouts first)");
+  std::vector<Value*> src = extractAll(get1(op.operand(0), op));
+  ElemKind k = op.result()->type().elem();
+  std::vector<Value*> dst;
+  if (plan->getString() == "permute") {
+    for (int64_t s : op.attr("permutation")->getIntArray()) dst.push_back(src.at(static_cast<size_t>(s)));
+  } else if (plan->getString() == "shuffle") {
+    std::vector<int64_t> regs = op.attr("src_regs")->getIntArray(), lanes = op.attr("src_lanes")->getIntArray();
+    int64_t R = static_cast<int64_t>(regs.size()) / S_;
+    for (int64_t r = 0; r < R; ++r) {
+      int64_t sreg = regs[static_cast<size_t>(r * S_)];
+      int64_t x = lanes[static_cast<size_t>(r * S_)];  // lane 0's source lane = the xor constant
+      for (int64_t l = 0; l < S_; ++l) {
+        if (regs[static_cast<size_t>(r * S_ + l)] != sreg)
+          fail(op, "a shuffle whose source register differs per lane is not implemented yet");
+        if (lanes[static_cast<size_t>(r * S_ + l)] != (l ^ x))
+          fail(op, "a shuffle whose source lane is not lane ^ constant is not implemented yet");
+      }
+      Value* srcLane = x == 0 ? laneId_ : b_.create("arith.xori", {laneId_, cIndex(x)}, {Type::index()})->result();
+      dst.push_back(x == 0 ? src.at(static_cast<size_t>(sreg))
+                           : b_.create("lane.shuffle", {src.at(static_cast<size_t>(sreg)), srcLane},
+                                       {Type::scalar(k)})->result());
+    }
+  } else {
+    fail(op, fmt::format("unknown conversion plan '{}'", plan->getString()));
+  }
+  map_[op.result()] = {fromElements(dst, k)};
+}
+
+void KernelLowerXe::lowerElementwise(Operation& op) {
+  std::vector<Value*> operands;
+  for (Value* v : op.operands()) operands.push_back(get1(v, op));
+  std::vector<Type> results;
+  for (Value* r : op.results()) {
+    if (r->type().isTile()) fail(op, fmt::format("'{}' on tiles is not supported", op.name()));
+    results.push_back(r->type().isVector() ? laneType(r->type(), op) : r->type());
+  }
+  for (Value* v : op.operands())
+    if (v->type().isVector() && op.numResults() == 1 && op.result()->type().isVector() &&
+        ir::vectorLinearLayout(v->type()) && *ir::vectorLinearLayout(v->type()) != laneLayout(op.result()->type(), op))
+      fail(op, "internal error: element-wise operands in different layouts");
+  ir::AttrMap attrs = op.attrs();
+  if (op.is("arith.constant") && op.result()->type().isVector()) {
+    const Attribute& v = *op.attr("value");
+    if (v.kind() != AttrKind::Dense || !v.isSplat()) fail(op, "non-splat vector constants are not implemented yet");
+    attrs["value"] = v.denseIsFloat() ? Attribute::denseFloat(results[0], v.denseFloats())
+                                      : Attribute::denseInt(results[0], v.denseInts());
+  }
+  Operation* n = b_.create(op.name(), operands, results, attrs);
+  for (unsigned i = 0; i < op.numResults(); ++i) {
+    n->result(i)->setNameHint(op.result(i)->nameHint());
+    map_[op.result(i)] = {n->result(i)};
+  }
+}
+
+void KernelLowerXe::lowerFor(Operation& op) {
+  std::vector<Value*> olds(op.operands().begin() + 3, op.operands().end());
+  std::vector<Value*> inits = flatten(olds, op);
+  std::vector<Value*> operands{get1(op.operand(0), op), get1(op.operand(1), op), get1(op.operand(2), op)};
+  std::vector<Type> types;
+  int64_t bytes = 0;
+  for (Value* v : inits) {
+    operands.push_back(v);
+    types.push_back(v->type());
+    if (v->type().isVector()) bytes += v->type().shape()[0] * std::max(1u, ir::elemBits(v->type().elem()) / 8);
+  }
+  loopCarriedBytes_ = std::max(loopCarriedBytes_, bytes);
+  Operation* nf = b_.create("scf.for", operands, types, op.attrs(), 1);
+  ir::Block& ob = op.region(0).block();
+  ir::Block& nb = nf->region(0).addBlock();
+  Value* iv = nb.addArgument(Type::index());
+  iv->setNameHint(ob.argument(0)->nameHint());
+  map_[ob.argument(0)] = {iv};
+  std::vector<Value*> newArgs;
+  for (const Type& t : types) newArgs.push_back(nb.addArgument(t));
+  std::vector<Value*> oldArgs = ob.arguments();  // a copy: arguments() returns by value
+  oldArgs.erase(oldArgs.begin());
+  mapSlices(oldArgs, newArgs, olds, op);
+  for (Value* a : oldArgs)
+    if (!a->type().isTile()) map_[a][0]->setNameHint(a->nameHint());
+  ir::Builder saved = b_;
+  b_.setInsertionPointToEnd(&nb);
+  lowerBlock(ob);
+  b_ = saved;
+  mapSlices(op.results(), nf->results(), olds, op);
+}
+
+void KernelLowerXe::lowerIf(Operation& op) {
+  std::vector<Type> types;
+  for (Value* r : op.results()) {
+    if (r->type().isTile()) fail(op, "tiles yielded by scf.if are not implemented yet");
+    types.push_back(r->type().isVector() ? laneType(r->type(), op) : r->type());
+  }
+  Operation* ni = b_.create("scf.if", {get1(op.operand(0), op)}, types, op.attrs(), op.numRegions());
+  ir::Builder saved = b_;
+  for (unsigned r = 0; r < op.numRegions(); ++r) {
+    if (op.region(r).empty()) continue;
+    b_.setInsertionPointToEnd(&ni->region(r).addBlock());
+    lowerBlock(op.region(r).block());
+  }
+  b_ = saved;
+  mapSlices(op.results(), ni->results(), {}, op);
+}
+
+void KernelLowerXe::lowerOp(Operation& op) {
+  b_.setLoc(op.loc());
+  pro_.setLoc(op.loc());
+  const std::string& n = op.name();
+  if (n == "tile.init_tile") return lowerInitTile(op);
+  if (n == "tile.update_tile_offset") return lowerUpdateOffset(op);
+  if (n == "tile.load_tile") return lowerLoadTile(op);
+  if (n == "tile.store_tile") return lowerStoreTile(op);
+  if (n == "tile.tile_mma") return lowerMma(op);
+  if (n == "tile.convert_layout") return lowerConvert(op);
+  if (n == "tile.prefetch_tile") return;  // a cache hint; the 2D prefetch is inline vISA only (see top)
+  if (n == "scf.for") return lowerFor(op);
+  if (n == "scf.if") return lowerIf(op);
+  if (n == "scf.yield" || n == "xtc.return") {
+    b_.create(n, flatten(op.operands(), op), {}, op.attrs());
+    return;
+  }
+  if (op.dialect() == "tile") fail(op, fmt::format("'{}' is not implemented yet on pvc/dg2", n));
+  if (op.numRegions() != 0) fail(op, fmt::format("'{}' with regions is not supported", n));
+  if (op.is("gpu.slm_alloc")) fail(op, "shared local memory is not implemented yet on pvc/dg2");
+  lowerElementwise(op);
+}
+
+void KernelLowerXe::lowerBlock(ir::Block& from) {
+  for (auto& op : from.opList()) lowerOp(*op);
+}
+
+void KernelLowerXe::run() {
+  ir::registerXeOps();
+  ir::Block& body = ir::kernelBody(kernel_);
+  std::vector<std::unique_ptr<Operation>> old;
+  for (Operation* op : body.opsSnapshot()) old.push_back(op->remove());
+  for (Value* a : body.arguments()) map_[a] = {a};
+  b_.setInsertionPointToEnd(&body);
+  b_.setLoc(kernel_->loc());
+  laneId_ = b_.create("gpu.lane_id", {}, {Type::index()})->result();
+  laneId_->setNameHint("lane");
+  // Prologue values (constants, lane-derived indices, surfaces) go before this anchor, which is not
+  // itself a cached constant (a prologue op may not use it) and is erased at the end.
+  Operation* anchor = b_.constantIndex(0)->definingOp();
+  pro_.setInsertionPoint(anchor);
+  pro_.setLoc(kernel_->loc());
+  struct Cleanup {
+    std::vector<std::unique_ptr<Operation>>& ops;
+    ~Cleanup() {
+      for (auto& o : ops) o->dropAllReferences();
+      ops.clear();
+    }
+  } cleanup{old};
+  for (auto& op : old) lowerOp(*op);
+  anchor->erase();
+
+  int64_t nsg = kernel_->intAttr("num_subgroups", 1);
+  if (nsg < 1) fail(*kernel_, "`num_subgroups` must be at least 1");
+  kernel_->setAttr("sg_size", Attribute::integer(S_));
+  kernel_->setAttr("wg_size", Attribute::intArray({nsg * S_, 1, 1}));
+  kernel_->setAttr("target", Attribute::string(t_.name));
+  // Loop-carried registers (accumulators) of a whole subgroup, in GRFs: when they alone take half of
+  // the default file, the kernel needs the large one (reference §7/§11: a 32x64 f32 tile spills in 128).
+  int64_t grfs = t_.grfBytes ? loopCarriedBytes_ * S_ / t_.grfBytes : 0;
+  if (t_.grfCountLarge && grfs * 2 >= t_.grfCount)
+    kernel_->setAttr("build_options", Attribute::string("-ze-opt-large-register-file"));
+}
+
+class LowerXePass : public Pass {
+public:
+  std::string name() const override { return "lower-xe"; }
+  std::string description() const override {
+    return "pvc/dg2: blocked, layout-resolved tile IR -> lane-level IR with xe.* hardware ops";
+  }
+  bool run(Operation* module, PassContext& ctx) override {
+    if (!ctx.target || !ctx.target->hasDpas) {
+      ctx.diags.error(module->loc(), "lower-xe: needs a target with DPAS (pvc or dg2)");
+      return false;
+    }
+    bool ok = true;
+    for (Operation* k : ir::moduleKernels(module)) {
+      try {
+        KernelLowerXe(k, *ctx.target, ctx.diags).run();
+      } catch (const LowerError&) {
+        ok = false;
+      }
+    }
+    return ok;
+  }
+};
+
+}  // namespace
+
+void registerLowerXePass() {
+  registerPass("lower-xe", [] { return std::make_unique<LowerXePass>(); });
+}
+
+}  // namespace xtc::passes

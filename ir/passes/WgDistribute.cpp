@@ -193,6 +193,10 @@ private:
     std::vector<Value*> off;
     for (size_t i = 0; i < d.rank(); ++i) {
       int64_t w = d.shape()[i], l = d.map().sgLayout[i], dd = d.map().sgData[i], round = l * dd;
+      if (dd == w) {  // the whole dimension: every subgroup starts at 0
+        off.push_back(cst(0));
+        continue;
+      }
       Value* base = mulc(pro(), s[i], dd);
       if (round > w) base = remc(pro(), base, w);  // wrap-around: replicas share a block
       off.push_back(round < w ? add(pro(), base, cst(k[i] * round)) : base);

@@ -289,7 +289,8 @@ private:
         }
         // [1, 0] is the default; keep the type canonical so equal tiles compare equal.
         if (*o == std::vector<int64_t>{0, 1}) info.order = *o;
-      } else if (isTile && a.key.empty() && v.kind == Term::Kind::Named && v.text == "scatter" && !v.hasAngle) {
+      } else if (isTile && a.key.empty() && v.kind == Term::Kind::Named && (v.text == "scatter" || v.text == "scattered") &&
+                 !v.hasAngle) {  // the RFC's `scatter`; the IR prints `scattered`
         info.scattered = true;
       } else if ((isTile || isVec) && a.key.empty() &&
                  (v.kind == Term::Kind::Ref || (v.kind == Term::Kind::Named && v.text == "wg_map"))) {

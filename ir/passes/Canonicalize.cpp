@@ -267,8 +267,8 @@ private:
     }
     if (n == "arith.select") {
       if (op->operand(1) == op->operand(2)) return replaceOp(op, op->operand(1));
-      if (op->operand(0)->type().isScalar())
-        if (auto c = constOf(op->operand(0))) return replaceOp(op, op->operand(c->i ? 1 : 2));
+      // A constant condition (scalar, or a splat vector: every lane picks the same side).
+      if (auto c = constOf(op->operand(0)); c && !c->isFloat) return replaceOp(op, op->operand(c->i ? 1 : 2));
       return;
     }
     if (n == "arith.convert") {

@@ -5,6 +5,7 @@
 // Itanium-mangled names; the translator turns them into SPIR-V builtin variables, OpGroup* and
 // OpenCL.std instructions.
 #include "backends/spirv/LLVMEmitter.h"
+#include "backends/spirv/XeBuiltins.h"
 
 #include "ir/Module.h"
 
@@ -361,6 +362,12 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     emitFor(op);
   } else if (n == "scf.if") {
     emitIf(op);
+  } else if (op.dialect() == "xe") {
+    // Hardware ops (pvc/dg2): Intel builtins, backends/spirv/XeBuiltins.cpp.
+    XeEmitContext xc{m_, &b_, target_, [&](ir::Value* v) -> const std::vector<llvm::Value*>& { return get(v, op); },
+                     [&](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
+                     [&](ir::Value* v) { return mem(v, op).ptr; }};
+    if (std::string e = emitXeOp(op, xc); !e.empty()) fail(op, e);
   } else {
     fail(op, fmt::format("SPIR-V backend: '{}' is not a lane-level op (run the target's lowering first)", n));
   }

@@ -219,6 +219,7 @@ public:
     }
     bool ok = true;
     for (Operation* k : ir::moduleKernels(module)) {
+      if (k->hasAttr("target")) continue;  // already lowered (lane-level input)
       try {
         KernelBlocking(k, *ctx.target, ctx.diags).run();
       } catch (const BlockingError&) {

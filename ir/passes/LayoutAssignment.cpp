@@ -195,6 +195,7 @@ public:
     }
     bool ok = true;
     for (Operation* k : ir::moduleKernels(module)) {
+      if (k->hasAttr("target")) continue;  // already lowered (lane-level input)
       try {
         KernelLayouts(k, *ctx.target, ctx.diags).run();
       } catch (const AssignError&) {

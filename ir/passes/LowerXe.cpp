@@ -568,6 +568,7 @@ public:
     }
     bool ok = true;
     for (Operation* k : ir::moduleKernels(module)) {
+      if (k->hasAttr("target")) continue;  // already lowered (lane-level input)
       try {
         KernelLowerXe(k, *ctx.target, ctx.diags).run();
       } catch (const LowerError&) {

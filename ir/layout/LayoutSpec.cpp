@@ -351,6 +351,31 @@ std::string ownerLabel(const LinearLayout& l, const std::vector<int32_t>& idx) {
   return s.empty() ? "*" : s;
 }
 
+// A label for a set of owners: per dim the distinct values ("s0,1 r5" when subgroups 0 and 1 both hold
+// register 5); " +k" when that product set would overstate the owners.
+std::string ownersLabel(const LinearLayout& l, const std::vector<std::vector<int32_t>>& owners) {
+  if (owners.size() == 1) return ownerLabel(l, owners[0]);
+  std::string s;
+  size_t product = 1;
+  for (int i : displayOrder(l)) {
+    if (l.inDims()[i].size() == 1) continue;
+    std::vector<int32_t> vals;
+    for (const auto& o : owners) vals.push_back(o[i]);
+    std::sort(vals.begin(), vals.end());
+    vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
+    product *= vals.size();
+    std::string part = abbrev(l.inDims()[i].name);
+    if (vals.size() <= 4) {
+      for (size_t k = 0; k < vals.size(); ++k) part += (k ? "," : "") + std::to_string(vals[k]);
+    } else {
+      part += fmt::format("{}..{}({})", vals.front(), vals.back(), vals.size());
+    }
+    s += (s.empty() ? "" : " ") + part;
+  }
+  if (product != owners.size()) s = ownerLabel(l, owners[0]) + fmt::format(" +{}", owners.size() - 1);
+  return s;
+}
+
 // owners[r*cols + c] = input indices holding (r, c), in increasing flat-input order.
 std::vector<std::vector<std::vector<int32_t>>> ownerTable(const HwLayout& hw) {
   const int64_t rows = hw.shape[0], cols = hw.shape[1];
@@ -465,10 +490,7 @@ std::string renderTensorView(const HwLayout& hw) {
   size_t width = 1;
   for (size_t i = 0; i < table.size(); ++i) {
     if (table[i].empty()) text[i] = ".";
-    else {
-      text[i] = ownerLabel(hw.layout, table[i][0]);
-      if (table[i].size() > 1) text[i] += fmt::format(" +{}", table[i].size() - 1);
-    }
+    else text[i] = ownersLabel(hw.layout, table[i]);
     width = std::max(width, text[i].size());
   }
   std::string out = header(hw);
@@ -586,7 +608,7 @@ std::string renderSvg(const HwLayout& hw) {
   s += fmt::format("<text x=\"{}\" y=\"20\" font-size=\"14\">{} on {}x{}</text>\n", left, title, rows, cols);
   s += fmt::format("<text x=\"{}\" y=\"38\" font-size=\"11\">colour = {}{}; label = {}</text>\n", left,
                    key == "addr" ? "SLM bank (16 x 4 B)" : key, sgDim >= 0 ? ", shade = subgroup" : "",
-                   "owner (s subgroup, l lane, r register, a SLM slot); +k = k more owners");
+                   "owners (s subgroup, l lane, r register, a SLM slot; s0,1 = subgroups 0 and 1; +k = k more)");
   for (int64_t c = 0; c < cols; c += (cell >= 18 ? 1 : 8))
     s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>\n", left + c * cell + cell / 2,
                      top - 4, c);
@@ -605,7 +627,7 @@ std::string renderSvg(const HwLayout& hw) {
       s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"#555\" stroke-width=\"0.5\"/>\n", x,
                        y, cell, cell, color(keyValue(o), sgDim >= 0 ? o[sgDim] : 0));
       if (labels) {
-        std::string lab = ownerLabel(l, o);
+        std::string lab = ownersLabel(l, owners);
         // Two lines: the first two parts, then the rest.
         std::vector<std::string> parts;
         size_t st = 0;
@@ -614,7 +636,6 @@ std::string renderSvg(const HwLayout& hw) {
             parts.push_back(lab.substr(st, i - st));
             st = i + 1;
           }
-        if (owners.size() > 1) parts.push_back(fmt::format("+{}", owners.size() - 1));
         std::string l1, l2;
         for (size_t i = 0; i < parts.size(); ++i) (i < 2 ? l1 : l2) += (i == 0 || i == 2 ? "" : " ") + parts[i];
         s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"9\" text-anchor=\"middle\">{}</text>\n", x + cell / 2,

@@ -31,8 +31,8 @@ enum class View { Hardware, Tensor };
 // Hardware view: per subgroup, a table with one column per lane and one row per register (packed
 // registers shown as one row per slot, "a:b" for the elements in it); "-" marks masked padding.
 std::string renderHwView(const HwLayout& hw);
-// Tensor view: a grid of the tensor with each element's first owner ("s1 l3 r5"), "+k" when k more
-// hardware indices hold it, "." when nobody does.
+// Tensor view: a grid of the tensor with each element's owners ("s1 l3 r5"; "s0,1 r5" when subgroups 0
+// and 1 both hold register 5; "+k" when k more owners do not fit that form), "." when nobody does.
 std::string renderTensorView(const HwLayout& hw);
 // JSON (pretty-printed). Tensor view: {"layout", "linear", "shape", "elements": [{"coord":[i,j],
 // "owners":[{"subgroup":s,"lane":l,"register":r}, ...]}]}. Hardware view: {"layout", "linear",

@@ -107,7 +107,7 @@ TEST(LayoutSpec, TensorViewShowsOwners) {
   // Replicated: sg_layout [1,2] over a 2x4 tile with sg_data [2,4]: both subgroups hold every element.
   auto rep = parseLayoutSpec("wg_map<sg_layout=[1,2], sg_data=[2,4]>", shape(2, 4));
   ASSERT_TRUE(rep);
-  EXPECT_NE(renderTensorView(*rep).find("s0 r0 +1"), std::string::npos);
+  EXPECT_NE(renderTensorView(*rep).find("| s0,1 r0 | s0,1 r1"), std::string::npos);
 }
 
 TEST(LayoutSpec, JsonTensorAndHwViews) {

@@ -1,40 +1,344 @@
-// `xtc run FILE`: compile, launch on a device, check against the reference interpreter, time.
-// Not built yet: the command exists (so --help documents it) and exits 2 saying so.
+// `xtc run FILE`: compile a kernel, launch it on a device (Level Zero or OpenCL) with seeded random
+// or .npy inputs, optionally compare every buffer with the reference interpreter running the
+// source-level IR (--check) and time it (--bench N).
 #include "driver/Commands.h"
+#include "driver/Pipeline.h"
+#include "driver/RunArgs.h"
+#include "driver/runtime/Runtime.h"
+
+#include "frontend/Frontend.h"
+#include "ir/Module.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+#include "ir/interpret/Interpreter.h"
+#include "ir/interpret/Npy.h"
+#include "ir/ops/Ops.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
 #include <memory>
 #include <vector>
 
 namespace xtc::driver {
 
 namespace {
+
 struct RunOptions {
   std::string input;
-  std::vector<std::string> args;
+  std::string kernel;
+  std::vector<std::string> args, inputs, outputs;
   bool check = false;
   unsigned bench = 0;
-  std::string runtime = "opencl";
+  std::string runtime = "auto";
   std::string target = "generic";
-  unsigned seed = 1;
+  unsigned device = 0;
+  bool listDevices = false;
+  bool emulateXe = false;
+  uint64_t seed = 1;
 };
+
+using Clock = std::chrono::steady_clock;
+
+// Prints "xtc run: STAGE: T ms" with -v.
+struct StageTimer {
+  bool verbose;
+  Clock::time_point t0 = Clock::now();
+  void done(const std::string& stage) {
+    auto t1 = Clock::now();
+    if (verbose) std::cerr << fmt::format("xtc run: {}: {:.2f} ms\n", stage, std::chrono::duration<double, std::milli>(t1 - t0).count());
+    t0 = t1;
+  }
+};
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int listDevices() {
+  std::string clErr, zeErr;
+  auto ze = runtime::listLevelZeroDevices(&zeErr);
+  auto cl = runtime::listOpenCLDevices(&clErr);
+  std::cout << "level-zero:" << (ze.empty() ? " none (" + zeErr + ")" : "") << "\n";
+  for (size_t i = 0; i < ze.size(); ++i) std::cout << fmt::format("  [{}] {}\n", i, ze[i].name);
+  std::cout << "opencl:" << (cl.empty() ? " none (" + clErr + ")" : "") << "\n";
+  for (size_t i = 0; i < cl.size(); ++i)
+    std::cout << fmt::format("  [{}] {} ({}){}\n", i, cl[i].name, cl[i].platform, cl[i].isGpu ? ", GPU" : "");
+  return 0;
+}
+
+// Comparison tolerance: |dev - ref| <= rtol * max(|ref|, scale) where scale is the largest |ref|
+// in the buffer (so results that cancel to ~0 are judged against the buffer's magnitude). rtol
+// allows the output rounding plus an f32 accumulation error that grows like sqrt(K).
+double relTolerance(ir::ElemKind k, int64_t K) {
+  double epsOut = 0;
+  switch (k) {
+    case ir::ElemKind::BF16: epsOut = std::ldexp(1.0, -8); break;
+    case ir::ElemKind::F16: epsOut = std::ldexp(1.0, -11); break;
+    case ir::ElemKind::F64: epsOut = std::ldexp(1.0, -53); break;
+    default: epsOut = std::ldexp(1.0, -24); break;
+  }
+  return 2 * epsOut + 16 * std::sqrt(static_cast<double>(std::max<int64_t>(K, 1))) * std::ldexp(1.0, -24);
+}
+
+std::string coords(const std::vector<int64_t>& shape, int64_t lin) {
+  std::vector<int64_t> c(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    c[d] = lin % shape[d];
+    lin /= shape[d];
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < c.size(); ++d) s += (d ? ", " : "") + std::to_string(c[d]);
+  return s + "]";
+}
+
+// Compares a device buffer with the interpreter's; prints a summary line; false on mismatch.
+bool compareBuffer(const std::string& name, const interp::Buffer& dev, const interp::Buffer& ref, int64_t K,
+                   DiagnosticEngine& diags) {
+  int64_t n = ref.numElements();
+  if (!ir::isFloatElem(ref.elem)) {
+    int64_t bad = 0, first = -1;
+    for (int64_t i = 0; i < n; ++i)
+      if (dev.getInt(i) != ref.getInt(i) && bad++ == 0) first = i;
+    if (bad) {
+      diags.error(SourceLoc{}, fmt::format("{}: {} of {} elements differ from the reference interpreter; first at {}: device {}, expected {}",
+                                           name, bad, n, coords(ref.shape, first), dev.getInt(first), ref.getInt(first)));
+      return false;
+    }
+    std::cout << fmt::format("check {}: {} elements equal (exact)\n", name, n);
+    return true;
+  }
+  double scale = 0;
+  for (int64_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(ref.getFloat(i)));
+  double rtol = relTolerance(ref.elem, K), maxAbs = 0, maxRel = 0;
+  int64_t bad = 0, first = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    double d = dev.getFloat(i), r = ref.getFloat(i);
+    double err = std::fabs(d - r);
+    bool same = (std::isnan(d) && std::isnan(r)) || d == r;
+    if (!same && std::isnan(err)) err = INFINITY;
+    if (same) err = 0;
+    maxAbs = std::max(maxAbs, err);
+    if (r != 0) maxRel = std::max(maxRel, err / std::fabs(r));
+    if (err > rtol * std::max(std::fabs(r), scale) && bad++ == 0) first = i;
+  }
+  if (bad) {
+    diags.error(SourceLoc{}, fmt::format("{}: {} of {} elements differ from the reference interpreter (max abs error {:.3g}, max rel error {:.3g}, "
+                                         "tolerance {:.3g} relative to max(|expected|, {:.3g})); first at {}: device {}, expected {}",
+                                         name, bad, n, maxAbs, maxRel, rtol, scale, coords(ref.shape, first), dev.getFloat(first),
+                                         ref.getFloat(first)));
+    return false;
+  }
+  std::cout << fmt::format("check {}: {} elements match (max abs error {:.3g}, max rel error {:.3g}, tolerance {:.3g})\n", name, n, maxAbs, maxRel, rtol);
+  return true;
+}
+
+int runRun(const RunOptions& opts, const GlobalOptions& global) {
+  if (opts.listDevices) return listDevices();
+  if (opts.input.empty()) {
+    std::cerr << "xtc: error: xtc run needs an input file (or --list-devices)\n";
+    return 2;
+  }
+  SourceManager sources;
+  DiagnosticEngine diags(sources, std::cerr);
+  configureDiagnostics(diags, global);
+  auto fail = [&] {
+    diags.flush();
+    return 1;
+  };
+  StageTimer timer{global.verbose};
+
+  // 1. Source-level IR: what the reference interpreter runs.
+  ir::registerAllOps();
+  std::string err;
+  if (!sources.addFile(opts.input, &err)) {
+    diags.error(SourceLoc{}, err);
+    return fail();
+  }
+  std::unique_ptr<ir::Operation> module = endsWith(opts.input, ".ir") ? ir::parseModule(opts.input, *sources.text(opts.input), diags)
+                                                                       : frontend::compileToTileIR(opts.input, diags);
+  if (!module || !ir::verify(*module, diags)) return fail();
+  timer.done("frontend");
+  std::vector<ir::Operation*> kernels = ir::moduleKernels(module.get());
+  ir::Operation* kernel = nullptr;
+  for (ir::Operation* k : kernels)
+    if (opts.kernel.empty() ? kernel == nullptr : ir::kernelName(k) == opts.kernel) kernel = k;
+  if (!kernel) {
+    std::string names;
+    for (ir::Operation* k : kernels) names += (names.empty() ? "" : ", ") + ir::kernelName(k);
+    diags.error(SourceLoc{}, opts.kernel.empty() ? "'" + opts.input + "' has no kernel"
+                                                 : "no kernel '" + opts.kernel + "' in '" + opts.input + "' (kernels: " + names + ")");
+    return fail();
+  }
+  if (opts.kernel.empty() && kernels.size() > 1 && global.verbose)
+    std::cerr << "xtc run: running the first kernel, '" << ir::kernelName(kernel) << "' (choose with --kernel)\n";
+
+  // 2. Arguments.
+  RunArgRequest req{opts.args, opts.inputs, opts.seed};
+  interp::KernelArgs initial;
+  std::map<std::string, int64_t> sizes;
+  if (!buildKernelArgs(*kernel, req, diags, initial, sizes)) return fail();
+  std::array<int64_t, 3> grid{};
+  try {
+    grid = interp::evaluateLaunchGrid(*kernel, initial);
+  } catch (const interp::InterpError& e) {
+    diags.error(e.loc.valid() ? e.loc : kernel->loc(), e.what());
+    return fail();
+  }
+  timer.done("arguments");
+
+  const ir::Block& body = kernel->region(0).block();
+  std::vector<std::string> argNames;
+  if (const ir::Attribute* a = kernel->attr("arg_names"))
+    for (const ir::Attribute& n : a->getArray()) argNames.push_back(n.getString());
+  argNames.resize(body.numArguments());
+  int64_t K = sizes.count("K") ? sizes["K"] : 0;
+
+  // 3. Reference (also the FLOP count for --bench).
+  interp::KernelArgs reference = initial;
+  interp::RunStats stats;
+  bool interpOnly = opts.runtime == "interpreter";
+  if (opts.check || interpOnly || opts.bench > 0) {
+    interp::RunOptions ro;
+    ro.countOnly = !opts.check && !interpOnly;
+    if (!interp::runKernel(*kernel, reference, diags, ro, &stats)) return fail();
+    timer.done(ro.countOnly ? "interpreter (counting)" : "reference interpreter");
+  }
+  if (K == 0 && stats.mmaFlops > 0) {
+    // No named K: the mma work per element of the largest output gives the reduction length.
+    int64_t biggest = 1;
+    for (const auto& a : initial.args)
+      if (a.isBuffer) biggest = std::max(biggest, a.buffer.numElements());
+    K = stats.mmaFlops / (2 * biggest);
+  }
+
+  interp::KernelArgs result = initial;
+  runtime::LaunchTiming timing;
+  if (interpOnly) {
+    result = reference;
+    std::cout << fmt::format("ran {} in the reference interpreter: grid {}x{}x{}, {} level\n", ir::kernelName(kernel), grid[0], grid[1],
+                             grid[2], stats.workgroupLevel ? "workgroup" : "subgroup");
+  } else {
+    // 4. Device.
+    std::unique_ptr<runtime::Runtime> rt;
+    std::string zeErr, clErr;
+    if (opts.runtime == "level-zero" || opts.runtime == "auto") rt = runtime::createLevelZeroRuntime(opts.device, &zeErr);
+    if (!rt && opts.runtime == "auto" && global.verbose) std::cerr << "xtc run: Level Zero unavailable (" << zeErr << "); trying OpenCL\n";
+    if (!rt && (opts.runtime == "opencl" || opts.runtime == "auto")) rt = runtime::createOpenCLRuntime(opts.device, &clErr);
+    if (!rt) {
+      std::string msg = "no device to run on; looked for ";
+      if (!zeErr.empty()) msg += "a Level Zero GPU: " + zeErr;
+      if (!zeErr.empty() && !clErr.empty()) msg += "; and ";
+      if (!clErr.empty()) msg += clErr;
+      diags.error(SourceLoc{}, msg);
+      return fail();
+    }
+    timer.done("device: " + rt->device().name);
+
+    // 5. Compile for the target.
+    CompileOptions co;
+    co.target = opts.target;
+    co.emulateXe = opts.emulateXe;
+    if (opts.target != "generic" && !rt->device().intelXe && !opts.emulateXe) {
+      co.emulateXe = true;
+      std::cerr << "xtc run: note: '" << rt->device().name << "' has no Intel Xe DPAS/2D block IO: compiling for " << opts.target
+                << " with --emulate-xe\n";
+    }
+    CompileResult cr;
+    ir::IRMapping mapping;
+    if (!compileModule(module->clone(mapping), co, diags, cr)) return fail();
+    const KernelInfo* info = nullptr;
+    for (const KernelInfo& ki : cr.kernels)
+      if (ki.name == ir::kernelName(kernel)) info = &ki;
+    if (!info || info->wgSize.size() != 3) {
+      diags.error(kernel->loc(), "internal error: the compiled kernel has no wg_size");
+      return fail();
+    }
+    timer.done("compile (" + opts.target + ")");
+
+    runtime::LaunchConfig cfg;
+    for (size_t d = 0; d < 3; ++d) {
+      cfg.local[d] = static_cast<size_t>(info->wgSize[d]);
+      cfg.global[d] = static_cast<size_t>(grid[d]) * cfg.local[d];
+    }
+    cfg.timedRuns = opts.bench;
+    std::vector<runtime::LaunchArg> launch = abiArgs(*kernel, result);
+    bool empty = cfg.global[0] == 0 || cfg.global[1] == 0 || cfg.global[2] == 0;
+    if (!empty && !rt->run(cr.spirv, info->name, launch, cfg, timing, &err)) {
+      diags.error(SourceLoc{}, "running '" + info->name + "' on " + rt->device().name + ": " + err);
+      return fail();
+    }
+    timer.done("launch");
+    std::cout << fmt::format("ran {} on {} ({}): grid {}x{}x{}, workgroup {}x{}x{}, {:.3f} ms\n", info->name, rt->device().name,
+                             rt->device().runtime, grid[0], grid[1], grid[2], cfg.local[0], cfg.local[1], cfg.local[2], timing.firstMs);
+  }
+
+  // 6. Check.
+  bool ok = true;
+  if (opts.check && !interpOnly) {
+    for (unsigned i = 0; i < body.numArguments(); ++i)
+      if (result.args[i].isBuffer && !compareBuffer(argNames[i], result.args[i].buffer, reference.args[i].buffer, K, diags)) ok = false;
+    timer.done("check");
+    if (!ok) return fail();
+  }
+
+  // 7. Bench.
+  if (opts.bench > 0 && !interpOnly) {
+    std::vector<double> t = timing.timedMs;
+    std::sort(t.begin(), t.end());
+    double median = t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+    double bytes = 0;
+    for (const auto& a : initial.args)
+      if (a.isBuffer) bytes += static_cast<double>(a.buffer.bytes.size());
+    double secs = median * 1e-3;
+    std::cout << fmt::format("bench: {} runs after 1 warm-up: median {:.4f} ms (min {:.4f}, max {:.4f}), {:.3f} TFLOP/s, {:.2f} GB/s\n", t.size(),
+                             median, t.front(), t.back(), secs > 0 ? static_cast<double>(stats.mmaFlops) / secs * 1e-12 : 0.0,
+                             secs > 0 ? bytes / secs * 1e-9 : 0.0);
+  }
+
+  // 8. Outputs.
+  for (const std::string& o : opts.outputs) {
+    size_t eq = o.find('=');
+    std::string name = eq == std::string::npos ? "" : o.substr(0, eq);
+    auto it = std::find(argNames.begin(), argNames.end(), name);
+    if (it == argNames.end() || !result.args[static_cast<size_t>(it - argNames.begin())].isBuffer) {
+      diags.error(SourceLoc{}, "--output '" + o + "': expected NAME=file.npy with NAME a memref parameter");
+      return fail();
+    }
+    if (!interp::writeNpy(o.substr(eq + 1), result.args[static_cast<size_t>(it - argNames.begin())].buffer, &err)) {
+      diags.error(SourceLoc{}, err);
+      return fail();
+    }
+  }
+  diags.flush();
+  return diags.hasErrors() ? 1 : 0;
+}
+
 }  // namespace
 
-void registerRunCommand(CLI::App& root, const GlobalOptions& /*global*/, ExitStatus& status) {
+void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus& status) {
   auto opts = std::make_shared<RunOptions>();
-  CLI::App* cmd = root.add_subcommand("run", "Compile a kernel and run it on a device (not implemented yet)");
-  cmd->add_option("input", opts->input, "Kernel source file (.xt)")->required();
-  cmd->add_option("--arg", opts->args, "Runtime size NAME=VALUE (repeatable)");
-  cmd->add_flag("--check", opts->check, "Compare the results with the reference interpreter");
-  cmd->add_option("--bench", opts->bench, "Time N launches and report the median");
-  cmd->add_option("--runtime", opts->runtime, "level-zero or opencl")
-      ->check(CLI::IsMember({"level-zero", "opencl"}));
-  cmd->add_option("--target", opts->target, "Target: pvc, dg2 or generic")
-      ->check(CLI::IsMember({"pvc", "dg2", "generic"}));
+  CLI::App* cmd = root.add_subcommand("run", "Compile a kernel, run it on a device, check it against the reference interpreter, time it");
+  cmd->add_option("input", opts->input, "Kernel source (.xt) or tile IR (.ir)");
+  cmd->add_option("--kernel", opts->kernel, "Which kernel of the file to run (default: the first)");
+  cmd->add_option("--arg", opts->args,
+                  "NAME=VALUE: a scalar parameter, a memref's shape (A=1024x512), one dimension (A_dim1=512) or a GEMM size (M, N, K)");
+  cmd->add_option("--input", opts->inputs, "NAME=file.npy: initial contents of a memref parameter (default: seeded random values)");
+  cmd->add_option("--output", opts->outputs, "NAME=file.npy: write a memref parameter after the run (bf16 as raw uint16)");
+  cmd->add_flag("--check", opts->check, "Compare every buffer with the reference interpreter (exit 1 on mismatch)");
+  cmd->add_option("--bench", opts->bench, "Time N launches after a warm-up: median/min/max, TFLOP/s, GB/s");
+  cmd->add_option("--runtime", opts->runtime, "auto (Level Zero, else OpenCL), level-zero, opencl, or interpreter (no device)")
+      ->check(CLI::IsMember({"auto", "level-zero", "opencl", "interpreter"}));
+  cmd->add_option("--device", opts->device, "Device index within the runtime (see --list-devices)");
+  cmd->add_flag("--list-devices", opts->listDevices, "List the Level Zero and OpenCL devices and exit");
+  cmd->add_option("--target", opts->target, "Target: pvc, dg2 or generic")->check(CLI::IsMember({"pvc", "dg2", "generic"}));
+  cmd->add_flag("--emulate-xe", opts->emulateXe, "pvc/dg2: define the Xe builtins portably (run on any OpenCL device)");
   cmd->add_option("--seed", opts->seed, "Seed for the random inputs");
-  // The callback owns `opts`: CLI11 keeps pointers into it until parsing ends.
-  cmd->callback([opts, &status] { status.code = notImplemented("run"); });
+  cmd->callback([opts, &global, &status] { status.code = runRun(*opts, global); });
 }
 
 }  // namespace xtc::driver

@@ -1,0 +1,328 @@
+// Argument binding for `xtc run` (see RunArgs.h).
+#include "driver/RunArgs.h"
+
+#include "ir/Module.h"
+#include "ir/interpret/Npy.h"
+#include "ir/interpret/Numeric.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <set>
+
+namespace xtc::driver {
+
+namespace {
+
+std::vector<std::string> paramNames(const ir::Operation& kernel) {
+  std::vector<std::string> r;
+  const ir::Block& body = kernel.region(0).block();
+  const ir::Attribute* a = kernel.attr("arg_names");
+  for (unsigned i = 0; i < body.numArguments(); ++i) {
+    std::string n;
+    if (a && a->kind() == ir::AttrKind::Array && i < a->getArray().size() && a->getArray()[i].kind() == ir::AttrKind::String)
+      n = a->getArray()[i].getString();
+    if (n.empty()) n = body.argument(i)->nameHint();
+    if (n.empty()) n = "arg" + std::to_string(i);
+    r.push_back(n);
+  }
+  return r;
+}
+
+// The kernel parameter a tile or vector value is read from / written to (through init_tile,
+// update_tile_offset, loop-carried values, load_tile and layout/type conversions), or -1.
+int paramOf(const ir::Value* v, const ir::Block& body, int depth = 0) {
+  if (!v || depth > 64) return -1;
+  if (v->isBlockArgument()) {
+    const ir::Block* blk = v->ownerBlock();
+    if (blk == &body) return static_cast<int>(v->index());
+    ir::Operation* parent = blk->parentOp();
+    if (parent && parent->is("scf.for") && v->index() >= 1 && 3 + v->index() - 1 < parent->numOperands())
+      return paramOf(parent->operand(3 + v->index() - 1), body, depth + 1);
+    return -1;
+  }
+  ir::Operation* d = v->definingOp();
+  if (d->is("tile.init_tile") || d->is("tile.update_tile_offset") || d->is("tile.load_tile") ||
+      d->is("tile.convert_layout") || d->is("arith.convert"))
+    return paramOf(d->operand(0), body, depth + 1);
+  if (d->is("scf.for") && 3 + v->index() < d->numOperands()) return paramOf(d->operand(3 + v->index()), body, depth + 1);
+  return -1;
+}
+
+bool fromMma(const ir::Value* v, int depth = 0) {
+  if (!v || depth > 64 || v->isBlockArgument()) return false;
+  ir::Operation* d = v->definingOp();
+  if (d->is("tile.tile_mma")) return true;
+  if (d->is("tile.convert_layout") || d->is("arith.convert")) return fromMma(d->operand(0), depth + 1);
+  if (d->is("scf.for")) {
+    const ir::Block& b = d->region(0).block();
+    const ir::Operation* y = b.terminator();
+    return y && v->index() < y->numOperands() && fromMma(y->operand(v->index()), depth + 1);
+  }
+  return false;
+}
+
+bool parseInt(const std::string& s, int64_t& v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  long long x = std::strtoll(s.c_str(), &end, 0);
+  if (errno || *end) return false;
+  v = x;
+  return true;
+}
+
+bool parseShape(const std::string& s, std::vector<int64_t>& shape) {
+  shape.clear();
+  size_t p = 0;
+  while (true) {
+    size_t x = s.find('x', p);
+    int64_t v;
+    if (!parseInt(s.substr(p, x == std::string::npos ? std::string::npos : x - p), v) || v < 0) return false;
+    shape.push_back(v);
+    if (x == std::string::npos) return true;
+    p = x + 1;
+  }
+}
+
+void fillRandom(interp::Buffer& b, std::mt19937_64& rng) {
+  int64_t n = b.numElements();
+  if (ir::isFloatElem(b.elem)) {
+    std::uniform_real_distribution<double> d(-1.0, 1.0);
+    for (int64_t i = 0; i < n; ++i) b.setFloat(i, d(rng));
+  } else {
+    int64_t lo = -64, hi = 63;
+    if (b.elem == ir::ElemKind::I1) lo = 0, hi = 1;
+    if (b.elem == ir::ElemKind::I8) lo = -8, hi = 7;
+    std::uniform_int_distribution<int64_t> d(lo, hi);
+    for (int64_t i = 0; i < n; ++i) b.setInt(i, d(rng));
+  }
+  // Never all zeros (tiny buffers could be).
+  bool allZero = true;
+  for (uint8_t x : b.bytes) allZero = allZero && x == 0;
+  if (allZero && n > 0) b.setInt(0, 1);
+}
+
+}  // namespace
+
+std::map<unsigned, std::vector<std::string>> symbolicDimNames(const ir::Operation& kernel) {
+  const ir::Block& body = kernel.region(0).block();
+  std::map<unsigned, std::set<std::vector<std::string>>> roles;
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& blk) {
+    for (const auto& o : blk.opList()) {
+      const ir::Operation& op = *o;
+      if (op.is("tile.tile_mma") && op.numOperands() >= 2) {
+        int a = paramOf(op.operand(0), body), b = paramOf(op.operand(1), body);
+        if (a >= 0) roles[static_cast<unsigned>(a)].insert({"M", "K"});
+        if (b >= 0) roles[static_cast<unsigned>(b)].insert({"K", "N"});
+        if (op.numOperands() > 2) {
+          int c = paramOf(op.operand(2), body);
+          if (c >= 0) roles[static_cast<unsigned>(c)].insert({"M", "N"});
+        }
+      }
+      if (op.is("tile.store_tile") && op.numOperands() == 2 && fromMma(op.operand(0))) {
+        int c = paramOf(op.operand(1), body);
+        if (c >= 0) roles[static_cast<unsigned>(c)].insert({"M", "N"});
+      }
+      for (unsigned r = 0; r < op.numRegions(); ++r)
+        for (unsigned b = 0; b < op.region(r).numBlocks(); ++b) walk(op.region(r).block(b));
+    }
+  };
+  walk(body);
+  std::map<unsigned, std::vector<std::string>> out;
+  for (auto& [p, set] : roles)
+    if (set.size() == 1 && body.argument(p)->type().isMemRef() && body.argument(p)->type().rank() == 2) out[p] = *set.begin();
+  return out;
+}
+
+bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, DiagnosticEngine& diags,
+                     interp::KernelArgs& out, std::map<std::string, int64_t>& boundSizes) {
+  const ir::Block& body = kernel.region(0).block();
+  std::vector<std::string> names = paramNames(kernel);
+  std::map<unsigned, std::vector<std::string>> sym = symbolicDimNames(kernel);
+  std::map<std::string, std::string> argVals;
+  for (const std::string& a : req.args) {
+    size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      diags.error(SourceLoc{}, "--arg '" + a + "' is not NAME=VALUE");
+      return false;
+    }
+    argVals[a.substr(0, eq)] = a.substr(eq + 1);
+  }
+  std::map<std::string, interp::Buffer> files;
+  for (const std::string& a : req.inputs) {
+    size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      diags.error(SourceLoc{}, "--input '" + a + "' is not NAME=file.npy");
+      return false;
+    }
+    std::string name = a.substr(0, eq), err;
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      diags.error(SourceLoc{}, "--input names '" + name + "', which is not a parameter of kernel '" + ir::kernelName(&kernel) + "'");
+      return false;
+    }
+    interp::Buffer b;
+    if (!interp::readNpy(a.substr(eq + 1), b, &err)) {
+      diags.error(SourceLoc{}, err);
+      return false;
+    }
+    files[name] = std::move(b);
+  }
+  // Every name an --arg may use.
+  std::set<std::string> known;
+  for (unsigned i = 0; i < body.numArguments(); ++i) {
+    known.insert(names[i]);
+    for (int64_t d = 0; d < body.argument(i)->type().rank(); ++d) known.insert(names[i] + "_dim" + std::to_string(d));
+  }
+  for (auto& [p, dims] : sym) known.insert(dims.begin(), dims.end());
+  for (auto& [k, v] : argVals)
+    if (!known.count(k)) {
+      std::string list;
+      for (const std::string& n : known) list += (list.empty() ? "" : ", ") + n;
+      diags.error(SourceLoc{}, "--arg " + k + ": kernel '" + ir::kernelName(&kernel) + "' has no parameter or size of that name (known: " + list + ")");
+      return false;
+    }
+  bool ok = true;
+  out.args.clear();
+  for (unsigned i = 0; i < body.numArguments(); ++i) {
+    const ir::Type& t = body.argument(i)->type();
+    const std::string& pn = names[i];
+    if (!t.isMemRef()) {
+      auto it = argVals.find(pn);
+      if (it == argVals.end()) {
+        diags.error(SourceLoc{}, "scalar parameter '" + pn + "' needs a value: --arg " + pn + "=VALUE");
+        ok = false;
+        out.args.push_back(interp::KernelArg::fromScalar({}));
+        continue;
+      }
+      interp::ScalarArg s;
+      s.elem = t.elem();
+      int64_t iv;
+      char* end = nullptr;
+      if (ir::isFloatElem(t.elem())) {
+        s.f = std::strtod(it->second.c_str(), &end);
+        if (it->second.empty() || *end) {
+          diags.error(SourceLoc{}, "--arg " + pn + "=" + it->second + ": not a number");
+          ok = false;
+        }
+      } else if (parseInt(it->second, iv)) {
+        s.i = iv;
+      } else {
+        diags.error(SourceLoc{}, "--arg " + pn + "=" + it->second + ": not an integer");
+        ok = false;
+      }
+      out.args.push_back(interp::KernelArg::fromScalar(s));
+      continue;
+    }
+    std::vector<int64_t> shape = t.shape();
+    std::optional<std::vector<int64_t>> full;
+    if (auto it = argVals.find(pn); it != argVals.end()) {
+      std::vector<int64_t> s;
+      if (!parseShape(it->second, s) || s.size() != shape.size()) {
+        diags.error(SourceLoc{}, "--arg " + pn + "=" + it->second + ": expected a shape like " + ir::shapeStr(std::vector<int64_t>(shape.size(), 64)) +
+                                     " for " + t.str());
+        ok = false;
+        continue;
+      }
+      full = s;
+    }
+    auto fileIt = files.find(pn);
+    for (size_t d = 0; d < shape.size(); ++d) {
+      std::optional<int64_t> v;
+      std::string dimName = pn + "_dim" + std::to_string(d), symName;
+      if (full) v = (*full)[d];
+      else if (auto it = argVals.find(dimName); it != argVals.end()) {
+        int64_t x;
+        if (!parseInt(it->second, x) || x < 0) {
+          diags.error(SourceLoc{}, "--arg " + dimName + "=" + it->second + ": not a size");
+          ok = false;
+          continue;
+        }
+        v = x;
+      } else if (auto s = sym.find(i); s != sym.end()) {
+        symName = s->second[d];
+        if (auto it = argVals.find(symName); it != argVals.end()) {
+          int64_t x;
+          if (!parseInt(it->second, x) || x < 0) {
+            diags.error(SourceLoc{}, "--arg " + symName + "=" + it->second + ": not a size");
+            ok = false;
+            continue;
+          }
+          v = x;
+        }
+      }
+      if (!v && fileIt != files.end() && fileIt->second.shape.size() == shape.size()) v = fileIt->second.shape[d];
+      if (shape[d] != ir::kDynamic) {
+        if (v && *v != shape[d]) {
+          diags.error(SourceLoc{}, "dimension " + std::to_string(d) + " of '" + pn + "' is " + std::to_string(shape[d]) + " (" + t.str() +
+                                       "), not " + std::to_string(*v));
+          ok = false;
+        }
+        continue;
+      }
+      if (!v) {
+        std::string how = "--arg " + pn + "=" + ir::shapeStr(std::vector<int64_t>(shape.size(), 64)) + ", --arg " + dimName + "=N";
+        if (auto s = sym.find(i); s != sym.end()) how += " or --arg " + s->second[d] + "=N";
+        diags.error(SourceLoc{}, "the size of dimension " + std::to_string(d) + " of '" + pn + "' (" + t.str() + ") is not known: pass " + how);
+        ok = false;
+        continue;
+      }
+      shape[d] = *v;
+      boundSizes[dimName] = *v;
+      if (auto s = sym.find(i); s != sym.end()) {
+        const std::string& sn = s->second[d];
+        if (auto b = boundSizes.find(sn); b != boundSizes.end() && b->second != *v && !argVals.count(sn)) {
+          diags.error(SourceLoc{}, "size " + sn + " is " + std::to_string(b->second) + " for one operand and " + std::to_string(*v) + " for '" + pn + "'");
+          ok = false;
+        }
+        boundSizes.emplace(sn, *v);
+      }
+    }
+    if (!ok) {
+      out.args.push_back(interp::KernelArg::fromBuffer({}));
+      continue;
+    }
+    interp::Buffer b;
+    if (fileIt != files.end()) {
+      if (fileIt->second.shape != shape) {
+        diags.error(SourceLoc{}, "--input " + pn + ": the file has shape " + ir::shapeStr(fileIt->second.shape) + ", the kernel needs " + ir::shapeStr(shape));
+        ok = false;
+        continue;
+      }
+      b = fileIt->second.elem == t.elem() ? fileIt->second : interp::convertBuffer(fileIt->second, t.elem());
+    } else {
+      b = interp::Buffer(t.elem(), shape);
+      std::mt19937_64 rng(req.seed * 1000003u + i);
+      fillRandom(b, rng);
+    }
+    out.args.push_back(interp::KernelArg::fromBuffer(std::move(b)));
+  }
+  return ok;
+}
+
+std::vector<runtime::LaunchArg> abiArgs(const ir::Operation& kernel, interp::KernelArgs& args) {
+  const ir::Block& body = kernel.region(0).block();
+  std::vector<runtime::LaunchArg> r;
+  for (unsigned i = 0; i < body.numArguments(); ++i) {
+    const ir::Type& t = body.argument(i)->type();
+    interp::KernelArg& a = args.args[i];
+    if (t.isMemRef()) {
+      r.push_back(runtime::LaunchArg::buf(a.buffer.bytes));
+      for (size_t d = 0; d < t.shape().size(); ++d)
+        if (t.shape()[d] == ir::kDynamic) r.push_back(runtime::LaunchArg::value<int64_t>(a.buffer.shape[d]));
+      continue;
+    }
+    // A scalar in its memory representation (bf16/f16 as 16 bits, i1 as a byte, index as i64).
+    interp::Buffer one(t.elem(), {});
+    if (ir::isFloatElem(a.scalar.elem)) one.setFloat(0, a.scalar.f);
+    else one.setInt(0, a.scalar.i);
+    runtime::LaunchArg s;
+    s.scalar = one.bytes;
+    r.push_back(std::move(s));
+  }
+  return r;
+}
+
+}  // namespace xtc::driver

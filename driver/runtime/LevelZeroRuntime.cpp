@@ -1,0 +1,208 @@
+// Level Zero runtime for `xtc run`: module from SPIR-V, shared USM buffers, one immediate command
+// list, kernel timestamps for timing. Respects the loader's own environment variables
+// (ZE_ENABLE_*, ZE_AFFINITY_MASK, ...) since it does not touch them.
+#include "driver/runtime/LevelZeroRuntime.h"
+
+#include <level_zero/ze_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace xtc::driver::runtime {
+
+namespace {
+
+std::string zeErr(const char* what, ze_result_t r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%x", static_cast<unsigned>(r));
+  return std::string(what) + " failed with Level Zero error " + buf;
+}
+
+struct ZeDevice {
+  ze_driver_handle_t driver;
+  ze_device_handle_t device;
+  ze_device_properties_t props;
+  DeviceInfo info;
+};
+
+std::vector<ZeDevice> enumerate(std::string* error) {
+  std::vector<ZeDevice> out;
+  ze_result_t r = zeInit(ZE_INIT_FLAG_GPU_ONLY);
+  if (r != ZE_RESULT_SUCCESS) {
+    if (error) *error = "no Level Zero driver (zeInit returned " + zeErr("", r).substr(std::strlen(" failed with Level Zero error ")) +
+                        "; an Intel GPU and its level-zero driver package are needed)";
+    return out;
+  }
+  uint32_t nd = 0;
+  zeDriverGet(&nd, nullptr);
+  std::vector<ze_driver_handle_t> drivers(nd);
+  if (nd) zeDriverGet(&nd, drivers.data());
+  for (ze_driver_handle_t drv : drivers) {
+    uint32_t n = 0;
+    zeDeviceGet(drv, &n, nullptr);
+    std::vector<ze_device_handle_t> devs(n);
+    if (n) zeDeviceGet(drv, &n, devs.data());
+    for (ze_device_handle_t d : devs) {
+      ZeDevice z{drv, d, {}, {}};
+      z.props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+      zeDeviceGetProperties(d, &z.props);
+      z.info.runtime = "level-zero";
+      z.info.platform = "Level Zero";
+      z.info.name = z.props.name;
+      z.info.isGpu = z.props.type == ZE_DEVICE_TYPE_GPU;
+      z.info.intelSubgroups = z.info.isGpu;
+      // Every Level Zero GPU device is an Intel Xe GPU; DPAS availability is decided by the target.
+      z.info.intelXe = z.info.isGpu;
+      out.push_back(z);
+    }
+  }
+  if (out.empty() && error) *error = "the Level Zero loader found no GPU device";
+  return out;
+}
+
+class LevelZeroRuntime final : public Runtime {
+public:
+  explicit LevelZeroRuntime(ZeDevice d) : dev_(d) {}
+  const DeviceInfo& device() const override { return dev_.info; }
+
+  bool run(const std::vector<uint32_t>& spirv, const std::string& kernelName, std::vector<LaunchArg>& args,
+           const LaunchConfig& cfg, LaunchTiming& timing, std::string* error) override {
+    Cleanup c;
+    ze_result_t r;
+    ze_context_desc_t cd{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
+    if ((r = zeContextCreate(dev_.driver, &cd, &c.ctx)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeContextCreate", r));
+    ze_module_desc_t md{};
+    md.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
+    md.format = ZE_MODULE_FORMAT_IL_SPIRV;
+    md.inputSize = spirv.size() * sizeof(uint32_t);
+    md.pInputModule = reinterpret_cast<const uint8_t*>(spirv.data());
+    md.pBuildFlags = "";
+    ze_module_build_log_handle_t log = nullptr;
+    r = zeModuleCreate(c.ctx, dev_.device, &md, &c.module, &log);
+    if (r != ZE_RESULT_SUCCESS) {
+      std::string text;
+      if (log) {
+        size_t n = 0;
+        zeModuleBuildLogGetString(log, &n, nullptr);
+        text.resize(n);
+        zeModuleBuildLogGetString(log, &n, text.data());
+      }
+      if (log) zeModuleBuildLogDestroy(log);
+      return fail(error, zeErr("zeModuleCreate", r) + (text.empty() ? "" : ":\n" + text));
+    }
+    if (log) zeModuleBuildLogDestroy(log);
+    ze_kernel_desc_t kd{ZE_STRUCTURE_TYPE_KERNEL_DESC, nullptr, 0, kernelName.c_str()};
+    if ((r = zeKernelCreate(c.module, &kd, &c.kernel)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeKernelCreate", r));
+    if ((r = zeKernelSetGroupSize(c.kernel, static_cast<uint32_t>(cfg.local[0]), static_cast<uint32_t>(cfg.local[1]),
+                                  static_cast<uint32_t>(cfg.local[2]))) != ZE_RESULT_SUCCESS)
+      return fail(error, zeErr("zeKernelSetGroupSize", r));
+    std::vector<std::vector<uint8_t>> originals;
+    for (size_t i = 0; i < args.size(); ++i) {
+      LaunchArg& a = args[i];
+      if (a.buffer) {
+        ze_device_mem_alloc_desc_t dd{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
+        ze_host_mem_alloc_desc_t hd{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, nullptr, 0};
+        void* p = nullptr;
+        if ((r = zeMemAllocShared(c.ctx, &dd, &hd, std::max<size_t>(a.buffer->size(), 1), 64, dev_.device, &p)) != ZE_RESULT_SUCCESS)
+          return fail(error, zeErr("zeMemAllocShared", r));
+        c.mems.push_back(p);
+        originals.push_back(*a.buffer);
+        r = zeKernelSetArgumentValue(c.kernel, static_cast<uint32_t>(i), sizeof(void*), &c.mems.back());
+      } else {
+        r = zeKernelSetArgumentValue(c.kernel, static_cast<uint32_t>(i), a.scalar.size(), a.scalar.data());
+      }
+      if (r != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeKernelSetArgumentValue", r));
+    }
+    ze_command_queue_desc_t qd{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
+                               ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    if ((r = zeCommandListCreateImmediate(c.ctx, dev_.device, &qd, &c.list)) != ZE_RESULT_SUCCESS)
+      return fail(error, zeErr("zeCommandListCreateImmediate", r));
+    ze_event_pool_desc_t pd{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr,
+                            ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
+    c.device = dev_.device;
+    if ((r = zeEventPoolCreate(c.ctx, &pd, 1, &c.device, &c.pool)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeEventPoolCreate", r));
+    ze_event_desc_t ed{ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 0, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
+    if ((r = zeEventCreate(c.pool, &ed, &c.event)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeEventCreate", r));
+    ze_group_count_t groups{static_cast<uint32_t>(cfg.global[0] / cfg.local[0]), static_cast<uint32_t>(cfg.global[1] / cfg.local[1]),
+                            static_cast<uint32_t>(cfg.global[2] / cfg.local[2])};
+    auto upload = [&] {
+      for (size_t m = 0; m < originals.size(); ++m)
+        if (!originals[m].empty()) std::memcpy(c.mems[m], originals[m].data(), originals[m].size());
+    };
+    auto launch = [&](double& ms) -> ze_result_t {
+      zeEventHostReset(c.event);
+      ze_result_t e = zeCommandListAppendLaunchKernel(c.list, c.kernel, &groups, c.event, 0, nullptr);
+      if (e != ZE_RESULT_SUCCESS) return e;
+      if ((e = zeEventHostSynchronize(c.event, UINT64_MAX)) != ZE_RESULT_SUCCESS) return e;
+      ze_kernel_timestamp_result_t ts{};
+      if ((e = zeEventQueryKernelTimestamp(c.event, &ts)) != ZE_RESULT_SUCCESS) return e;
+      // timerResolution is in nanoseconds per tick for ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES.
+      ms = static_cast<double>(ts.global.kernelEnd - ts.global.kernelStart) * static_cast<double>(dev_.props.timerResolution) * 1e-6;
+      return ZE_RESULT_SUCCESS;
+    };
+    upload();
+    if ((r = launch(timing.firstMs)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeCommandListAppendLaunchKernel", r));
+    size_t m = 0;
+    for (LaunchArg& a : args)
+      if (a.buffer) {
+        if (!a.buffer->empty()) std::memcpy(a.buffer->data(), c.mems[m], a.buffer->size());
+        ++m;
+      }
+    timing.timedMs.clear();
+    for (unsigned i = 0; cfg.timedRuns > 0 && i < cfg.timedRuns + 1; ++i) {
+      double ms = 0;
+      upload();
+      if ((r = launch(ms)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeCommandListAppendLaunchKernel", r));
+      if (i > 0) timing.timedMs.push_back(ms);
+    }
+    return true;
+  }
+
+private:
+  // Destroys, in reverse order, whatever run() created.
+  struct Cleanup {
+    ze_context_handle_t ctx = nullptr;
+    ze_module_handle_t module = nullptr;
+    ze_kernel_handle_t kernel = nullptr;
+    ze_command_list_handle_t list = nullptr;
+    ze_event_pool_handle_t pool = nullptr;
+    ze_event_handle_t event = nullptr;
+    ze_device_handle_t device = nullptr;
+    std::vector<void*> mems;
+    ~Cleanup() {
+      if (event) zeEventDestroy(event);
+      if (pool) zeEventPoolDestroy(pool);
+      if (list) zeCommandListDestroy(list);
+      for (void* p : mems) zeMemFree(ctx, p);
+      if (kernel) zeKernelDestroy(kernel);
+      if (module) zeModuleDestroy(module);
+      if (ctx) zeContextDestroy(ctx);
+    }
+  };
+  static bool fail(std::string* error, std::string msg) {
+    if (error) *error = std::move(msg);
+    return false;
+  }
+  ZeDevice dev_;
+};
+
+}  // namespace
+
+std::vector<DeviceInfo> listLevelZeroDevices(std::string* error) {
+  std::vector<DeviceInfo> r;
+  for (ZeDevice& d : enumerate(error)) r.push_back(d.info);
+  return r;
+}
+
+std::unique_ptr<Runtime> createLevelZeroRuntime(unsigned index, std::string* error) {
+  std::vector<ZeDevice> ds = enumerate(error);
+  if (ds.empty()) return nullptr;
+  if (index >= ds.size()) {
+    if (error) *error = "Level Zero device " + std::to_string(index) + " does not exist (" + std::to_string(ds.size()) + " found)";
+    return nullptr;
+  }
+  return std::make_unique<LevelZeroRuntime>(ds[index]);
+}
+
+}  // namespace xtc::driver::runtime

@@ -1,0 +1,72 @@
+// Device runtimes for `xtc run`: launch one SPIR-V kernel with the xtc kernel ABI (docs/abi.md) on
+// an OpenCL or Level Zero device, read the buffers back and time the kernel with device events.
+#pragma once
+
+#include <array>
+#include <cstring>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace xtc::driver::runtime {
+
+struct DeviceInfo {
+  std::string runtime;   // "opencl" or "level-zero"
+  std::string platform;
+  std::string name;
+  bool isGpu = false;
+  bool intelSubgroups = false;  // cl_intel_subgroups (shuffles) — what the generic target needs
+  bool intelXe = false;         // DPAS / 2D block IO capable Intel GPU (what pvc/dg2 code needs)
+};
+
+// One kernel argument in ABI form: a device buffer (contents uploaded before, read back after the
+// launch) or the raw bytes of a scalar (an i64 for each dynamic dim, etc.).
+struct LaunchArg {
+  std::vector<uint8_t>* buffer = nullptr;
+  std::vector<uint8_t> scalar;
+  static LaunchArg buf(std::vector<uint8_t>& b) { LaunchArg a; a.buffer = &b; return a; }
+  template <class T>
+  static LaunchArg value(T v) {
+    LaunchArg a;
+    a.scalar.resize(sizeof(T));
+    std::memcpy(a.scalar.data(), &v, sizeof(T));
+    return a;
+  }
+};
+
+struct LaunchConfig {
+  std::array<size_t, 3> global{1, 1, 1};  // work-items
+  std::array<size_t, 3> local{1, 1, 1};
+  unsigned timedRuns = 0;  // after the first (result) run: one warm-up, then this many timed runs
+};
+
+struct LaunchTiming {
+  double firstMs = 0;            // the run whose results are read back
+  std::vector<double> timedMs;   // kernel times of the timed runs (device profiling events)
+};
+
+class Runtime {
+public:
+  virtual ~Runtime() = default;
+  virtual const DeviceInfo& device() const = 0;
+  // Builds `spirv`, launches `kernel` once with `args` and reads every buffer back into it; then,
+  // for benchmarking, re-uploads the original inputs and times cfg.timedRuns more launches.
+  virtual bool run(const std::vector<uint32_t>& spirv, const std::string& kernel, std::vector<LaunchArg>& args,
+                   const LaunchConfig& cfg, LaunchTiming& timing, std::string* error) = 0;
+};
+
+// Points ocl-icd at the project's CPU OpenCL runtime (XTC_DEFAULT_ICD_VENDORS, set by the build)
+// unless the user set OCL_ICD_VENDORS or OCL_ICD_FILENAMES. Call before the first OpenCL call.
+void setDefaultIcdVendors();
+// A description of where OpenCL devices were looked for (for "no device" messages).
+std::string openclSearchDescription();
+
+std::vector<DeviceInfo> listOpenCLDevices(std::string* error);
+std::vector<DeviceInfo> listLevelZeroDevices(std::string* error);
+
+// The `index`-th device of the runtime, or null with `error` saying what was looked for.
+std::unique_ptr<Runtime> createOpenCLRuntime(unsigned index, std::string* error);
+std::unique_ptr<Runtime> createLevelZeroRuntime(unsigned index, std::string* error);
+
+}  // namespace xtc::driver::runtime

@@ -111,6 +111,7 @@ private:
   std::string* errOut_;
   std::vector<size_t> lineStarts_;
   std::vector<Scope> scopes_;
+  std::unordered_map<std::string_view, Type> typeCache_;
   int depth_ = 0;
 
   struct DepthGuard {
@@ -374,7 +375,46 @@ private:
     }
   }
 
+  // Where the type text starting at `start` ends (its keyword and balanced `<...>`), or npos.
+  size_t typeTextEnd(size_t start) const {
+    size_t q = start;
+    while (q < t_.size() && isIdentChar(t_[q])) ++q;
+    if (q == start) return std::string_view::npos;
+    if (q >= t_.size() || t_[q] != '<') return q;
+    int depth = 0;
+    while (q < t_.size()) {
+      char c = t_[q];
+      if (c == '"') return std::string_view::npos;  // strings inside types: parse without the cache
+      if (c == '-' && q + 1 < t_.size() && t_[q + 1] == '>') {
+        q += 2;
+        continue;
+      }
+      ++q;
+      if (c == '<') ++depth;
+      else if (c == '>' && --depth == 0) return q;
+    }
+    return std::string_view::npos;
+  }
+
+  // Types repeat on almost every line (op signatures); the same text always denotes the same type,
+  // so each distinct text is parsed once. Sharing the storage also makes type comparison cheap.
   Type type() {
+    ws();
+    size_t start = p_;
+    size_t end = typeTextEnd(start);
+    if (end != std::string_view::npos) {
+      auto it = typeCache_.find(t_.substr(start, end - start));
+      if (it != typeCache_.end()) {
+        p_ = end;
+        return it->second;
+      }
+    }
+    Type ty = typeUncached();
+    if (end != std::string_view::npos && p_ == end) typeCache_.emplace(t_.substr(start, end - start), ty);
+    return ty;
+  }
+
+  Type typeUncached() {
     DepthGuard g(*this);
     ws();
     size_t start = p_;

@@ -25,6 +25,7 @@ namespace {
 struct NameScope {
   std::unordered_map<const Value*, std::string> names;
   std::unordered_set<std::string> used;  // hint-derived names only; numbers never collide with them
+  std::unordered_map<std::string, unsigned> nextSuffix;  // base -> last k tried for `base_k`
   unsigned next = 0;
 };
 
@@ -131,7 +132,13 @@ private:
     } else {
       std::string base = sanitize(v->nameHint());
       name = base;
-      for (unsigned k = 1; s.used.count(name); ++k) name = base + "_" + std::to_string(k);
+      if (s.used.count(name)) {
+        // The first free `base_k`. Every `base_j` below the remembered counter is taken already
+        // (names are only ever added), so starting there keeps this linear instead of quadratic.
+        unsigned& k = s.nextSuffix[base];
+        do name = base + "_" + std::to_string(++k);
+        while (s.used.count(name));
+      }
       s.used.insert(name);
     }
     out += '%';

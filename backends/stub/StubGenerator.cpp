@@ -570,16 +570,16 @@ private:
     if (!nulls.empty()) s += fmt::format("  if ({}) return XTC_STUB_ERROR_NULL_BUFFER;\n", join(nulls, " || "));
     s += fmt::format("  xtc_rc = {}({}xtc_bytes, xtc_grid);\n", fn(k, "_prepare"), lead(sizeNames(m)));
     s += "  if (xtc_rc != 0) return xtc_rc;\n";
+    s += "  for (xtc_i = 0; xtc_i < 3; ++xtc_i) {\n"
+         "    if ((uint64_t)xtc_grid[xtc_i] > (uint64_t)(SIZE_MAX / xtc_local[xtc_i])) return XTC_STUB_ERROR_GRID_TOO_LARGE;\n"
+         "    xtc_global[xtc_i] = (size_t)xtc_grid[xtc_i] * xtc_local[xtc_i];\n"
+         "  }\n";
     size_t bi = 0;
     for (const StubParam& p : m.params) {
       if (!p.isMemRef()) continue;
       s += fmt::format("  xtc_rc = {}_cl_check_buffer({}, xtc_bytes[{}]);\n  if (xtc_rc != CL_SUCCESS) return xtc_rc;\n",
                        n_, p.cName, bi++);
     }
-    s += "  for (xtc_i = 0; xtc_i < 3; ++xtc_i) {\n"
-         "    if ((uint64_t)xtc_grid[xtc_i] > (uint64_t)(SIZE_MAX / xtc_local[xtc_i])) return XTC_STUB_ERROR_GRID_TOO_LARGE;\n"
-         "    xtc_global[xtc_i] = (size_t)xtc_grid[xtc_i] * xtc_local[xtc_i];\n"
-         "  }\n";
     s += fmt::format("  xtc_rc = {}_cl_get(queue, &xtc_e);\n  if (xtc_rc != CL_SUCCESS) return xtc_rc;\n", n_);
     s += "  /* An empty grid runs nothing; a marker keeps the event contract. */\n"
          "  if (xtc_global[0] == 0 || xtc_global[1] == 0 || xtc_global[2] == 0)\n"
@@ -781,6 +781,9 @@ private:
     if (!nulls.empty()) s += fmt::format("  if ({}) return (ze_result_t)XTC_STUB_ERROR_NULL_BUFFER;\n", join(nulls, " || "));
     s += fmt::format("  xtc_rc = {}({}xtc_bytes, xtc_grid);\n", fn(k, "_prepare"), lead(sizeNames(m)));
     s += "  if (xtc_rc != 0) return (ze_result_t)xtc_rc;\n";
+    s += "  for (xtc_i = 0; xtc_i < 3; ++xtc_i)\n"
+         "    if ((uint64_t)xtc_grid[xtc_i] > (uint64_t)UINT32_MAX) return (ze_result_t)XTC_STUB_ERROR_GRID_TOO_LARGE;\n";
+    // Last: the only checks that call the runtime.
     size_t bi = 0;
     for (const StubParam& p : m.params) {
       if (!p.isMemRef()) continue;
@@ -788,9 +791,7 @@ private:
                        "  if (xtc_rc != 0) return (ze_result_t)xtc_rc;\n",
                        n_, p.cName, bi++);
     }
-    s += "  for (xtc_i = 0; xtc_i < 3; ++xtc_i)\n"
-         "    if ((uint64_t)xtc_grid[xtc_i] > (uint64_t)UINT32_MAX) return (ze_result_t)XTC_STUB_ERROR_GRID_TOO_LARGE;\n"
-         "  return ZE_RESULT_SUCCESS;\n}\n\n";
+    s += "  return ZE_RESULT_SUCCESS;\n}\n\n";
     // Arguments + append, lock held by the caller.
     s += fmt::format("/* Sets the arguments and appends the launch; called with e->lock held. */\n"
                      "static ze_result_t {}({}_ze_entry* xtc_e, ze_command_list_handle_t list, const int64_t xtc_grid[3],\n"

@@ -184,6 +184,23 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
       diags.error(SourceLoc{}, "--arg " + k + ": kernel '" + ir::kernelName(&kernel) + "' has no parameter or size of that name (known: " + list + ")");
       return false;
     }
+  // Sizes a GEMM name takes from another operand (A=37x29 gives M and K to B and C too).
+  std::map<std::string, int64_t> symKnown;
+  for (auto& [p, dims] : sym) {
+    const std::string& pn = names[p];
+    std::vector<int64_t> s;
+    auto full = argVals.find(pn);
+    bool haveFull = full != argVals.end() && parseShape(full->second, s) && s.size() == dims.size();
+    auto file = files.find(pn);
+    for (size_t d = 0; d < dims.size(); ++d) {
+      int64_t x;
+      int64_t st = body.argument(p)->type().shape()[d];
+      if (haveFull) symKnown.emplace(dims[d], s[d]);
+      else if (auto it = argVals.find(pn + "_dim" + std::to_string(d)); it != argVals.end() && parseInt(it->second, x)) symKnown.emplace(dims[d], x);
+      else if (st != ir::kDynamic) symKnown.emplace(dims[d], st);
+      else if (file != files.end() && file->second.shape.size() == dims.size()) symKnown.emplace(dims[d], file->second.shape[d]);
+    }
+  }
   bool ok = true;
   out.args.clear();
   for (unsigned i = 0; i < body.numArguments(); ++i) {
@@ -251,6 +268,8 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
             continue;
           }
           v = x;
+        } else if (auto k = symKnown.find(symName); k != symKnown.end()) {
+          v = k->second;
         }
       }
       if (!v && fileIt != files.end() && fileIt->second.shape.size() == shape.size()) v = fileIt->second.shape[d];

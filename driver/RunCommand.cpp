@@ -31,7 +31,7 @@ namespace {
 struct RunOptions {
   std::string input;
   std::string kernel;
-  std::vector<std::string> args, inputs, outputs;
+  std::vector<std::string> args, inputs, outputs, expects;
   bool check = false;
   unsigned bench = 0;
   std::string runtime = "auto";
@@ -98,15 +98,15 @@ std::string coords(const std::vector<int64_t>& shape, int64_t lin) {
 
 // Compares a device buffer with the interpreter's; prints a summary line; false on mismatch.
 bool compareBuffer(const std::string& name, const interp::Buffer& dev, const interp::Buffer& ref, int64_t K,
-                   DiagnosticEngine& diags) {
+                   DiagnosticEngine& diags, const std::string& against = "the reference interpreter") {
   int64_t n = ref.numElements();
   if (!ir::isFloatElem(ref.elem)) {
     int64_t bad = 0, first = -1;
     for (int64_t i = 0; i < n; ++i)
       if (dev.getInt(i) != ref.getInt(i) && bad++ == 0) first = i;
     if (bad) {
-      diags.error(SourceLoc{}, fmt::format("{}: {} of {} elements differ from the reference interpreter; first at {}: device {}, expected {}",
-                                           name, bad, n, coords(ref.shape, first), dev.getInt(first), ref.getInt(first)));
+      diags.error(SourceLoc{}, fmt::format("{}: {} of {} elements differ from {}; first at {}: device {}, expected {}",
+                                           name, bad, n, against, coords(ref.shape, first), dev.getInt(first), ref.getInt(first)));
       return false;
     }
     std::cout << fmt::format("check {}: {} elements equal (exact)\n", name, n);
@@ -127,9 +127,9 @@ bool compareBuffer(const std::string& name, const interp::Buffer& dev, const int
     if (err > rtol * std::max(std::fabs(r), scale) && bad++ == 0) first = i;
   }
   if (bad) {
-    diags.error(SourceLoc{}, fmt::format("{}: {} of {} elements differ from the reference interpreter (max abs error {:.3g}, max rel error {:.3g}, "
+    diags.error(SourceLoc{}, fmt::format("{}: {} of {} elements differ from {} (max abs error {:.3g}, max rel error {:.3g}, "
                                          "tolerance {:.3g} relative to max(|expected|, {:.3g})); first at {}: device {}, expected {}",
-                                         name, bad, n, maxAbs, maxRel, rtol, scale, coords(ref.shape, first), dev.getFloat(first),
+                                         name, bad, n, against, maxAbs, maxRel, rtol, scale, coords(ref.shape, first), dev.getFloat(first),
                                          ref.getFloat(first)));
     return false;
   }
@@ -286,6 +286,30 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
     if (!ok) return fail();
   }
 
+  // Comparison with saved results (e.g. the interpreter's output of a known-good kernel).
+  for (const std::string& x : opts.expects) {
+    size_t eq = x.find('=');
+    std::string name = eq == std::string::npos ? "" : x.substr(0, eq);
+    auto it = std::find(argNames.begin(), argNames.end(), name);
+    if (it == argNames.end() || !result.args[static_cast<size_t>(it - argNames.begin())].isBuffer) {
+      diags.error(SourceLoc{}, "--expect '" + x + "': expected NAME=file.npy with NAME a memref parameter");
+      return fail();
+    }
+    const interp::Buffer& got = result.args[static_cast<size_t>(it - argNames.begin())].buffer;
+    interp::Buffer want;
+    if (!interp::readNpy(x.substr(eq + 1), want, &err)) {
+      diags.error(SourceLoc{}, err);
+      return fail();
+    }
+    if (want.shape != got.shape) {
+      diags.error(SourceLoc{}, "--expect " + name + ": the file has shape " + ir::shapeStr(want.shape) + ", the result " + ir::shapeStr(got.shape));
+      return fail();
+    }
+    if (want.elem != got.elem) want = interp::convertBuffer(want, got.elem);
+    if (!compareBuffer(name, got, want, K, diags, "the expected values")) ok = false;
+  }
+  if (!ok) return fail();
+
   // 7. Bench.
   if (opts.bench > 0 && !interpOnly) {
     std::vector<double> t = timing.timedMs;
@@ -329,6 +353,7 @@ void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus&
                   "NAME=VALUE: a scalar parameter, a memref's shape (A=1024x512), one dimension (A_dim1=512) or a GEMM size (M, N, K)");
   cmd->add_option("--input", opts->inputs, "NAME=file.npy: initial contents of a memref parameter (default: seeded random values)");
   cmd->add_option("--output", opts->outputs, "NAME=file.npy: write a memref parameter after the run (bf16 as raw uint16)");
+  cmd->add_option("--expect", opts->expects, "NAME=file.npy: compare a memref parameter after the run with saved values (exit 1 on mismatch)");
   cmd->add_flag("--check", opts->check, "Compare every buffer with the reference interpreter (exit 1 on mismatch)");
   cmd->add_option("--bench", opts->bench, "Time N launches after a warm-up: median/min/max, TFLOP/s, GB/s");
   cmd->add_option("--runtime", opts->runtime, "auto (Level Zero, else OpenCL), level-zero, opencl, or interpreter (no device)")

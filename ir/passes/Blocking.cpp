@@ -121,6 +121,7 @@ void KernelBlocking::run() {
   // Roles per class, from what each load's value feeds.
   std::map<Value*, Role> role;
   std::map<Value*, Operation*> roleOp;
+  std::vector<Value*> classOrder;  // program order, so the first error reported is deterministic
   for (Operation* ld : loads) {
     const Type& tt = ld->operand(0)->type();
     const ir::TileInfo& info = tt.tileInfo();
@@ -147,13 +148,14 @@ void KernelBlocking::run() {
     if (it != role.end() && it->second != r)
       fail(*ld, fmt::format("this tile is loaded as {} here but as {} elsewhere; not implemented yet", roleName(r),
                             roleName(it->second)));
+    if (!role.count(cls)) classOrder.push_back(cls);
     role[cls] = r;
     roleOp[cls] = ld;
   }
 
   // One message per class; the same footprint for every value of the class.
   std::map<Value*, xe::Message> msg;
-  for (auto& [cls, r] : role) msg[cls] = chooseMessage(*roleOp[cls], cls->type(), r);
+  for (Value* cls : classOrder) msg[cls] = chooseMessage(*roleOp[cls], cls->type(), role[cls]);
   std::map<Value*, std::vector<int64_t>> blocks;
   for (auto& [cls, m] : msg) blocks[cls] = {m.rows(), m.cols()};
   // Tiles that are only stored (or prefetched) take the DPAS C block: one register row per lane.

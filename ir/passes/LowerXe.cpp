@@ -397,18 +397,36 @@ void KernelLowerXe::lowerConvert(Operation& op) {
     std::vector<int64_t> regs = op.attr("src_regs")->getIntArray(), lanes = op.attr("src_lanes")->getIntArray();
     int64_t R = static_cast<int64_t>(regs.size()) / S_;
     for (int64_t r = 0; r < R; ++r) {
-      int64_t sreg = regs[static_cast<size_t>(r * S_)];
-      int64_t x = lanes[static_cast<size_t>(r * S_)];  // lane 0's source lane = the xor constant
+      // The source lane is linear in the lane bits plus a constant (the planner's map is linear):
+      // src(l) = src(0) ^ xor over set bits b of l of (src(2^b) ^ src(0)); checked for every lane.
+      auto at = [&](const std::vector<int64_t>& v, int64_t l) { return v[static_cast<size_t>(r * S_ + l)]; };
+      int64_t sreg = at(regs, 0), c = at(lanes, 0);
+      std::vector<int64_t> col;
+      for (int64_t bit = 1; bit < S_; bit <<= 1) col.push_back(at(lanes, bit) ^ c);
       for (int64_t l = 0; l < S_; ++l) {
-        if (regs[static_cast<size_t>(r * S_ + l)] != sreg)
-          fail(op, "a shuffle whose source register differs per lane is not implemented yet");
-        if (lanes[static_cast<size_t>(r * S_ + l)] != (l ^ x))
-          fail(op, "a shuffle whose source lane is not lane ^ constant is not implemented yet");
+        if (at(regs, l) != sreg) fail(op, "a shuffle whose source register differs per lane is not implemented yet");
+        int64_t expect = c;
+        for (size_t b = 0; b < col.size(); ++b)
+          if (l >> b & 1) expect ^= col[b];
+        if (at(lanes, l) != expect) fail(op, "internal error: the shuffle's source lanes are not linear in the lane");
       }
-      Value* srcLane = x == 0 ? laneId_ : b_.create("arith.xori", {laneId_, cIndex(x)}, {Type::index()})->result();
-      dst.push_back(x == 0 ? src.at(static_cast<size_t>(sreg))
-                           : b_.create("lane.shuffle", {src.at(static_cast<size_t>(sreg)), srcLane},
-                                       {Type::scalar(k)})->result());
+      bool identity = c == 0;
+      for (size_t b = 0; b < col.size(); ++b) identity &= col[b] == (int64_t(1) << b);
+      if (identity) {
+        dst.push_back(src.at(static_cast<size_t>(sreg)));
+        continue;
+      }
+      Value* srcLane = c == 0 ? nullptr : cIndex(c);
+      for (size_t b = 0; b < col.size(); ++b) {
+        if (col[b] == 0) continue;
+        Value* bitv = b_.create("arith.andi", {b_.create("arith.shrui", {laneId_, cIndex(static_cast<int64_t>(b))}, {Type::index()})->result(), cIndex(1)},
+                                {Type::index()})
+                          ->result();
+        Value* term = b_.create("arith.muli", {bitv, cIndex(col[b])}, {Type::index()})->result();
+        srcLane = srcLane ? b_.create("arith.xori", {srcLane, term}, {Type::index()})->result() : term;
+      }
+      if (!srcLane) srcLane = cIndex(0);
+      dst.push_back(b_.create("lane.shuffle", {src.at(static_cast<size_t>(sreg)), srcLane}, {Type::scalar(k)})->result());
     }
   } else {
     fail(op, fmt::format("unknown conversion plan '{}'", plan->getString()));

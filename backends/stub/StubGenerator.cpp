@@ -273,16 +273,19 @@ private:
     c += "#include <pthread.h>\n#include <stdlib.h>\n#include <string.h>\n\n";
     c += spirvArray();
     c += fmt::format("\n#define {}_NUM_KERNELS {}\n", n_, kernels_.size());
+    // What only the runtime sections use is compiled out with them (no unused-variable warnings).
+    c += "#if !defined(XTC_STUB_NO_OPENCL) || !defined(XTC_STUB_NO_LEVEL_ZERO)\n";
     c += fmt::format("static const char* const {}_kernel_names[{}] = {{", n_, kernels_.size());
     for (size_t i = 0; i < kernels_.size(); ++i) c += fmt::format("{}\"{}\"", i ? ", " : "", kernels_[i].m.name);
     c += "};\n";
+    c += fmt::format("/* Build options (kernel attribute build_options). */\nstatic const char {}_build_flags[] = \"{}\";\n",
+                     n_, cEscape(buildOptions()));
+    c += "#endif\n#ifndef XTC_STUB_NO_LEVEL_ZERO\n";
     c += fmt::format("static const uint32_t {}_wg_size[{}][3] = {{", n_, kernels_.size());
     for (size_t i = 0; i < kernels_.size(); ++i)
       c += fmt::format("{}{{{}u, {}u, {}u}}", i ? ", " : "", kernels_[i].m.wgSize[0], kernels_[i].m.wgSize[1],
                        kernels_[i].m.wgSize[2]);
-    c += "};\n";
-    c += fmt::format("/* Build options (kernel attribute build_options). */\nstatic const char {}_build_flags[] = \"{}\";\n\n",
-                     n_, cEscape(buildOptions()));
+    c += "};\n#endif\n\n";
     c += fmt::format(
         "/* Guards the caches and the build log. Launches hold it only to find or build a cache entry. */\n"
         "static pthread_mutex_t {0}_mutex = PTHREAD_MUTEX_INITIALIZER;\n"
@@ -343,6 +346,7 @@ private:
       s += fmt::format("    case {}: return \"{}{}\";\n", lit, e.name, text.empty() ? "" : ": " + cEscape(text));
     }
     s += "    default: return \"unknown error code\";\n  }\n}\n\n";
+    s += "#if !defined(XTC_STUB_NO_OPENCL) || !defined(XTC_STUB_NO_LEVEL_ZERO)\n";
     s += fmt::format(
         "/* Replaces the saved build log; called with {0}_mutex held. */\n"
         "static void {0}_set_log(const char* text, size_t len) {{\n"
@@ -353,7 +357,8 @@ private:
         "  free({0}_log);\n"
         "  {0}_log = copy;\n"
         "  {0}_log_len = len;\n"
-        "}}\n\n"
+        "}}\n"
+        "#endif\n\n"
         "size_t {0}_build_log(char* buffer, size_t size) {{\n"
         "  size_t len;\n"
         "  pthread_mutex_lock(&{0}_mutex);\n"

@@ -1,0 +1,53 @@
+// Shared helpers of the example e2e tests (ExamplesGemmTest.cpp, ExamplesInterpTest.cpp): load an
+// examples/*.xt through the frontend (tile IR for the reference interpreter), compile it with the real
+// `xtc compile --target generic` and spirv-val, run it on the CPU OpenCL device with the kernel ABI
+// (docs/abi.md), and build seeded random, never-zero inputs.
+#pragma once
+
+#include "ir/Operation.h"
+#include "ir/interpret/Interpreter.h"
+#include "ir/support/Diagnostics.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace xtc::e2e {
+
+// An example's tile IR as the frontend produces it (owns the diagnostics it was built with).
+struct TileKernel {
+  SourceManager sources;
+  std::ostringstream diagText;
+  std::unique_ptr<DiagnosticEngine> diags;
+  std::unique_ptr<ir::Operation> module;
+  ir::Operation* kernel = nullptr;
+};
+
+// Parses examples/<file> (relative to the source tree) into `out`. False with the diagnostics in
+// `error`.
+bool loadExample(const std::string& file, TileKernel& out, std::string* error);
+
+// Runs `xtc compile examples/<file> --target generic`, checks the binary with spirv-val and reads
+// its words. False with the failing step in `error`.
+bool compileExampleGeneric(const std::string& file, std::vector<uint32_t>& spirv, std::string* error);
+
+// Runs the reference interpreter on `args` (buffers updated in place). False with the diagnostics.
+bool interpret(const ir::Operation& kernel, interp::KernelArgs& args, std::string* error);
+
+// Launches the SPIR-V kernel `name` with the ABI arguments derived from the tile kernel's parameter
+// types and `args` (buffers are copied in and read back into `args`). `grid` is in workgroups,
+// `wgSize` in work-items (the kernel's wg_size).
+bool runOnDevice(const std::vector<uint32_t>& spirv, const ir::Operation& kernel, interp::KernelArgs& args,
+                 const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& wgSize, std::string* error);
+
+// A buffer of `shape` with values drawn uniformly from +-[lo, hi] (random sign), rounded to `elem`;
+// never zero (a draw that rounds to zero is replaced by the type's rounding of `hi`).
+interp::Buffer randomBuffer(ir::ElemKind elem, std::vector<int64_t> shape, unsigned seed, double lo, double hi);
+
+// A buffer of `shape` with every element `v` (NaN marks elements a kernel must write).
+interp::Buffer filledBuffer(ir::ElemKind elem, std::vector<int64_t> shape, double v);
+
+}  // namespace xtc::e2e

@@ -1,0 +1,264 @@
+// The examples that do not compile for the generic target yet (see the list at the top of
+// ExamplesGemmTest.cpp), checked through the reference interpreter on the frontend's tile IR against
+// plain C++ references written here, on seeded random non-zero inputs at aligned and unaligned sizes.
+// This pins down what each example computes, so a device test only has to be added to
+// ExamplesGemmTest.cpp once lower-generic supports the example's ops.
+//
+// Tolerances: integer and data-movement kernels are exact. Float kernels that round once per op
+// (bias_relu) are exact too: the f32 sum of two f32 inputs is the double sum rounded once. Sums of n
+// f32 terms are within (n + 2) * 2^-24 * sum|terms| of the exact value (first-order bound, any order);
+// softmax allows a relative 2^-17 (exp, the 64-term sum and the division each add a few f32 roundings).
+#include "tests/e2e/ExampleHarness.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
+
+namespace xtc {
+namespace {
+
+using interp::Buffer;
+using interp::KernelArg;
+using ir::ElemKind;
+
+const e2e::TileKernel& load(const char* file) {
+  static std::map<std::string, std::unique_ptr<e2e::TileKernel>> cache;
+  static std::map<std::string, std::string> failures;
+  std::unique_ptr<e2e::TileKernel>& k = cache[file];
+  if (!k) {
+    k = std::make_unique<e2e::TileKernel>();
+    std::string err;
+    if (!e2e::loadExample(file, *k, &err)) failures[file] = err;
+  }
+  EXPECT_TRUE(failures[file].empty()) << failures[file];
+  return *k;
+}
+
+// Runs `file` on `args` through the interpreter; fails the test (returns false) if anything fails.
+bool run(const char* file, interp::KernelArgs& args, const std::array<int64_t, 3>& expectedGrid) {
+  const e2e::TileKernel& k = load(file);
+  if (!k.kernel) return false;
+  EXPECT_EQ(interp::evaluateLaunchGrid(*k.kernel, args), expectedGrid);
+  std::string err;
+  bool ok = e2e::interpret(*k.kernel, args, &err);
+  EXPECT_TRUE(ok) << err;
+  return ok;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+const double kU = std::ldexp(1.0, -24);  // f32 unit roundoff
+
+// ---- gemm_i8: C = A x B, i8 -> i32, exact ----
+void gemmI8(int64_t M, int64_t N, int64_t K) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K);
+  unsigned seed = static_cast<unsigned>(7 * M + 5 * N + K);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::I8, {M, K}, seed, 1, 127)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::I8, {K, N}, seed + 1, 1, 127)));
+  Buffer c(ElemKind::I32, {M, N});
+  for (int64_t i = 0; i < c.numElements(); ++i) c.setInt(i, 0x5a5a5a5a);  // garbage the kernel must overwrite
+  args.args.push_back(KernelArg::fromBuffer(c));
+  Buffer a = args.args[0].buffer, b = args.args[1].buffer;
+  ASSERT_TRUE(run("gemm_i8.xt", args, {ceilDiv(M, 32), ceilDiv(N, 32), 1}));
+  int bad = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      int64_t ref = 0;
+      for (int64_t k = 0; k < K; ++k) ref += a.getInt(i * K + k) * b.getInt(k * N + j);
+      if (args.args[2].buffer.getInt(i * N + j) != ref && bad++ < 5)
+        ADD_FAILURE() << "C[" << i << "][" << j << "] = " << args.args[2].buffer.getInt(i * N + j) << ", expected "
+                      << ref;
+    }
+  EXPECT_EQ(bad, 0);
+}
+TEST(ExampleInterpGemmI8, Aligned64x64x64) { gemmI8(64, 64, 64); }
+TEST(ExampleInterpGemmI8, Unaligned257x129x65) { gemmI8(257, 129, 65); }
+TEST(ExampleInterpGemmI8, KSmallerThanStep) { gemmI8(40, 50, 7); }
+
+// ---- gemm_bt and gemm_splitk: f32 GEMMs checked against a double triple loop ----
+// C = C0 + A x B where `bt` says B is passed transposed (N x K). `accumulate` = C0 is C's input.
+void checkGemmF32(const Buffer& a, const Buffer& b, bool bt, const Buffer* c0, const Buffer& got, int64_t M,
+                  int64_t N, int64_t K, int64_t extraRoundings) {
+  int bad = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double ref = c0 ? c0->getFloat(i * N + j) : 0.0, mag = std::fabs(ref);
+      for (int64_t k = 0; k < K; ++k) {
+        double p = a.getFloat(i * K + k) * b.getFloat(bt ? j * K + k : k * N + j);
+        ref += p;
+        mag += std::fabs(p);
+      }
+      double g = got.getFloat(i * N + j), tol = static_cast<double>(K + 2 + extraRoundings) * kU * mag;
+      if (!(std::fabs(g - ref) <= tol) && bad++ < 5)
+        ADD_FAILURE() << "C[" << i << "][" << j << "] = " << g << ", expected " << ref << " +- " << tol;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+void gemmBt(int64_t M, int64_t N, int64_t K) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K);
+  unsigned seed = static_cast<unsigned>(11 * M + 3 * N + K);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, K}, seed, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {N, K}, seed + 1, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
+  ASSERT_TRUE(run("gemm_bt.xt", args, {ceilDiv(M, 8), ceilDiv(N, 16), 1}));
+  checkGemmF32(args.args[0].buffer, args.args[1].buffer, true, nullptr, args.args[2].buffer, M, N, K, 0);
+}
+TEST(ExampleInterpGemmBt, Aligned64x64x64) { gemmBt(64, 64, 64); }
+TEST(ExampleInterpGemmBt, Unaligned257x129x65) { gemmBt(257, 129, 65); }
+TEST(ExampleInterpGemmBt, KSmallerThanStep) { gemmBt(9, 17, 3); }
+
+void gemmSplitK(int64_t M, int64_t N, int64_t K) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K);
+  unsigned seed = static_cast<unsigned>(13 * M + 7 * N + K);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, K}, seed, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {K, N}, seed + 1, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, seed + 2, 1.0, 8.0)));
+  Buffer c0 = args.args[2].buffer;
+  ASSERT_TRUE(run("gemm_splitk.xt", args, {ceilDiv(M, 8), ceilDiv(N, 16), ceilDiv(K, 64)}));
+  // One more rounding per K chunk (each chunk's partial sum is added to C atomically).
+  checkGemmF32(args.args[0].buffer, args.args[1].buffer, false, &c0, args.args[2].buffer, M, N, K, ceilDiv(K, 64));
+}
+TEST(ExampleInterpGemmSplitK, Aligned32x32x256) { gemmSplitK(32, 32, 256); }
+TEST(ExampleInterpGemmSplitK, Unaligned257x129x65) { gemmSplitK(257, 129, 65); }
+TEST(ExampleInterpGemmSplitK, KSmallerThanStep) { gemmSplitK(10, 20, 5); }
+
+// ---- softmax: rows of 64 ----
+void softmax(int64_t M) {
+  SCOPED_TRACE(testing::Message() << "M = " << M);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, 64}, static_cast<unsigned>(M), 0.25, 4.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, 64}, std::nan(""))));
+  const Buffer x = args.args[0].buffer;
+  ASSERT_TRUE(run("softmax.xt", args, {ceilDiv(M, 8), 1, 1}));
+  int bad = 0;
+  for (int64_t i = 0; i < M; ++i) {
+    double mx = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < 64; ++j) mx = std::max(mx, x.getFloat(i * 64 + j));
+    for (int64_t j = 0; j < 64; ++j) sum += std::exp(x.getFloat(i * 64 + j) - mx);
+    for (int64_t j = 0; j < 64; ++j) {
+      double ref = std::exp(x.getFloat(i * 64 + j) - mx) / sum, g = args.args[1].buffer.getFloat(i * 64 + j);
+      if (!(std::fabs(g - ref) <= std::ldexp(ref, -17)) && bad++ < 5)
+        ADD_FAILURE() << "Y[" << i << "][" << j << "] = " << g << ", expected " << ref;
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+TEST(ExampleInterpSoftmax, Aligned32Rows) { softmax(32); }
+TEST(ExampleInterpSoftmax, Unaligned37Rows) { softmax(37); }
+
+// ---- row_sum ----
+void rowSum(int64_t M, int64_t N) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, static_cast<unsigned>(M + N), 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, 1}, std::nan(""))));
+  const Buffer x = args.args[0].buffer;
+  ASSERT_TRUE(run("row_sum.xt", args, {ceilDiv(M, 32), 1, 1}));
+  int bad = 0;
+  for (int64_t i = 0; i < M; ++i) {
+    double ref = 0, mag = 0;
+    for (int64_t j = 0; j < N; ++j) {
+      ref += x.getFloat(i * N + j);
+      mag += std::fabs(x.getFloat(i * N + j));
+    }
+    double g = args.args[1].buffer.getFloat(i), tol = static_cast<double>(N + 2) * kU * mag;
+    if (!(std::fabs(g - ref) <= tol) && bad++ < 5) ADD_FAILURE() << "S[" << i << "] = " << g << ", expected " << ref;
+  }
+  EXPECT_EQ(bad, 0);
+}
+TEST(ExampleInterpRowSum, Aligned64x128) { rowSum(64, 128); }
+TEST(ExampleInterpRowSum, Unaligned70x100) { rowSum(70, 100); }
+TEST(ExampleInterpRowSum, NarrowerThanBlock5x7) { rowSum(5, 7); }
+
+// ---- bias_relu: exact ----
+void biasRelu(int64_t M, int64_t N) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N);
+  unsigned seed = static_cast<unsigned>(M * 3 + N);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, seed, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {1, N}, seed + 1, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
+  const Buffer x = args.args[0].buffer, bias = args.args[1].buffer;
+  ASSERT_TRUE(run("bias_relu.xt", args, {ceilDiv(M, 16), ceilDiv(N, 32), 1}));
+  int bad = 0, positive = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float ref = std::max(static_cast<float>(x.getFloat(i * N + j)) + static_cast<float>(bias.getFloat(j)), 0.0f);
+      positive += ref > 0;
+      double g = args.args[2].buffer.getFloat(i * N + j);
+      if (g != static_cast<double>(ref) && bad++ < 5)
+        ADD_FAILURE() << "Y[" << i << "][" << j << "] = " << g << ", expected " << ref;
+    }
+  EXPECT_EQ(bad, 0);
+  EXPECT_GT(positive, 0);  // the inputs exercise both sides of the relu
+  EXPECT_LT(positive, M * N);
+}
+TEST(ExampleInterpBiasRelu, Aligned32x64) { biasRelu(32, 64); }
+TEST(ExampleInterpBiasRelu, Unaligned37x45) { biasRelu(37, 45); }
+
+// ---- transpose: exact ----
+void transpose(int64_t M, int64_t N) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, static_cast<unsigned>(M * 5 + N), 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {N, M}, std::nan(""))));
+  const Buffer x = args.args[0].buffer;
+  ASSERT_TRUE(run("transpose.xt", args, {ceilDiv(M, 16), ceilDiv(N, 16), 1}));
+  int bad = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double g = args.args[1].buffer.getFloat(j * M + i);
+      if (g != x.getFloat(i * N + j) && bad++ < 5)
+        ADD_FAILURE() << "Y[" << j << "][" << i << "] = " << g << ", expected " << x.getFloat(i * N + j);
+    }
+  EXPECT_EQ(bad, 0);
+}
+TEST(ExampleInterpTranspose, Aligned32x64) { transpose(32, 64); }
+TEST(ExampleInterpTranspose, Unaligned37x45) { transpose(37, 45); }
+
+// ---- gather_scatter: exact ----
+void gatherScatter(int64_t size, int64_t n) {
+  SCOPED_TRACE(testing::Message() << "size " << size << ", n " << n);
+  unsigned seed = static_cast<unsigned>(size * 7 + n);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {size}, seed, 0.25, 2.0)));
+  // n distinct indices in random order.
+  std::vector<int64_t> perm(static_cast<size_t>(size));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), std::mt19937(seed + 1));
+  Buffer idx(ElemKind::Index, {1, n});
+  for (int64_t i = 0; i < n; ++i) idx.setInt(i, perm[static_cast<size_t>(i)]);
+  args.args.push_back(KernelArg::fromBuffer(idx));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {size}, seed + 2, 4.0, 8.0)));
+  const Buffer src = args.args[0].buffer, dst0 = args.args[2].buffer;
+  ASSERT_TRUE(run("gather_scatter.xt", args, {ceilDiv(n, 16), 1, 1}));
+  std::vector<double> ref(static_cast<size_t>(size));
+  for (int64_t e = 0; e < size; ++e) ref[static_cast<size_t>(e)] = dst0.getFloat(e);
+  int written = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t e = perm[static_cast<size_t>(i)];
+    if (src.getFloat(e) > 0) {
+      ref[static_cast<size_t>(e)] = 2 * src.getFloat(e);
+      ++written;
+    }
+  }
+  int bad = 0;
+  for (int64_t e = 0; e < size; ++e)
+    if (args.args[2].buffer.getFloat(e) != ref[static_cast<size_t>(e)] && bad++ < 5)
+      ADD_FAILURE() << "Dst[" << e << "] = " << args.args[2].buffer.getFloat(e) << ", expected " << ref[static_cast<size_t>(e)];
+  EXPECT_EQ(bad, 0);
+  EXPECT_GT(written, 0);  // both masked-on and masked-off lanes occur
+  EXPECT_LT(written, n);
+}
+TEST(ExampleInterpGatherScatter, Aligned64Of128) { gatherScatter(128, 64); }
+TEST(ExampleInterpGatherScatter, Unaligned37Of100) { gatherScatter(100, 37); }
+
+}  // namespace
+}  // namespace xtc

@@ -126,23 +126,24 @@ private:
   void use(const std::string& h) { out_.helpers.insert(h); }
 
   // Declares the result from a plain expression, wrapped to the result width.
-  void define(const ir::Operation& op, std::string expr, std::string pretty, unsigned bits) {
+  // `compound`: the readable form is an infix expression (needs parentheses as an operand).
+  void define(const ir::Operation& op, std::string expr, std::string pretty, unsigned bits, bool compound = true) {
     if (bits < 64) {
       use("xtc_wrap");
       expr = fmt::format("xtc_wrap({}, {})", expr, bits);
     }
     std::string name = fresh();
     line(fmt::format("const int64_t {} = {};", name, expr));
-    vals_[op.result()] = CVal{name, std::move(pretty), true};
+    vals_[op.result()] = CVal{name, std::move(pretty), compound};
   }
   // Declares the result from a helper that may fail: `if (!helper(args, &r)) return LAUNCH_RULE;`.
   void defineChecked(const ir::Operation& op, const std::string& helper, const std::string& args, std::string pretty,
-                     unsigned bits) {
+                     unsigned bits, bool compound = true) {
     use(helper);
     std::string name = fresh();
     line(fmt::format("int64_t {};", name));
     line(fmt::format("if (!{}({}, &{})) return XTC_STUB_ERROR_LAUNCH_RULE;", helper, args, name));
-    CVal v{name, std::move(pretty), true};
+    CVal v{name, std::move(pretty), compound};
     if (bits < 64) {
       use("xtc_wrap");
       std::string w = fresh();
@@ -192,7 +193,7 @@ private:
       if (!a) return false;
       // Integers widen signed, so an i1 `true` becomes -1 (docs/ir.md, arith.convert).
       std::string e = op.operand(0)->type().elem() == ElemKind::I1 ? fmt::format("-({})", a->c) : a->c;
-      define(op, e, a->pretty, intBits(rt.elem()));
+      define(op, e, a->pretty, intBits(rt.elem()), a->compound);
       return true;
     }
     if (n == "arith.select") {
@@ -226,12 +227,12 @@ private:
     else if (n == "arith.xori") define(op, fmt::format("({} ^ {})", a->c, b->c), infix("^"), bits);
     else if (n == "arith.divsi") defineChecked(op, "xtc_sdiv", ab, infix("/"), bits);
     else if (n == "arith.remsi") defineChecked(op, "xtc_srem", ab, infix("%"), bits);
-    else if (n == "arith.ceildivsi") defineChecked(op, "xtc_ceildiv", ab, call("ceildiv"), bits);
-    else if (n == "arith.floordivsi") defineChecked(op, "xtc_floordiv", ab, call("floordiv"), bits);
+    else if (n == "arith.ceildivsi") defineChecked(op, "xtc_ceildiv", ab, call("ceildiv"), bits, false);
+    else if (n == "arith.floordivsi") defineChecked(op, "xtc_floordiv", ab, call("floordiv"), bits, false);
     else if (n == "arith.divui" || n == "arith.remui") {
       use("xtc_zext");
       defineChecked(op, n == "arith.divui" ? "xtc_udiv" : "xtc_urem", za + ", " + zb,
-                    n == "arith.divui" ? call("udiv") : call("urem"), bits);
+                    n == "arith.divui" ? call("udiv") : call("urem"), bits, false);
     } else if (n == "arith.shli" || n == "arith.shrsi" || n == "arith.shrui") {
       const char* h = n == "arith.shli" ? "xtc_shl" : n == "arith.shrsi" ? "xtc_shrs" : "xtc_shru";
       const char* po = n == "arith.shli" ? "<<" : n == "arith.shrsi" ? ">>" : ">>>";
@@ -239,12 +240,12 @@ private:
     } else if (n == "arith.minsi" || n == "arith.maxsi") {
       const char* cmp = n == "arith.minsi" ? "<" : ">";
       define(op, fmt::format("({} {} {} ? {} : {})", a->c, cmp, b->c, a->c, b->c),
-             call(n == "arith.minsi" ? "min" : "max"), bits);
+             call(n == "arith.minsi" ? "min" : "max"), bits, false);
     } else if (n == "arith.minui" || n == "arith.maxui") {
       use("xtc_zext");
       const char* cmp = n == "arith.minui" ? "<" : ">";
       define(op, fmt::format("({} {} {} ? {} : {})", za, cmp, zb, a->c, b->c), call(n == "arith.minui" ? "minu" : "maxu"),
-             bits);
+             bits, false);
     } else if (n == "arith.cmpi") {
       const ir::Attribute* p = op.attr("predicate");
       std::string pred = p && (p->isa(ir::AttrKind::Enum) || p->isa(ir::AttrKind::String)) ? p->getString() : "";

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <unordered_map>
 
@@ -139,6 +141,11 @@ private:
   void lowerLoadTile(Operation& op);
   void lowerStoreTile(Operation& op);
   void lowerMma(Operation& op);
+  void lowerReduction(Operation& op);
+  void lowerBroadcast(Operation& op);
+  Value* combine(const std::string& kind, ElemKind ek, Value* a, Value* b);
+  Value* identity(const std::string& kind, ElemKind ek);
+  Value* butterfly(const std::string& kind, ElemKind ek, Value* v, int64_t firstMask);
   void lowerFor(Operation& op);
   void lowerIf(Operation& op);
   void lowerElementwise(Operation& op);
@@ -404,6 +411,141 @@ void KernelLowering::lowerMma(Operation& op) {
   map_[op.result()] = {b_.create("vector.from_elements", c, {Type::vector({lc.numRegs()}, acc)})->result()};
 }
 
+// ----- reductions and broadcasts within a subgroup tile ------------------------------------------------
+
+Value* KernelLowering::combine(const std::string& kind, ElemKind ek, Value* a, Value* b) {
+  bool f = ir::isFloatElem(ek);
+  std::string name;
+  if (kind == "add") name = f ? "arith.addf" : "arith.addi";
+  else if (kind == "mul") name = f ? "arith.mulf" : "arith.muli";
+  else if (kind == "max") name = f ? "arith.maxf" : "arith.maxsi";
+  else if (kind == "min") name = f ? "arith.minf" : "arith.minsi";
+  else if (kind == "and") name = "arith.andi";
+  else if (kind == "or") name = "arith.ori";
+  else name = "arith.xori";
+  return b_.create(name, {a, b}, {Type::scalar(ek)})->result();
+}
+
+// The neutral element, for register slots of the masked tail. max/min use the most negative/positive
+// finite value (the IR text has no infinity).
+Value* KernelLowering::identity(const std::string& kind, ElemKind ek) {
+  if (ir::isFloatElem(ek)) {
+    double big = ek == ElemKind::F16 ? 65504.0 : ek == ElemKind::BF16 ? 3.3895313892515355e38
+                 : ek == ElemKind::F64 ? 1.7976931348623157e308 : 3.4028234663852886e38;
+    double v = kind == "add" ? 0.0 : kind == "mul" ? 1.0 : kind == "max" ? -big : big;
+    return pro_.constantFloat(v, ek);
+  }
+  unsigned bits = ek == ElemKind::Index ? 64 : ir::elemBits(ek);
+  int64_t minV = bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
+  int64_t maxV = bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+  int64_t v = kind == "add" || kind == "or" || kind == "xor" ? 0 : kind == "mul" ? 1 : kind == "and" ? -1
+              : kind == "max" ? minV : maxV;
+  return pro_.constantInt(v, ek);
+}
+
+// Combines `v` over the lanes whose ids differ only in the bits >= firstMask (a power of two): after
+// the xor-shuffle steps firstMask, 2*firstMask, ..., S/2 every such lane holds the same total.
+Value* KernelLowering::butterfly(const std::string& kind, ElemKind ek, Value* v, int64_t firstMask) {
+  for (int64_t m = firstMask; m < S_; m *= 2) {
+    Value* src = b_.create("arith.xori", {laneId_, cIndex(m)}, {Type::index()})->result();
+    Value* other = b_.create("lane.shuffle", {v, src}, {Type::scalar(ek)})->result();
+    v = combine(kind, ek, v, other);
+  }
+  return v;
+}
+
+void KernelLowering::lowerReduction(Operation& op) {
+  const Type& st = op.operand(0)->type();
+  const Type& rt = op.result()->type();
+  std::vector<int64_t> dims = op.attr("dims") ? op.attr("dims")->getIntArray() : std::vector<int64_t>{};
+  if (st.rank() != 2 || dims.size() != 1) fail(op, "lower-generic: only reductions of one dimension of a rank-2 vector are implemented");
+  if (op.hasAttr("reduction_size")) fail(op, "lower-generic: reduction_size is not implemented yet");
+  std::string kind = op.attr("kind")->getString();
+  ElemKind ek = st.elem();
+  CoopLayout ls = layoutOf(st, op), lr = layoutOf(rt, op);
+  std::vector<Value*> src = extractAll(get1(op.operand(0), op), ls.numRegs());
+  Value* lrow = laneRow(ls);
+  std::vector<Value*> out(static_cast<size_t>(lr.numRegs()));
+  if (dims[0] == 1) {
+    // Each row: combine this lane's columns of it (identity where the lane does not hold the row),
+    // then all 16 lanes; every lane ends with the row total. Result R x 1: lane p holds rows p + 16u.
+    std::vector<Value*> totals;
+    for (int64_t r = 0; r < ls.rows; ++r) {
+      Value* part = src[static_cast<size_t>(ls.reg(r / ls.g, 0))];
+      for (int64_t w = 1; w < ls.kb; ++w) part = combine(kind, ek, part, src[static_cast<size_t>(ls.reg(r / ls.g, w))]);
+      if (ls.g > 1) {
+        Value* mine = b_.create("arith.cmpi", {lrow, cIndex(r % ls.g)}, {Type::scalar(ElemKind::I1)},
+                                {{"predicate", Attribute::enumValue("cmpi", "eq")}})->result();
+        part = b_.create("arith.select", {mine, part, identity(kind, ek)}, {Type::scalar(ek)})->result();
+      }
+      totals.push_back(butterfly(kind, ek, part, 1));
+    }
+    // Register u of lane p is row 16u + p: pick it among the (uniform) totals by lane id.
+    for (int64_t u = 0; u < lr.numRegs(); ++u) {
+      Value* v = totals[static_cast<size_t>(std::min(u * S_, lr.rows - 1))];
+      for (int64_t q = 1; q < S_ && u * S_ + q < lr.rows; ++q) {
+        Value* is = b_.create("arith.cmpi", {laneId_, cIndex(q)}, {Type::scalar(ElemKind::I1)},
+                              {{"predicate", Attribute::enumValue("cmpi", "eq")}})->result();
+        v = b_.create("arith.select", {is, totals[static_cast<size_t>(u * S_ + q)], v}, {Type::scalar(ek)})->result();
+      }
+      out[static_cast<size_t>(u)] = v;
+    }
+  } else {
+    // Rows: this lane's rows of each of its columns, then the lanes sharing the column (ids equal
+    // modulo I). Result 1 x C has the same lanes per column, one register per column block.
+    for (int64_t w = 0; w < ls.kb; ++w) {
+      Value* part = nullptr;
+      for (int64_t u = 0; u < ls.ru; ++u) {
+        Value* v = src[static_cast<size_t>(ls.reg(u, w))];
+        if (ls.masked() && u == ls.ru - 1) {
+          Value *r, *c, *mask;
+          regPosition(ls, u, w, &r, &c, &mask);
+          v = b_.create("arith.select", {mask, v, identity(kind, ek)}, {Type::scalar(ek)})->result();
+        }
+        part = part ? combine(kind, ek, part, v) : v;
+      }
+      out[static_cast<size_t>(lr.reg(0, w))] = ls.g > 1 ? butterfly(kind, ek, part, ls.I) : part;
+    }
+  }
+  map_[op.result()] = {b_.create("vector.from_elements", out, {Type::vector({lr.numRegs()}, ek)})->result()};
+}
+
+void KernelLowering::lowerBroadcast(Operation& op) {
+  const Type& st = op.operand(0)->type();
+  const Type& rt = op.result()->type();
+  std::vector<int64_t> dims = op.attr("dims") ? op.attr("dims")->getIntArray() : std::vector<int64_t>{};
+  if (st.rank() != 2 || dims.size() != 1) fail(op, "lower-generic: only broadcasts along one dimension of a rank-2 vector are implemented");
+  if (op.hasAttr("broadcast_size")) fail(op, "lower-generic: broadcast_size is not implemented yet");
+  ElemKind ek = st.elem();
+  Type et = Type::scalar(ek);
+  CoopLayout ls = layoutOf(st, op), ld = layoutOf(rt, op);
+  std::vector<Value*> src = extractAll(get1(op.operand(0), op), ls.numRegs());
+  std::vector<Value*> out(static_cast<size_t>(ld.numRegs()));
+  for (int64_t w = 0; w < ld.kb; ++w)
+    for (int64_t u = 0; u < ld.ru; ++u) {
+      Value* v;
+      if (dims[0] == 1) {
+        // R x 1 -> R x C: element (r, c) = src(r, 0), held by lane r % 16, register r / 16. This
+        // lane's row is u*g + p/I; all g rows of step u fall in one 16-row block (g divides 16).
+        int64_t base = u * ld.g;
+        Value* s = src[static_cast<size_t>(base / S_)];
+        if (ld.g == 1) {
+          v = b_.create("lane.broadcast", {s, cIndex(base % S_)}, {et})->result();
+        } else {
+          Value* lane = base % S_ == 0 ? laneRow(ld) : add(laneRow(ld), cIndex(base % S_));
+          v = b_.create("lane.shuffle", {s, lane}, {et})->result();
+        }
+      } else {
+        // 1 x C -> R x C: element (r, c) = src(0, c). With one lane per column (C >= 16) it is this
+        // lane's register w; otherwise it sits in lane c (row 0 of the source's first row group).
+        v = ld.g == 1 ? src[static_cast<size_t>(w)]
+                      : b_.create("lane.shuffle", {src[0], laneCol(ld)}, {et})->result();
+      }
+      out[static_cast<size_t>(ld.reg(u, w))] = v;
+    }
+  map_[op.result()] = {b_.create("vector.from_elements", out, {Type::vector({ld.numRegs()}, ek)})->result()};
+}
+
 void KernelLowering::lowerElementwise(Operation& op) {
   std::vector<Value*> operands;
   for (Value* v : op.operands()) operands.push_back(get1(v, op));
@@ -496,6 +638,8 @@ void KernelLowering::lowerOp(Operation& op) {
   if (n == "tile.store_tile") return lowerStoreTile(op);
   if (n == "tile.tile_mma") return lowerMma(op);
   if (n == "tile.prefetch_tile") return;  // a cache hint; the generic target has no prefetch to emit
+  if (n == "tile.reduction") return lowerReduction(op);
+  if (n == "tile.broadcast") return lowerBroadcast(op);
   if (n == "scf.for") return lowerFor(op);
   if (n == "scf.if") return lowerIf(op);
   if (n == "scf.yield" || n == "xtc.return") {

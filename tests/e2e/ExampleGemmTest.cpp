@@ -1,44 +1,18 @@
 // e2e: GEMM examples (examples/*.xt) through the real command line (`xtc compile --target generic`),
 // the binary checked by spirv-val, then run on the Intel CPU OpenCL device at aligned and unaligned
 // sizes and compared element by element with a plain C++ triple loop.
+#include "tests/e2e/CompileExample.h"
 #include "tests/e2e/OpenCLRunner.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
-#include <map>
-#include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
-
-#include <unistd.h>
 
 namespace xtc {
 namespace {
-
-// The xtc binary of this build (tests/e2e/CMakeLists.txt); XTC_BINARY overrides it.
-std::string xtcBinary() {
-  const char* x = std::getenv("XTC_BINARY");
-  return x && *x ? x : XTC_BINARY_PATH;
-}
-
-std::string tempPath(const std::string& name) {
-  const char* d = std::getenv("TMPDIR");
-  return std::string(d ? d : "/tmp") + "/xtc_e2e_" + std::to_string(::getpid()) + "_" + name;
-}
-
-bool readWords(const std::string& path, std::vector<uint32_t>& words) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.empty() || bytes.size() % 4) return false;
-  words.resize(bytes.size() / 4);
-  std::memcpy(words.data(), bytes.data(), bytes.size());
-  return true;
-}
 
 // One GEMM example: its file and kernel, the input element type, the C block one workgroup computes
 // (its launch rule is grid = (ceildiv(M, blockM), ceildiv(N, blockN))) and its workgroup size in
@@ -92,13 +66,7 @@ protected:
     auto it = cache.find(ex.file);
     if (it == cache.end()) {
       std::vector<uint32_t> words;
-      std::string failure;
-      std::string spv = tempPath(std::string(ex.kernel) + ".spv");
-      std::string cmd = xtcBinary() + " compile " XTC_SOURCE_DIR "/examples/" + ex.file + " --target generic -o " + spv;
-      if (std::system(cmd.c_str()) != 0) failure = "failed: " + cmd;
-      else if (std::system(("spirv-val " + spv).c_str()) != 0) failure = "spirv-val rejects " + spv;
-      else if (!readWords(spv, words)) failure = "cannot read " + spv;
-      std::remove(spv.c_str());
+      std::string failure = e2e::compileExample(ex.file, words);
       it = cache.emplace(ex.file, std::make_pair(words, failure)).first;
     }
     EXPECT_TRUE(it->second.second.empty()) << it->second.second;

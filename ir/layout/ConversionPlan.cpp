@@ -213,6 +213,10 @@ Expected<ConversionPlan> planConversion(const LinearLayout& src, const LinearLay
   // Tables for subgroup 0.
   const int R = 1 << D.bits[0], L = 1 << D.bits[1];
   const LinearLayout& P = *plan.dstToSrc;
+  for (int b = 0; b < D.bits[2]; ++b) {
+    const auto& v = P.basis("subgroup", b);
+    if (v[0] != 0 || v[1] != 0) plan.subgroupDependent = true;
+  }
   plan.sources.assign(R, std::vector<LaneSource>(L));
   for (int r = 0; r < R; ++r)
     for (int l = 0; l < L; ++l) {

@@ -57,7 +57,10 @@ struct ConversionPlan {
   // RegisterPermutation whose source register does not depend on the lane: dst r ← src perm[r].
   std::vector<int32_t> registerPermutation;
   bool laneDependentRegisters = false;  // the source register index varies with the lane
-  std::vector<ShuffleOp> shuffles;      // Shuffle: the exact list (subgroup 0; same for every subgroup)
+  // True when the tables differ between subgroups (P's subgroup bits also move registers or lanes);
+  // then dstToSrc gives the movement of subgroup s: apply it to (r, l, s).
+  bool subgroupDependent = false;
+  std::vector<ShuffleOp> shuffles;      // Shuffle: the exact list for subgroup 0
   int shuffleCount = 0;                 // shuffle instructions
   int moveCount = 0;                    // register moves inside a lane
   std::optional<SlmPlan> slm;

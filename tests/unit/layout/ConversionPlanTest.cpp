@@ -134,6 +134,20 @@ TEST(ConversionPlan, XorShuffle) {
   EXPECT_EQ(p->shuffles[0].srcRegister, 1);
   EXPECT_EQ(p->shuffles[0].laneExpr, "lane ^ 1");
   EXPECT_EQ(p->sources[1][6], (LaneSource{7, 1}));
+  EXPECT_FALSE(p->subgroupDependent);
+}
+
+TEST(ConversionPlan, SubgroupDependentShuffles) {
+  // Two subgroups; in the destination, subgroup 1 also swaps lane bit 0 (basis (8,1) instead of (8,0)):
+  // subgroup 0 needs no movement, subgroup 1 needs lane ^ 1 for every register.
+  LinearLayout src = lanesRegs({{1, 0}, {2, 0}, {4, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}}, 16, 16, {{8, 0}});
+  LinearLayout dst = lanesRegs({{1, 0}, {2, 0}, {4, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}}, 16, 16, {{8, 1}});
+  auto p = planConversion(src, dst);
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(p->kind, ConversionKind::Shuffle);
+  EXPECT_TRUE(p->subgroupDependent);
+  EXPECT_EQ(p->dstToSrc->apply(std::vector<int32_t>{3, 6, 1}), (std::vector<int32_t>{3, 7, 1}));
+  EXPECT_EQ(p->dstToSrc->apply(std::vector<int32_t>{3, 6, 0}), (std::vector<int32_t>{3, 6, 0}));
 }
 
 TEST(ConversionPlan, ReplicatedAcrossSubgroupsNeedsSlm) {

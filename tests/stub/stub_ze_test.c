@@ -14,9 +14,14 @@ int main(void) {
   static uint16_t S[4 * 64];
   static float D[4 * 64];
   uint32_t drivers = 0;
-  ze_result_t init = zeInit(0);
-  if (init == ZE_RESULT_SUCCESS) zeDriverGet(&drivers, NULL);
-  printf("zeInit: %s; %u driver(s)\n", fx_error_string((int)init), drivers);
+  ze_result_t init = ZE_RESULT_ERROR_UNINITIALIZED;
+  if (getenv("XTC_STUB_TEST_SKIP_ZEINIT")) {
+    printf("zeInit skipped (sanitizer build: the loader dlopens drivers with RTLD_DEEPBIND, which ASan rejects)\n");
+  } else {
+    init = zeInit(0);
+    if (init == ZE_RESULT_SUCCESS) zeDriverGet(&drivers, NULL);
+    printf("zeInit: %s; %u driver(s)\n", fx_error_string((int)init), drivers);
+  }
 
   EXPECT_RC(fx_axpy_ze(NULL, dev, list, X, 64, Y, 64, 1.0f, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
   EXPECT_RC(fx_axpy_ze(ctx, NULL, list, X, 64, Y, 64, 1.0f, NULL, 0, NULL), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);

@@ -306,7 +306,7 @@ private:
       auto out = std::make_unique<Expr>(Expr::Kind::Int, r);
       std::string text = i->getText();
       auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out->intValue);
-      if (ec != std::errc() || ptr != text.data() + text.size()) cx_.rep().error(DiagId::int_literal_range, r, text);
+      if (ec != std::errc() || ptr != text.data() + text.size()) cx_.rep().error(DiagId::int_literal_range, r, text, "64 bits");
       return out;
     }
     if (dynamic_cast<XtParser::FloatLitContext*>(p)) {
@@ -400,7 +400,7 @@ private:
       out->kind = Term::Kind::Int;
       std::string text = i->INT()->getText();
       auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out->intValue);
-      if (ec != std::errc() || ptr != text.data() + text.size()) cx_.rep().error(DiagId::int_literal_range, out->range, text);
+      if (ec != std::errc() || ptr != text.data() + text.size()) cx_.rep().error(DiagId::int_literal_range, out->range, text, "64 bits");
       if (i->MINUS()) out->intValue = -out->intValue;
     } else if (auto* f = dynamic_cast<XtParser::FloatTermContext*>(t)) {
       out->kind = Term::Kind::Float;

@@ -479,6 +479,17 @@ private:
     return e.kind == Expr::Kind::Unary && e.name == "-" && isLiteral(*e.args[0]);
   }
 
+  // Integer literals must fit their type: signed or unsigned range for i8/i16/i32 (so 0xFF-style
+  // bit patterns are accepted), any 64-bit value for i64 and index.
+  bool literalFits(int64_t v, ElemKind k, const SourceRange& at) {
+    if (!ir::isIntElem(k) || k == ElemKind::I64 || k == ElemKind::Index) return true;
+    unsigned bits = k == ElemKind::I1 ? 1 : ir::elemBits(k);
+    int64_t lo = -(int64_t(1) << (bits - 1)), hi = (int64_t(1) << bits) - 1;
+    if (v >= lo && v <= hi) return true;
+    rep_.error(DiagId::int_literal_range, at, v, ir::elemName(k));
+    return false;
+  }
+
   // Checks `e`; `expected` is the type the context wants (from an annotation or the other operand),
   // used by literals and by ops whose result type is written by the user.
   bool expr(Expr& e, const Type* expected) {
@@ -486,6 +497,7 @@ private:
       case Expr::Kind::Int: {
         Type t = Type::index();
         if (expected && expected->isScalar() && expected->elem() != ElemKind::I1) t = *expected;
+        if (!literalFits(e.intValue, t.elem(), e.range)) return false;
         e.type = t;
         e.res.isConstant = true;
         e.res.attrs["value"] = ir::isFloatElem(t.elem()) ? Attribute::floating(static_cast<double>(e.intValue), t.elem())
@@ -562,6 +574,7 @@ private:
       e.type = x.type;
       e.res.isConstant = true;
       const Attribute& v = x.res.attrs["value"];
+      if (v.kind() == ir::AttrKind::Int && !literalFits(-v.getInt(), v.numberType(), e.range)) return false;
       e.res.attrs["value"] = v.kind() == ir::AttrKind::Float ? Attribute::floating(-v.getFloat(), v.numberType())
                                                                : Attribute::integer(-v.getInt(), v.numberType());
       return true;

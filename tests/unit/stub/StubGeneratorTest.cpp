@@ -161,6 +161,31 @@ TEST(StubGenerator, PvcChecksRowPitchesOfDynamicInnerDimensions) {
   EXPECT_TRUE(contains(f.source, "!xtc_mul_u64(xtc_bytes[1], UINT64_C(32), &xtc_bytes[1])"));
 }
 
+TEST(StubGenerator, PassesBuildOptionsToBothRuntimesAndRejectsConflictingOnes) {
+  Ctx c;
+  auto m = axpyModule(c);
+  ir::Operation* k = ir::moduleKernels(m.get())[0];
+  k->setAttr("build_options", Attribute::string("-ze-opt-large-register-file \"q\""));
+  backend::StubFiles f = gen(*m, c);
+  EXPECT_TRUE(contains(f.source, "static const char fx_build_flags[] = \"-ze-opt-large-register-file \\\"q\\\"\";"))
+      << f.source;
+  EXPECT_TRUE(contains(f.source, "rc = clBuildProgram(e->program, 1, &device, fx_build_flags, NULL, NULL);"));
+  EXPECT_TRUE(contains(f.source, "desc.pBuildFlags = fx_build_flags;"));
+
+  // A second kernel with other options: one module has one option string.
+  Ctx c2;
+  auto m2 = axpyModule(c2);
+  ir::Operation* k2 = ir::createKernel(m2.get(), "other", {}, {}, c2.at(9, 1));
+  ir::Builder b(&ir::kernelLaunch(k2));
+  b.create("xtc.grid", {b.constantIndex(1), b.constantIndex(1), b.constantIndex(1)}, {});
+  lowered(k2, {16, 1, 1}, 16, "generic");
+  k2->setAttr("build_options", Attribute::string("-cl-fast-relaxed-math"));
+  gen(*m2, c2, "fx", false);
+  EXPECT_TRUE(contains(c2.text(), "k.xt:9:1: error: host stub: kernel 'other' has build_options \"-cl-fast-relaxed-math\" but "
+                                  "kernel 'axpy' has \"\""))
+      << c2.text();
+}
+
 TEST(StubGenerator, RejectsNamesThatAreNotCIdentifiers) {
   for (const char* bad : {"1abc", "int", "a-b", "", "__x", "xtc_stub"}) {
     Ctx c;

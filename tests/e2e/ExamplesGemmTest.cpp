@@ -9,6 +9,9 @@
 //   gemm_i8 (tile_mma with an i32 accumulator), gemm_bt and transpose (tile.transpose),
 //   gemm_splitk (tile.atomic_rmw), softmax and row_sum (tile.reduction), bias_relu (tile.broadcast),
 //   gather_scatter (scattered tiles, load_gather/store_scatter).
+// gemm_bf16 (256x256 blocks, 32 subgroups) runs on the device in ExampleGemmTest.cpp; each launch of
+// that kernel takes over 10 s on this loaded 2-core machine, so it is compared with the interpreter at 257x129x65 in
+// ExamplesInterpTest.cpp instead of being launched again.
 // Not run at 1000x1000x1000: the double reference, the interpreter and the device together take far
 // longer than this suite's budget on 2 cores; 1x4096x512 is run instead.
 //
@@ -45,7 +48,6 @@ struct GemmExample {
 const GemmExample kSgF16{"sg_gemm_f16.xt", ElemKind::F16, 8, 32, 1, false};
 const GemmExample kWgF16{"gemm_f16.xt", ElemKind::F16, 32, 64, 4, false};
 const GemmExample kWgAcc{"gemm_acc.xt", ElemKind::F32, 16, 32, 2, true};
-const GemmExample kWgBf16{"gemm_bf16.xt", ElemKind::BF16, 256, 256, 32, false};
 
 struct Prepared {
   std::string failure;
@@ -114,10 +116,9 @@ void runGemm(const GemmExample& ex, int64_t M, int64_t N, int64_t K) {
   EXPECT_EQ(bad, 0);
 }
 
-// Subgroup-level f16 GEMM (8x32 block, K step 16).
-TEST(ExampleSgGemmF16, Aligned64x128x64) { runGemm(kSgF16, 64, 128, 64); }
+// Subgroup-level f16 GEMM (8x32 block, K step 16). Its aligned, small unaligned and K < step cases
+// run on the device in ExampleGemmTest.cpp; these are the sizes that file does not cover.
 TEST(ExampleSgGemmF16, Unaligned257x129x65) { runGemm(kSgF16, 257, 129, 65); }
-TEST(ExampleSgGemmF16, KSmallerThanStep) { runGemm(kSgF16, 20, 40, 5); }
 TEST(ExampleSgGemmF16, OneRow1x4096x512) { runGemm(kSgF16, 1, 4096, 512); }
 
 // Workgroup-level f16 GEMM (32x64 block, 4 subgroups, K step 16).
@@ -130,10 +131,6 @@ TEST(ExampleGemmF16, OneRow1x4096x512) { runGemm(kWgF16, 1, 4096, 512); }
 TEST(ExampleGemmAcc, Aligned32x64x32) { runGemm(kWgAcc, 32, 64, 32); }
 TEST(ExampleGemmAcc, Unaligned257x129x65) { runGemm(kWgAcc, 257, 129, 65); }
 TEST(ExampleGemmAcc, KSmallerThanStep) { runGemm(kWgAcc, 17, 33, 3); }
-
-// The existing bf16 example (256x256 block, 32 subgroups, K step 32).
-TEST(ExampleGemmBf16, Unaligned257x129x65) { runGemm(kWgBf16, 257, 129, 65); }
-TEST(ExampleGemmBf16, KSmallerThanStep) { runGemm(kWgBf16, 40, 300, 9); }
 
 }  // namespace
 }  // namespace xtc

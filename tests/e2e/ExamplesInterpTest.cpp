@@ -129,6 +129,20 @@ TEST(ExampleInterpGemmSplitK, Aligned32x32x256) { gemmSplitK(32, 32, 256); }
 TEST(ExampleInterpGemmSplitK, Unaligned257x129x65) { gemmSplitK(257, 129, 65); }
 TEST(ExampleInterpGemmSplitK, KSmallerThanStep) { gemmSplitK(10, 20, 5); }
 
+// gemm_bf16 (the device runs it in ExampleGemmTest.cpp at small sizes): bf16 products are exact in f32.
+void gemmBf16(int64_t M, int64_t N, int64_t K) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K);
+  unsigned seed = static_cast<unsigned>(17 * M + 5 * N + K);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::BF16, {M, K}, seed, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::BF16, {K, N}, seed + 1, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
+  ASSERT_TRUE(run("gemm_bf16.xt", args, {ceilDiv(M, 256), ceilDiv(N, 256), 1}));
+  checkGemmF32(args.args[0].buffer, args.args[1].buffer, false, nullptr, args.args[2].buffer, M, N, K, 0);
+}
+TEST(ExampleInterpGemmBf16, Unaligned257x129x65) { gemmBf16(257, 129, 65); }
+TEST(ExampleInterpGemmBf16, KSmallerThanStep) { gemmBf16(40, 300, 9); }
+
 // ---- softmax: rows of 64 ----
 void softmax(int64_t M) {
   SCOPED_TRACE(testing::Message() << "M = " << M);

@@ -221,7 +221,7 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
   if (interpOnly) {
     result = reference;
     std::cout << fmt::format("ran {} in the reference interpreter: grid {}x{}x{}, {} level\n", ir::kernelName(kernel), grid[0], grid[1],
-                             grid[2], stats.workgroupLevel ? "workgroup" : "subgroup");
+                             grid[2], stats.workgroupLevel ? "workgroup" : (stats.laneLevel ? "lane" : "subgroup"));
   } else {
     // 4. Device.
     std::unique_ptr<runtime::Runtime> rt;

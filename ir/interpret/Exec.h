@@ -72,6 +72,10 @@ struct WorkgroupCtx {
   bool workgroupLevel = false;
   bool detectRaces = true;
   bool countOnly = false;
+  // Lane level (after lower-generic): every value carries a leading dimension of `lanes` entries,
+  // one per work-item of the subgroup, and the executor runs the subgroup's lanes in lockstep.
+  // 0 = tile/subgroup level.
+  int64_t lanes = 0;
   std::map<const ir::Operation*, std::pair<std::unique_ptr<Buffer>, std::unique_ptr<SlmState>>> slm;
   SubgroupScheduler* scheduler = nullptr;          // null when subgroups run back to back
   RunStats* stats = nullptr;
@@ -86,6 +90,7 @@ std::unordered_map<std::string_view, OpHandler>& handlerTable();
 void registerArithHandlers();
 void registerTileHandlers();
 void registerCoreHandlers();
+void registerLaneHandlers();
 
 class Executor {
 public:
@@ -107,6 +112,10 @@ public:
   void setTensor(const ir::Value* v, Tensor t) { env_[v] = RtValue{std::make_shared<const Tensor>(std::move(t)), {}, {}}; }
 
   WorkgroupCtx* wg() const { return wg_; }
+  // Lanes per subgroup at lane level, else 0.
+  int64_t lanes() const { return wg_ ? wg_->lanes : 0; }
+  // A subgroup-uniform index value: a scalar, or one entry per lane at lane level.
+  Tensor uniformIndex(int64_t v) const;
   int64_t subgroupId() const { return sg_; }
   // The context or an error when the op needs one (the launch region has none).
   WorkgroupCtx& needWg(const ir::Operation& op) const;

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 
 namespace xtc::interp {
@@ -32,8 +33,11 @@ void execConstant(Executor& ex, const ir::Operation& op) {
   const ir::Type& rt = resultType(op);
   const ir::Attribute* v = op.attr("value");
   if (!v) fail(op, "arith.constant without a 'value' attribute");
-  Tensor t(rt.elem(), rt.isScalar() ? std::vector<int64_t>{} : rt.shape());
+  std::vector<int64_t> shape = rt.isScalar() ? std::vector<int64_t>{} : rt.shape();
+  if (ex.lanes() > 0) shape.insert(shape.begin(), ex.lanes());  // the same constant in every lane
+  Tensor t(rt.elem(), shape);
   int64_t n = t.size();
+  int64_t perLane = ex.lanes() > 0 ? n / ex.lanes() : n;
   auto put = [&](int64_t k, bool isF, double fv, int64_t iv) {
     if (t.isFloat()) t.f[k] = roundToElem(isF ? fv : static_cast<double>(iv), t.elem);
     else t.i[k] = wrapToElem(isF ? floatToIntSat(fv, t.elem) : iv, t.elem);
@@ -45,10 +49,10 @@ void execConstant(Executor& ex, const ir::Operation& op) {
     case ir::AttrKind::Dense: {
       bool isF = v->denseIsFloat();
       size_t count = isF ? v->denseFloats().size() : v->denseInts().size();
-      if (count != 1 && static_cast<int64_t>(count) != n)
-        fail(op, "dense constant has " + std::to_string(count) + " values for " + std::to_string(n) + " elements");
+      if (count != 1 && static_cast<int64_t>(count) != perLane)
+        fail(op, "dense constant has " + std::to_string(count) + " values for " + std::to_string(perLane) + " elements");
       for (int64_t k = 0; k < n; ++k) {
-        size_t s = count == 1 ? 0 : static_cast<size_t>(k);
+        size_t s = count == 1 ? 0 : static_cast<size_t>(k % perLane);
         put(k, isF, isF ? v->denseFloats()[s] : 0.0, isF ? 0 : v->denseInts()[s]);
       }
       break;
@@ -218,11 +222,13 @@ void execSelect(Executor& ex, const ir::Operation& op) {
   const Tensor& b = ex.tensor(op, 2);
   sameShape(op, a, b);
   if (c.isFloat()) fail(op, "arith.select condition must be i1");
-  bool scalarCond = c.shape.empty();
-  if (!scalarCond) sameShape(op, c, a);
+  // A condition of a prefix shape (a scalar, or one per lane at lane level) selects whole rows.
+  if (c.shape.size() > a.shape.size() || !std::equal(c.shape.begin(), c.shape.end(), a.shape.begin()))
+    fail(op, "arith.select: the condition's shape " + ir::shapeStr(c.shape) + " does not fit " + ir::shapeStr(a.shape));
+  int64_t inner = a.size() / std::max<int64_t>(c.size(), 1);
   Tensor r(a.elem, a.shape);
   for (int64_t k = 0; k < r.size(); ++k) {
-    bool take = c.i[scalarCond ? 0 : k] != 0;
+    bool take = c.i[k / inner] != 0;
     if (r.isFloat()) r.f[k] = take ? a.f[k] : b.f[k];
     else r.i[k] = take ? a.i[k] : b.i[k];
   }
@@ -302,12 +308,18 @@ void execMath(Executor& ex, const ir::Operation& op) {
 
 void execSplat(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 0);
-  if (!a.shape.empty()) fail(op, "vector.splat needs a scalar operand");
+  int64_t lanes = ex.lanes() > 0 ? ex.lanes() : 1;
+  if (a.size() != lanes) fail(op, "vector.splat needs a scalar operand");
   const ir::Type& rt = resultType(op);
-  Tensor r(rt.elem(), rt.shape());
+  std::vector<int64_t> shape = rt.shape();
+  if (ex.lanes() > 0) shape.insert(shape.begin(), ex.lanes());
+  Tensor r(rt.elem(), shape);
   if (r.elem != a.elem) fail(op, "vector.splat: element type mismatch");
-  if (r.isFloat()) std::fill(r.f.begin(), r.f.end(), a.f[0]);
-  else std::fill(r.i.begin(), r.i.end(), a.i[0]);
+  int64_t per = r.size() / lanes;
+  for (int64_t k = 0; k < r.size(); ++k) {
+    if (r.isFloat()) r.f[k] = a.f[k / per];
+    else r.i[k] = a.i[k / per];
+  }
   ex.setTensor(op.result(), std::move(r));
 }
 

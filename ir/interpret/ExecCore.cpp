@@ -73,8 +73,23 @@ const TileVal& Executor::tile(const ir::Operation& op, unsigned operand) const {
 
 int64_t Executor::scalarInt(const ir::Operation& op, unsigned operand) const {
   const Tensor& t = tensor(op, operand);
-  if (!t.shape.empty() || t.isFloat()) fail(op, "interpreter: operand " + std::to_string(operand) + " is not an integer scalar");
-  return t.i[0];
+  if (t.isFloat()) fail(op, "interpreter: operand " + std::to_string(operand) + " is not an integer scalar");
+  if (t.shape.empty()) return t.i[0];
+  if (lanes() > 0 && t.shape == std::vector<int64_t>{lanes()}) {
+    for (int64_t l = 1; l < lanes(); ++l)
+      if (t.i[l] != t.i[0])
+        fail(op, "operand " + std::to_string(operand) + " differs between the lanes of a subgroup (lane 0: " + std::to_string(t.i[0]) +
+                     ", lane " + std::to_string(l) + ": " + std::to_string(t.i[l]) +
+                     "); lane-divergent control flow is not implemented yet in the interpreter");
+    return t.i[0];
+  }
+  fail(op, "interpreter: operand " + std::to_string(operand) + " is not an integer scalar");
+}
+
+Tensor Executor::uniformIndex(int64_t v) const {
+  Tensor t(ir::ElemKind::Index, lanes() > 0 ? std::vector<int64_t>{lanes()} : std::vector<int64_t>{});
+  std::fill(t.i.begin(), t.i.end(), v);
+  return t;
 }
 
 WorkgroupCtx& Executor::needWg(const ir::Operation& op) const {
@@ -253,11 +268,6 @@ std::optional<InterpError> SubgroupScheduler::run(const std::function<void(int64
 
 namespace {
 
-Tensor scalarIndex(int64_t v) {
-  Tensor t(ir::ElemKind::Index, {});
-  t.i[0] = v;
-  return t;
-}
 
 void execFor(Executor& ex, const ir::Operation& op) {
   if (op.numOperands() < 3) fail(op, "scf.for needs lb, ub and step");
@@ -268,7 +278,7 @@ void execFor(Executor& ex, const ir::Operation& op) {
   const ir::Block& body = op.region(0).block();
   std::vector<RtValue> args(1 + iters.size());
   for (int64_t iv = lb; iv < ub; iv += step) {
-    args[0] = RtValue{std::make_shared<const Tensor>(scalarIndex(iv)), {}, {}};
+    args[0] = RtValue{std::make_shared<const Tensor>(ex.uniformIndex(iv)), {}, {}};
     for (size_t k = 0; k < iters.size(); ++k) args[k + 1] = iters[k];
     std::vector<RtValue> y = ex.runBlock(body, args);
     if (y.size() != iters.size()) fail(op, "scf.for body yields " + std::to_string(y.size()) + " values, expected " + std::to_string(iters.size()));
@@ -278,9 +288,7 @@ void execFor(Executor& ex, const ir::Operation& op) {
 }
 
 void execIf(Executor& ex, const ir::Operation& op) {
-  const Tensor& c = ex.tensor(op, 0);
-  if (!c.shape.empty() || c.isFloat()) fail(op, "scf.if condition must be an i1 scalar");
-  unsigned r = c.i[0] ? 0 : 1;
+  unsigned r = ex.scalarInt(op, 0) ? 0 : 1;
   std::vector<RtValue> y;
   if (r < op.numRegions() && !op.region(r).empty()) y = ex.runBlock(op.region(r).block(), {});
   if (y.size() != op.numResults()) fail(op, "scf.if branch yields " + std::to_string(y.size()) + " values, expected " + std::to_string(op.numResults()));
@@ -294,31 +302,48 @@ int64_t dimAttr(const ir::Operation& op) {
 }
 
 void execGroupId(Executor& ex, const ir::Operation& op) {
-  ex.setTensor(op.result(), scalarIndex(ex.needWg(op).groupId[static_cast<size_t>(dimAttr(op))]));
+  ex.setTensor(op.result(), ex.uniformIndex(ex.needWg(op).groupId[static_cast<size_t>(dimAttr(op))]));
 }
 void execNumGroups(Executor& ex, const ir::Operation& op) {
-  ex.setTensor(op.result(), scalarIndex(ex.needWg(op).numGroups[static_cast<size_t>(dimAttr(op))]));
+  ex.setTensor(op.result(), ex.uniformIndex(ex.needWg(op).numGroups[static_cast<size_t>(dimAttr(op))]));
 }
 void execLocalSize(Executor& ex, const ir::Operation& op) {
   WorkgroupCtx& wg = ex.needWg(op);
   if (!wg.wgSize) fail(op, "gpu.local_size needs the kernel's wg_size attribute (set by the lowering)");
-  ex.setTensor(op.result(), scalarIndex((*wg.wgSize)[static_cast<size_t>(dimAttr(op))]));
+  ex.setTensor(op.result(), ex.uniformIndex((*wg.wgSize)[static_cast<size_t>(dimAttr(op))]));
 }
-void execPerLane(Executor&, const ir::Operation& op) {
-  fail(op, "'" + op.name() + "' is a per-lane value: lane-level execution is not implemented yet");
+void execLaneId(Executor& ex, const ir::Operation& op) {
+  if (ex.lanes() == 0) fail(op, "'" + op.name() + "' is a per-lane value: it needs lane-level IR (after lower-generic)");
+  Tensor t(ir::ElemKind::Index, {ex.lanes()});
+  for (int64_t l = 0; l < ex.lanes(); ++l) t.i[l] = l;
+  ex.setTensor(op.result(), std::move(t));
+}
+void execLocalId(Executor& ex, const ir::Operation& op) {
+  WorkgroupCtx& wg = ex.needWg(op);
+  if (ex.lanes() == 0) fail(op, "'" + op.name() + "' is a per-lane value: it needs lane-level IR (after lower-generic)");
+  if (!wg.wgSize) fail(op, "gpu.local_id needs the kernel's wg_size attribute");
+  int64_t d = dimAttr(op);
+  Tensor t(ir::ElemKind::Index, {ex.lanes()});
+  for (int64_t l = 0; l < ex.lanes(); ++l) {
+    // Work-items are numbered x fastest; a subgroup holds consecutive linear ids.
+    int64_t lin = ex.subgroupId() * ex.lanes() + l;
+    int64_t x = lin % (*wg.wgSize)[0], y = (lin / (*wg.wgSize)[0]) % (*wg.wgSize)[1], z = lin / ((*wg.wgSize)[0] * (*wg.wgSize)[1]);
+    t.i[l] = d == 0 ? x : (d == 1 ? y : z);
+  }
+  ex.setTensor(op.result(), std::move(t));
 }
 void execSubgroupId(Executor& ex, const ir::Operation& op) {
   WorkgroupCtx& wg = ex.needWg(op);
   if (wg.workgroupLevel) fail(op, "gpu.subgroup_id has no single value in workgroup-level code (tiles with wg_map)");
-  ex.setTensor(op.result(), scalarIndex(ex.subgroupId()));
+  ex.setTensor(op.result(), ex.uniformIndex(ex.subgroupId()));
 }
 void execNumSubgroups(Executor& ex, const ir::Operation& op) {
-  ex.setTensor(op.result(), scalarIndex(ex.needWg(op).numSubgroups));
+  ex.setTensor(op.result(), ex.uniformIndex(ex.needWg(op).numSubgroups));
 }
 void execSubgroupSize(Executor& ex, const ir::Operation& op) {
   WorkgroupCtx& wg = ex.needWg(op);
   if (wg.subgroupSize <= 0) fail(op, "gpu.subgroup_size needs the kernel's sg_size attribute (set once a target is chosen)");
-  ex.setTensor(op.result(), scalarIndex(wg.subgroupSize));
+  ex.setTensor(op.result(), ex.uniformIndex(wg.subgroupSize));
 }
 void execBarrier(Executor& ex, const ir::Operation& op) {
   WorkgroupCtx& wg = ex.needWg(op);
@@ -350,7 +375,7 @@ void execDim(Executor& ex, const ir::Operation& op) {
   const MemRefVal& m = ex.memref(op, 0);
   int64_t d = attrInt(op, "index", 0);
   if (d < 0 || d >= static_cast<int64_t>(m.shape.size())) fail(op, "memref.dim index " + std::to_string(d) + " out of range");
-  ex.setTensor(op.result(), scalarIndex(m.shape[static_cast<size_t>(d)]));
+  ex.setTensor(op.result(), ex.uniformIndex(m.shape[static_cast<size_t>(d)]));
 }
 
 }  // namespace
@@ -362,8 +387,8 @@ void registerCoreHandlers() {
   t["gpu.group_id"] = execGroupId;
   t["gpu.num_groups"] = execNumGroups;
   t["gpu.local_size"] = execLocalSize;
-  t["gpu.local_id"] = execPerLane;
-  t["gpu.lane_id"] = execPerLane;
+  t["gpu.local_id"] = execLocalId;
+  t["gpu.lane_id"] = execLaneId;
   t["gpu.subgroup_id"] = execSubgroupId;
   t["gpu.num_subgroups"] = execNumSubgroups;
   t["gpu.subgroup_size"] = execSubgroupSize;

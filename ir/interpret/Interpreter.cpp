@@ -18,6 +18,7 @@ void registerAllHandlers() {
     registerCoreHandlers();
     registerArithHandlers();
     registerTileHandlers();
+    registerLaneHandlers();
   });
 }
 
@@ -99,6 +100,7 @@ struct KernelShape {
   bool workgroupLevel = false;
   int64_t wgLevelSubgroups = 1;
   bool hasBarrier = false;
+  bool laneLevel = false;
 };
 
 KernelShape analyze(const ir::Operation& kernel) {
@@ -113,6 +115,8 @@ KernelShape analyze(const ir::Operation& kernel) {
     if (arg) look(arg->type());
     if (op) {
       if (op->is("gpu.barrier")) ks.hasBarrier = true;
+      if (op->dialect() == "lane" || op->is("vector.extract") || op->is("vector.insert") || op->is("vector.from_elements"))
+        ks.laneLevel = true;
       for (unsigned k = 0; k < op->numResults(); ++k) look(op->result(k)->type());
     }
   });
@@ -209,6 +213,8 @@ bool runKernel(const ir::Operation& kernel, KernelArgs& args, DiagnosticEngine& 
     return false;
   }
   KernelShape ks = analyze(kernel);
+  if (const ir::Attribute* t = kernel.attr("target"); t && t->kind() == ir::AttrKind::String && t->getString() == "generic")
+    ks.laneLevel = true;
   std::optional<std::array<int64_t, 3>> wgSize = wgSizeAttr(kernel);
   int64_t sgSize = options.subgroupSize > 0 ? options.subgroupSize : intAttrOr(kernel, "sg_size", 0);
   int64_t nsg = 1;
@@ -222,9 +228,24 @@ bool runKernel(const ir::Operation& kernel, KernelArgs& args, DiagnosticEngine& 
     nsg = intAttrOr(kernel, "num_subgroups", 1);
   }
   if (nsg < 1) nsg = 1;
+  if (ks.laneLevel && sgSize <= 0) {
+    diags.error(kernel.loc(), "lane-level IR needs the kernel's sg_size attribute");
+    return false;
+  }
   st.workgroupLevel = ks.workgroupLevel;
+  st.laneLevel = ks.laneLevel;
   st.subgroupsPerWorkgroup = nsg;
   std::vector<RtValue> params = bindParams(kernel, args);
+  if (ks.laneLevel)
+    for (RtValue& p : params)
+      if (p.t) {
+        Tensor t(p.t->elem, {sgSize});
+        for (int64_t l = 0; l < sgSize; ++l) {
+          if (t.isFloat()) t.f[l] = p.t->f[0];
+          else t.i[l] = p.t->i[0];
+        }
+        p.t = std::make_shared<const Tensor>(std::move(t));
+      }
   const ir::Block& body = kernel.region(0).block();
   std::array<int64_t, 3> gid{};
   int64_t failingSg = -1;
@@ -241,6 +262,7 @@ bool runKernel(const ir::Operation& kernel, KernelArgs& args, DiagnosticEngine& 
           wg.workgroupLevel = ks.workgroupLevel;
           wg.detectRaces = options.detectSlmRaces;
           wg.countOnly = options.countOnly;
+          wg.lanes = ks.laneLevel ? sgSize : 0;
           wg.stats = &st;
           ++st.workgroups;
           if (ks.workgroupLevel) {

@@ -6,7 +6,10 @@
 // is *subgroup level*: the body runs once per subgroup of every workgroup, subgroups of a workgroup
 // share SLM and synchronize at gpu.barrier (they run one at a time, each up to its next barrier, so
 // runs are reproducible; an SLM element read in the same barrier interval in which another subgroup
-// wrote it is reported as a race). `xe.*` per-lane ops are not implemented yet (reported as such).
+// wrote it is reported as a race). *Lane-level* IR (after lower-generic: lane.* ops, kernel
+// target "generic") runs the sg_size lanes of each subgroup in lockstep: every value holds one entry
+// per lane. Lane-divergent loop bounds or scf.if conditions are reported as not implemented yet, and
+// so are the `xe.*` ops of the pvc/dg2 lowering.
 //
 // Arithmetic. Float values are held exactly as doubles and every op rounds its result once to the
 // element type (round-to-nearest-even); for +,-,*,/ this equals IEEE arithmetic in that type.
@@ -72,6 +75,7 @@ struct RunStats {
   int64_t workgroups = 0;
   int64_t subgroupsPerWorkgroup = 0;
   bool workgroupLevel = false;
+  bool laneLevel = false;  // lane-level IR (after lower-generic), lanes run in lockstep
   int64_t opsExecuted = 0;
   int64_t mmaFlops = 0;  // 2*M*N*K per tile_mma
 };

@@ -2,6 +2,7 @@
 #include "ir/ops/Ops.h"
 
 #include "ir/Parser.h"
+#include "ir/ops/LaneOps.h"
 #include "ir/ops/OpHelpers.h"
 #include "ir/ops/XeOps.h"
 
@@ -18,6 +19,7 @@ void registerAllOps() {
     ops::registerGpuOps();
     ops::registerTileOps();
     registerXeOps();
+    registerLaneOps();  // ir/ops/LaneOps.cpp: lane.*, vector.extract/insert/from_elements
   });
 }
 

@@ -95,7 +95,7 @@ struct Compiled {
 };
 
 // lower-generic + verifier + backend; failures are reported through gtest with the diagnostics.
-bool compileGeneric(ir::Operation* module, Compiled& out) {
+bool compileGeneric(ir::Operation* module, Compiled& out, int optLevel = 2) {
   ir::registerAllOps();
   SourceManager sm;
   std::ostringstream diagText;
@@ -104,6 +104,7 @@ bool compileGeneric(ir::Operation* module, Compiled& out) {
   bool ok = ir::verify(*module, diags) && passes::lowerGeneric(module, *t, diags) && ir::verify(*module, diags);
   backend::BackendOptions opts;
   opts.target = t;
+  opts.optLevel = optLevel;
   ok = ok && backend::emitSpirv(*module, opts, diags, out.spirv);
   diags.flush();
   EXPECT_TRUE(ok) << diagText.str();
@@ -111,11 +112,11 @@ bool compileGeneric(ir::Operation* module, Compiled& out) {
   return ok;
 }
 
-void runGemm(int64_t M, int64_t N, int64_t K, int64_t TM, int64_t TN, int64_t TK) {
+void runGemm(int64_t M, int64_t N, int64_t K, int64_t TM, int64_t TN, int64_t TK, int optLevel = 2) {
   SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K << " tile " << TM << "x" << TN << "x" << TK);
   auto module = buildSgGemm(TM, TN, TK, /*withPrefetch=*/true);
   Compiled c;
-  ASSERT_TRUE(compileGeneric(module.get(), c));
+  ASSERT_TRUE(compileGeneric(module.get(), c, optLevel));
   ASSERT_EQ(c.wgSize, (std::vector<int64_t>{16, 1, 1}));
   std::vector<float> a = randomFloats(static_cast<size_t>(M * K), 11), b = randomFloats(static_cast<size_t>(K * N), 23);
   // C starts as NaN: an element the kernel does not write fails the comparison.
@@ -150,6 +151,7 @@ TEST(E2EGeneric, SgGemmAligned64) { runGemm(64, 64, 64, 8, 32, 16); }
 TEST(E2EGeneric, SgGemmUnaligned) { runGemm(33, 47, 19, 8, 32, 16); }
 TEST(E2EGeneric, SgGemmKSmallerThanStep) { runGemm(20, 40, 5, 8, 32, 16); }
 TEST(E2EGeneric, SgGemmNarrowKTile) { runGemm(37, 50, 29, 16, 16, 8); }  // A tiles 16x8: lanes share columns
+TEST(E2EGeneric, SgGemmUnoptimized) { runGemm(33, 47, 19, 8, 32, 16, /*optLevel=*/0); }  // -O0 path
 
 // An element-wise kernel on a 5x8 tile: 8 < 16 lanes, so two lanes per column and a masked tail row.
 // out = exp(x) * 2 + y, padding never reaches memory (stores are clipped to the matrix).

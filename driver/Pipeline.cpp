@@ -55,16 +55,14 @@ bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& 
                                          targets::targetNames()));
     return false;
   }
-  if (target->kind != targets::TargetKind::Generic && options.emulateXe) {
-    diags.error(SourceLoc{}, fmt::format("--emulate-xe (portable definitions of the Xe builtins) is not implemented "
-                                         "yet for target '{}'",
-                                         target->name));
-    return false;
-  }
   if (!ir::verify(*module, diags)) return false;
   passes::PassContext ctx{diags, target};
   passes::PassManager pm(ctx, options.passOptions);
-  if (!pm.addPipeline(targetPipeline(options.target))) return false;
+  std::vector<std::string> pipeline = targetPipeline(options.target);
+  // --emulate-xe: the xe.* ops become portable lane-level ops (ir/passes/EmulateXe.cpp), so pvc/dg2
+  // kernels run on any OpenCL device with subgroups.
+  if (options.emulateXe && target->kind != targets::TargetKind::Generic) pipeline.push_back("emulate-xe");
+  if (!pm.addPipeline(pipeline)) return false;
   if (!pm.run(module.get())) return false;
 
   for (ir::Operation* k : ir::moduleKernels(module.get())) {

@@ -14,6 +14,7 @@ void registerBlockingPass();          // ir/passes/Blocking.cpp
 void registerLayoutAssignmentPass();  // ir/passes/LayoutAssignment.cpp
 void registerResolveLayoutsPass();    // ir/passes/ResolveLayouts.cpp
 void registerLowerXePass();           // ir/passes/LowerXe.cpp
+void registerEmulateXePass();         // ir/passes/EmulateXe.cpp
 
 void registerAllPasses() {
   static std::once_flag once;
@@ -25,6 +26,7 @@ void registerAllPasses() {
     registerLayoutAssignmentPass();
     registerResolveLayoutsPass();
     registerLowerXePass();
+    registerEmulateXePass();
     registerLowerGenericPass();
   });
 }

@@ -1,0 +1,186 @@
+// The `emulate-xe` pass (`xtc compile --target pvc|dg2 --emulate-xe`): replaces every xe.* hardware op
+// of a lowered kernel by portable lane-level ops with the same per-lane result, so pvc/dg2 kernels run
+// on any OpenCL device with subgroups (the CPU device in CI) through the ordinary lane-level backend.
+// Contract (docs/passes.md, "emulate-xe"):
+//   - xe.load_2d -> one masked lane.load per register, at the element the message's lane layout
+//     (reference §2.3) puts there; elements outside the surface (row >= height, column bytes >= width)
+//     read 0, as the hardware pads them. The element is addressed through the memref whose
+//     xe.base_address is the message's base (so the pitch must be the memref's row pitch, which is
+//     what lower-xe produces); the surface's 2D rules (alignment, pitch multiple of 16 B) are not
+//     checked, so emulation also runs shapes real hardware would reject;
+//   - xe.dpas -> per (k, m): A[m][k] broadcast from the lane that holds it (pvc: lane k, register m;
+//     dg2: lane k/2, register 2m + k%2), B[k][n] from this lane's register k, converted to f32 and
+//     accumulated with lane.fma in K order (DPAS rounds its internal sums differently; results agree
+//     within the usual f32 accumulation bound);
+//   - xe.base_address ops left without uses are erased; other xe.* ops are errors (not implemented).
+#include "ir/Builder.h"
+#include "ir/Module.h"
+#include "ir/ops/XeOps.h"
+#include "ir/passes/PassManager.h"
+
+#include <fmt/format.h>
+
+namespace xtc::passes {
+
+using ir::Attribute;
+using ir::ElemKind;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+struct EmulateError {};
+
+class XeEmulator {
+public:
+  XeEmulator(const targets::Target& t, DiagnosticEngine& d) : S_(t.subgroupSize), diags_(d) {}
+  void run(Operation* kernel);
+
+private:
+  [[noreturn]] void fail(const Operation& op, const std::string& msg) {
+    diags_.error(op.loc(), "emulate-xe: " + msg);
+    throw EmulateError{};
+  }
+  Value* c(int64_t v) { return b_.constantIndex(v); }
+  Value* idx(Value* i32) { return b_.create("arith.convert", {i32}, {Type::index()})->result(); }
+  Value* bin(const char* op, Value* a, Value* x, Type t = Type::index()) { return b_.create(op, {a, x}, {t})->result(); }
+  Value* ult(Value* a, Value* x) {
+    return b_.create("arith.cmpi", {a, x}, {Type::scalar(ElemKind::I1)}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})
+        ->result();
+  }
+  void load2d(Operation* op);
+  void dpas(Operation* op);
+
+  int64_t S_;
+  DiagnosticEngine& diags_;
+  ir::Builder b_;
+  Value* lane_ = nullptr;
+};
+
+void XeEmulator::load2d(Operation* op) {
+  Operation* ba = op->operand(0)->definingOp();
+  if (!ba || !ba->is("xe.base_address")) fail(*op, "the message base is not an xe.base_address of a memref");
+  Value* mem = ba->operand(0);
+  const Type& mt = mem->type();
+  const Type& rt = op->result()->type();
+  int64_t bits = op->intAttr("elem_bits", 0), W = op->intAttr("block_w", 0), H = op->intAttr("block_h", 0),
+          A = op->intAttr("array_len", 1);
+  const Attribute* vn = op->attr("vnni");
+  const Attribute* tr = op->attr("transpose");
+  bool vnni = vn && vn->isa(ir::AttrKind::Bool) && vn->getBool();
+  if (tr && tr->isa(ir::AttrKind::Bool) && tr->getBool()) fail(*op, "transposed 2D loads are not emulated yet");
+  if (mt.rank() != 2 || ir::elemBits(mt.elem()) != bits || rt.elem() != mt.elem())
+    fail(*op, fmt::format("a d{} message on {} is not emulated yet", bits, mt.str()));
+  if (W != S_ || (vnni && A != 1))
+    fail(*op, fmt::format("2D loads {} wide on {} lanes{} are not emulated yet", W, S_, vnni ? " (VNNI, array)" : ""));
+  int64_t eb = bits / 8;
+  b_.setInsertionPoint(op);
+  b_.setLoc(op->loc());
+  Value* width = idx(op->operand(1));
+  Value* height = idx(op->operand(2));
+  Value* x = idx(op->operand(4));
+  Value* y = idx(op->operand(5));
+  Value* col0 = bin("arith.addi", x, lane_);
+  std::vector<Value*> regs;
+  for (int64_t i = 0; i < rt.shape()[0]; ++i) {
+    // Plain: register i = block i / H, row i % H; VNNI (one block): register i = row i (the 16-bit
+    // halves of a dword are consecutive rows, reference §2.3).
+    int64_t blk = vnni ? 0 : i / H, r = vnni ? i : i % H;
+    Value* row = bin("arith.addi", y, c(r));
+    Value* col = blk == 0 ? col0 : bin("arith.addi", col0, c(blk * W));
+    Value* inRows = ult(row, height);
+    Value* inCols = ult(bin("arith.muli", col, c(eb)), width);
+    Value* mask = bin("arith.andi", inRows, inCols, Type::scalar(ElemKind::I1));
+    Attribute pad = ir::isFloatElem(mt.elem()) ? Attribute::floating(0.0, mt.elem()) : Attribute::integer(0, mt.elem());
+    regs.push_back(b_.create("lane.load", {mem, row, col, mask}, {Type::scalar(mt.elem())}, {{"padding", pad}})->result());
+  }
+  Value* v = b_.create("vector.from_elements", regs, {rt})->result();
+  op->result()->replaceAllUsesWith(v);
+  op->erase();
+}
+
+void XeEmulator::dpas(Operation* op) {
+  int64_t M = op->intAttr("m", 0), K = op->intAttr("k", 0);
+  const Type& at = op->operand(1)->type();
+  const Type& accT = op->operand(0)->type();
+  if (accT.elem() != ElemKind::F32 || !(at.elem() == ElemKind::BF16 || at.elem() == ElemKind::F16) || K != 16)
+    fail(*op, "only bf16/f16 DPAS with f32 accumulation is emulated yet");
+  // Elements of A per lane and row: 1 on pvc (lane = k), 2 on dg2 (lane = k / 2).
+  int64_t perLane = at.shape()[0] / M;
+  if (perLane * S_ != K) fail(*op, "internal error: A's register count does not match the subgroup size");
+  b_.setInsertionPoint(op);
+  b_.setLoc(op->loc());
+  Type f32 = Type::scalar(ElemKind::F32), in = Type::scalar(at.elem());
+  auto extract = [&](Value* vec, int64_t i) {
+    return b_.create("vector.extract", {vec}, {Type::scalar(vec->type().elem())}, {{"index", Attribute::integer(i)}})
+        ->result();
+  };
+  std::vector<Value*> acc, a, bregs;
+  for (int64_t i = 0; i < accT.shape()[0]; ++i) acc.push_back(extract(op->operand(0), i));
+  for (int64_t i = 0; i < at.shape()[0]; ++i) a.push_back(extract(op->operand(1), i));
+  for (int64_t i = 0; i < op->operand(2)->type().shape()[0]; ++i) bregs.push_back(extract(op->operand(2), i));
+  for (int64_t k = 0; k < K; ++k) {
+    Value* bk = b_.create("arith.convert", {bregs[static_cast<size_t>(k)]}, {f32})->result();
+    for (int64_t m = 0; m < M; ++m) {
+      Value* src = a[static_cast<size_t>(m * perLane + k % perLane)];
+      Value* amk = b_.create("lane.broadcast", {src, c(k / perLane)}, {in})->result();
+      Value* af = b_.create("arith.convert", {amk}, {f32})->result();
+      acc[static_cast<size_t>(m)] = b_.create("lane.fma", {af, bk, acc[static_cast<size_t>(m)]}, {f32})->result();
+    }
+  }
+  Value* v = b_.create("vector.from_elements", acc, {accT})->result();
+  op->result()->replaceAllUsesWith(v);
+  op->erase();
+}
+
+void XeEmulator::run(Operation* kernel) {
+  std::vector<Operation*> xe;
+  ir::kernelBody(kernel).parentOp()->walk([&](Operation* o) {
+    if (o->dialect() == "xe") xe.push_back(o);
+  });
+  if (xe.empty()) return;
+  ir::Block& body = ir::kernelBody(kernel);
+  b_.setInsertionPointToStart(&body);
+  b_.setLoc(kernel->loc());
+  lane_ = b_.create("gpu.lane_id", {}, {Type::index()})->result();
+  for (Operation* o : xe) {
+    if (o->is("xe.load_2d")) load2d(o);
+    else if (o->is("xe.dpas")) dpas(o);
+    else if (!o->is("xe.base_address")) fail(*o, fmt::format("'{}' is not emulated yet", o->name()));
+  }
+  for (Operation* o : xe)
+    if (o->is("xe.base_address") && !o->result()->hasUses()) o->erase();
+}
+
+class EmulateXePass : public Pass {
+public:
+  std::string name() const override { return "emulate-xe"; }
+  std::string description() const override {
+    return "pvc/dg2: replace xe.* hardware ops by portable lane-level ops (runs on any OpenCL device)";
+  }
+  bool run(Operation* module, PassContext& ctx) override {
+    if (!ctx.target) {
+      ctx.diags.error(module->loc(), "emulate-xe: needs a target");
+      return false;
+    }
+    ir::registerXeOps();
+    bool ok = true;
+    for (Operation* k : ir::moduleKernels(module)) {
+      try {
+        XeEmulator(*ctx.target, ctx.diags).run(k);
+      } catch (const EmulateError&) {
+        ok = false;
+      }
+    }
+    return ok;
+  }
+};
+
+}  // namespace
+
+void registerEmulateXePass() {
+  registerPass("emulate-xe", [] { return std::make_unique<EmulateXePass>(); });
+}
+
+}  // namespace xtc::passes

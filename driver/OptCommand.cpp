@@ -1,7 +1,10 @@
-// `xtc opt FILE`: parse IR text (.ir), verify it, run a pass pipeline and print the resulting IR.
+// `xtc opt FILE`: read IR text (.ir) or compile a kernel source (.xt) to tile IR, verify it, run a
+// pass pipeline and print the resulting IR.
 // Every error goes through the diagnostics engine (exit 1); the output file is written atomically
 // and only when everything succeeded.
 #include "driver/Commands.h"
+
+#include "frontend/Frontend.h"
 
 #include "ir/Parser.h"
 #include "ir/Printer.h"
@@ -68,24 +71,25 @@ int runOpt(const OptOptions& o, const GlobalOptions& global) {
   };
 
   const targets::Target* target = targets::findTarget(o.target);
-  if (endsWith(o.input, ".xt")) {
-    // The frontend's compileToTileIR is not available to the driver yet (see the opt report).
-    diags.error(SourceLoc{}, "'xtc opt' reads IR text (.ir) only for now; compiling .xt input here is not implemented yet");
-    return fail();
-  }
   std::string err;
   if (!sm.addFile(o.input, &err)) {
     diags.error(SourceLoc{}, err);
     return fail();
   }
-  std::unique_ptr<ir::Operation> module = ir::parseModule(o.input, *sm.text(o.input), diags);
+  bool fromSource = endsWith(o.input, ".xt");
+  std::unique_ptr<ir::Operation> module = fromSource ? frontend::compileToTileIR(o.input, diags)
+                                                     : ir::parseModule(o.input, *sm.text(o.input), diags);
   if (!module) return fail();
   // --verify-each=false also skips verifying the input, so IR that uses ops this binary does not
   // register can still be parsed and printed.
   if (o.verifyEach && !ir::verify(*module, diags)) return fail();
 
   std::vector<std::string> pipeline;
-  for (const std::string& p : o.passes) {
+  // A kernel source without --passes runs the target's whole pipeline (`xtc opt k.xt
+  // --print-after-all` shows every pass); IR text without --passes is only verified and printed.
+  std::vector<std::string> requested = o.passes;
+  if (!o.passesGiven && fromSource) requested = {"default"};
+  for (const std::string& p : requested) {
     if (p == "default") {
       auto d = passes::defaultPipeline(*target);
       pipeline.insert(pipeline.end(), d.begin(), d.end());
@@ -131,11 +135,12 @@ int runOpt(const OptOptions& o, const GlobalOptions& global) {
 void registerOptCommand(CLI::App& root, const GlobalOptions& global, ExitStatus& status) {
   auto opts = std::make_shared<OptOptions>();
   CLI::App* cmd = root.add_subcommand("opt", "Parse and verify IR text, run compiler passes and print the IR");
-  cmd->add_option("input", opts->input, "IR text (.ir)");
-  cmd->add_option("--passes", opts->passes,
-                  "Comma-separated pass list, run in order; 'default' stands for the target's default pipeline "
-                  "(no passes when not given)")
-      ->delimiter(',');
+  cmd->add_option("input", opts->input, "IR text (.ir) or kernel source (.xt)");
+  CLI::Option* passes =
+      cmd->add_option("--passes", opts->passes,
+                      "Comma-separated pass list, run in order; 'default' stands for the target's default pipeline "
+                      "(when not given: the default pipeline for .xt input, no passes for .ir input)")
+          ->delimiter(',');
   cmd->add_option("--print-after", opts->printAfter, "Print the IR (to stderr) after pass NAME")->delimiter(',');
   cmd->add_option("--print-before", opts->printBefore, "Print the IR (to stderr) before pass NAME")->delimiter(',');
   cmd->add_flag("--print-after-all", opts->printAfterAll, "Print the IR (to stderr) after every pass");
@@ -149,7 +154,10 @@ void registerOptCommand(CLI::App& root, const GlobalOptions& global, ExitStatus&
       ->capture_default_str();
   cmd->add_option("-o,--output", opts->output, "Output file (default: standard output)");
   // The callback owns `opts`: CLI11 keeps pointers into it until parsing ends.
-  cmd->callback([opts, &global, &status] { status.code = runOpt(*opts, global); });
+  cmd->callback([opts, passes, &global, &status] {
+    opts->passesGiven = passes->count() > 0;
+    status.code = runOpt(*opts, global);
+  });
 }
 
 }  // namespace xtc::driver

@@ -7,8 +7,8 @@
 //   --emit=spirv     (default) the SPIR-V binary, validated; -o defaults to the input with .spv
 //   --emit=spirv-asm the SPIR-V binary disassembled (spirv-dis form)
 // --stub NAME (with --emit=spirv) also writes the host launcher NAME.h / NAME.c (docs/stubs.md).
-// The last four run driver/Pipeline (input .xt, or .ir text); --target defaults to generic, the only
-// target that generates code so far. Identical input gives byte-identical output.
+// The last four run driver/Pipeline (input .xt, or .ir text); --target defaults to generic (any
+// OpenCL device with subgroups). Identical input gives byte-identical output.
 // Diagnostics go to stderr; on any error the exit code is 1 and no output file is written (the
 // output is written atomically through OutputFile).
 #include "driver/Commands.h"
@@ -176,7 +176,7 @@ void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitSta
       ->capture_default_str();
   cmd->add_flag("--print-locs", opts->printLocs, "With --emit=tile-ir: print each op's source location");
   cmd->add_option("--target", opts->target,
-                  "Target: pvc, dg2 or generic (only generic generates code so far, hence the default)")
+                  "Target: pvc, dg2 or generic (default: generic, which runs on any OpenCL device with subgroups)")
       ->check(CLI::IsMember({"pvc", "dg2", "generic"}))
       ->capture_default_str();
   cmd->add_option("--stub", opts->stub,

@@ -14,7 +14,7 @@
 namespace xtc::driver {
 
 struct CompileOptions {
-  std::string target = "generic";  // pvc | dg2 | generic (only generic generates code so far)
+  std::string target = "generic";  // pvc | dg2 | generic
   bool emulateXe = false;          // pvc/dg2 SPIR-V with portable definitions of the Xe builtins
   int optLevel = 2;                // LLVM optimization: 0 or 2
   bool runBackend = true;          // false: stop after the passes (--emit=ir)

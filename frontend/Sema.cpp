@@ -642,7 +642,8 @@ private:
         continue;
       }
       if (t.shape() != first.shape()) {
-        rep_.error(DiagId::shape_mismatch, ops[i]->range, what, shapeStr(first.shape()), shapeStr(t.shape()));
+        rep_.error(DiagId::shape_mismatch, ops[i]->range, what, shapeStr(first.shape()), shapeStr(t.shape()))
+            .note(vec->range, fmt::format("the other operand ({}) is here", typeStr(first)));
         return std::nullopt;
       }
       auto w1 = wgOf(first), w2 = wgOf(t);
@@ -1422,18 +1423,22 @@ bool Checker::tileMma(Expr& e, const Type* expected) {
     return false;
   int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
   if (b.shape()[0] != k) {
-    rep_.error(DiagId::mma_shape, e.args[1]->range,
-               fmt::format("A is {} (M x K) but B is {} (expected {}x{}: K x N)", shapeStr(a.shape()), shapeStr(b.shape()), k, n));
+    auto bld = rep_.error(DiagId::mma_shape, e.args[1]->range,
+                          fmt::format("A is {} (M x K) but B is {} (expected {}x{}: K x N)", shapeStr(a.shape()),
+                                      shapeStr(b.shape()), k, n));
+    noteDef(bld, *e.args[0], "A");
     return false;
   }
   if (c && (c->shape()[0] != m || c->shape()[1] != n)) {
-    rep_.error(DiagId::mma_shape, e.args[2]->range,
-               fmt::format("C is {} but A x B is {}x{}", shapeStr(c->shape()), m, n));
+    auto bld = rep_.error(DiagId::mma_shape, e.args[2]->range,
+                          fmt::format("C is {} but A x B is {}x{}", shapeStr(c->shape()), m, n));
+    noteDef(bld, *e.args[2], "C");
     return false;
   }
   if (a.elem() != b.elem()) {
-    rep_.error(DiagId::mma_types, e.args[1]->range,
-               fmt::format("A is {} but B is {} (they must agree)", ir::elemName(a.elem()), ir::elemName(b.elem())));
+    auto bld = rep_.error(DiagId::mma_types, e.args[1]->range,
+                          fmt::format("A is {} but B is {} (they must agree)", ir::elemName(a.elem()), ir::elemName(b.elem())));
+    noteDef(bld, *e.args[0], "A");
     return false;
   }
   ElemKind in = a.elem(), acc;

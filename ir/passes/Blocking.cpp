@@ -5,6 +5,9 @@
 //     and role — plain for what feeds tile_mma's A or any non-mma use, VNNI for what feeds B;
 //   - every tile.load_tile gets the message parameters as attributes (elem_bits, block_w, block_h,
 //     array_len, vnni); lower-xe issues one message per footprint, row-major over the tile;
+//   - a load no measured 2D block message fits (f32 tiles, 16-wide A tiles, every load on dg2, which
+//     has no 2D block IO) gets `per_lane = true` instead: one lane.load per register, in the layout
+//     its consumer needs (correct at any size, but one memory access per element);
 //   - every tile.tile_mma gets `dpas = [m, n, k]`, the DPAS block from the target table;
 //   - tiles connected through update_tile_offset and scf.for/scf.if carry one type, so they are
 //     blocked as one class; loops are never unrolled.
@@ -17,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace xtc::passes {
@@ -54,7 +58,7 @@ private:
     Value *ra = find(a), *rb = find(b);
     if (ra != rb) parent_[ra] = rb;
   }
-  xe::Message chooseMessage(const Operation& where, const Type& tile, Role role);
+  std::optional<xe::Message> chooseMessage(const Type& tile, Role role);
 
   Operation* kernel_;
   const targets::Target& t_;
@@ -62,9 +66,8 @@ private:
   std::unordered_map<Value*, Value*> parent_;
 };
 
-xe::Message KernelBlocking::chooseMessage(const Operation& where, const Type& tile, Role role) {
-  if (!t_.has2dBlockIO)
-    fail(where, fmt::format("target '{}' has no 2D block IO; loads on it are not implemented yet", t_.name));
+std::optional<xe::Message> KernelBlocking::chooseMessage(const Type& tile, Role role) {
+  if (!t_.has2dBlockIO) return std::nullopt;
   unsigned bits = ir::elemBits(tile.elem());
   int64_t rows = tile.shape()[0], cols = tile.shape()[1];
   const targets::BlockShape* best = nullptr;
@@ -77,11 +80,7 @@ xe::Message KernelBlocking::chooseMessage(const Operation& where, const Type& ti
     if (s.arrayLength > 1 && int64_t(s.width) * s.height * s.elemBits / 8 % 64 != 0) continue;
     if (!best || fr * fc > int64_t(best->height) * best->width * best->arrayLength) best = &s;
   }
-  if (!best)
-    fail(where, fmt::format("no {}2D block load of target '{}' for {} elements fits a {}x{} tile ({}); this is not "
-                            "implemented yet",
-                            role == Role::B ? "VNNI " : "", t_.name, ir::elemName(tile.elem()), rows, cols,
-                            roleName(role)));
+  if (!best) return std::nullopt;
   xe::Message m;
   m.elemBits = static_cast<int>(best->elemBits);
   m.width = static_cast<int>(best->width);
@@ -154,10 +153,19 @@ void KernelBlocking::run() {
   }
 
   // One message per class; the same footprint for every value of the class.
+  // Classes no 2D block message fits (or all classes on a target without 2D block IO) are loaded per
+  // lane: one element per register, in the layout its consumer wants (layout-assignment); their
+  // block is one register row of the subgroup.
   std::map<Value*, xe::Message> msg;
-  for (Value* cls : classOrder) msg[cls] = chooseMessage(*roleOp[cls], cls->type(), role[cls]);
   std::map<Value*, std::vector<int64_t>> blocks;
-  for (auto& [cls, m] : msg) blocks[cls] = {m.rows(), m.cols()};
+  for (Value* cls : classOrder) {
+    if (auto m = chooseMessage(cls->type(), role[cls])) {
+      msg[cls] = *m;
+      blocks[cls] = {m->rows(), m->cols()};
+    } else {
+      blocks[cls] = {1, std::min<int64_t>(t_.subgroupSize, cls->type().shape()[1])};
+    }
+  }
   // Tiles that are only stored (or prefetched) take the DPAS C block: one register row per lane.
   for (Operation* st : stores) {
     Value* cls = find(st->operand(1));
@@ -187,7 +195,11 @@ void KernelBlocking::run() {
       for (unsigned b = 0; b < o->region(i).numBlocks(); ++b)
         for (Value* a : o->region(i).block(b).arguments()) retype(a);
   });
-  for (Operation* ld : loads) xe::setMessageAttrs(*ld, msg[find(ld->operand(0))]);
+  for (Operation* ld : loads) {
+    auto it = msg.find(find(ld->operand(0)));
+    if (it != msg.end()) xe::setMessageAttrs(*ld, it->second);
+    else ld->setAttr("per_lane", Attribute::boolean(true));
+  }
 
   for (Operation* mma : mmas) {
     const Type& a = mma->operand(0)->type();

@@ -2,6 +2,8 @@
 // (a `linear<...>` attribute on its type: register, lane -> dim0, dim1 of the subgroup value).
 // Contract (docs/passes.md, "layout-assignment"):
 //   - a blocked tile.load_tile produces the layout of its 2D block messages (XeCommon tileLoadLayout);
+//     a per-lane load (blocking found no message) produces what its tile_mma consumer needs, else the
+//     DPAS C pattern (lane = column, registers = rows);
 //   - tile.tile_mma consumes A, B, C in the DPAS operand layouts of its `dpas` block and produces C's;
 //   - element-wise ops, scf.for iteration values and scf.yield keep the layout of what flows in;
 //     splat constants take the layout their first consumer needs;
@@ -55,6 +57,7 @@ private:
   void assignBlock(ir::Block& b);
   void assignOp(Operation* op);
   void assignFor(Operation* op);
+  layout::LinearLayout perLaneLayout(Operation* load);
 
   Operation* kernel_;
   const targets::Target& t_;
@@ -84,6 +87,37 @@ void KernelLayouts::require(Operation* user, unsigned i, const layout::LinearLay
   b.setLoc(user->loc());
   Operation* cv = b.create("tile.convert_layout", {v}, {v->type().withVectorLayout(ir::linearLayoutAttr(l))});
   user->setOperand(i, cv->result());
+}
+
+layout::LinearLayout KernelLayouts::perLaneLayout(Operation* load) {
+  // A per-lane load can produce any layout: the DPAS operand layout when a tile_mma consumes it,
+  // else the DPAS C pattern (lane = column, registers = rows, then column groups of the subgroup
+  // size), which is also what an f32 accumulator initialised from memory needs.
+  const Type& t = load->result()->type();
+  layout::Operand which = layout::Operand::C;
+  ir::ElemKind in = t.elem();
+  for (const ir::Use& u : load->result()->uses())
+    if (u.user->is("tile.tile_mma") && u.index < 2) {
+      which = u.index == 0 ? layout::Operand::A : layout::Operand::B;
+      break;
+    }
+  if (which == layout::Operand::C) {
+    // Built directly (equal to the DPAS C layout, repetitions along rows first, when rows >= 8).
+    if (t.rank() != 2) fail(*load, "per-lane loads of rank-1 tiles are not implemented yet");
+    int64_t rows = t.shape()[0], cols = t.shape()[1], S = t_.subgroupSize;
+    auto pow2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+    if (!pow2(rows) || !pow2(cols) || cols < S)
+      fail(*load, fmt::format("a per-lane load of a {}x{} tile needs power-of-two sizes and at least {} columns; not "
+                              "implemented yet",
+                              rows, cols, S));
+    layout::InDim reg{"register", {}}, lane{"lane", {}};
+    for (int64_t r = 1; r < rows; r *= 2) reg.bases.push_back({static_cast<int32_t>(r), 0});
+    for (int64_t c = S; c < cols; c *= 2) reg.bases.push_back({0, static_cast<int32_t>(c)});
+    for (int64_t l = 1; l < S; l *= 2) lane.bases.push_back({0, static_cast<int32_t>(l)});
+    return need(layout::LinearLayout::make({reg, lane}, {{"dim0", static_cast<int32_t>(rows)}, {"dim1", static_cast<int32_t>(cols)}}),
+                *load);
+  }
+  return need(xe::dpasOperandLayout(t_, in, which, t.shape()[0], t.shape()[1]), *load);
 }
 
 void KernelLayouts::assignFor(Operation* op) {
@@ -133,9 +167,13 @@ void KernelLayouts::assignOp(Operation* op) {
     return;
   }
   if (n == "tile.load_tile") {
+    const Type& t = op->operand(0)->type();
+    if (const Attribute* pl = op->attr("per_lane"); pl && pl->isa(ir::AttrKind::Bool) && pl->getBool()) {
+      setLayout(op->result(), perLaneLayout(op));
+      return;
+    }
     auto m = xe::messageOf(*op);
     if (!m) fail(*op, "the load is not blocked (run blocking first)");
-    const Type& t = op->operand(0)->type();
     setLayout(op->result(), need(xe::tileLoadLayout(*m, t.shape()[0], t.shape()[1], static_cast<int>(t_.subgroupSize)), *op));
     return;
   }

@@ -6,7 +6,7 @@
 //   - tile.load_tile -> one xe.load_2d per message of its blocking, every parameter explicit (surface
 //     width = cols * element bytes, height = rows, pitch = width, x/y = element/row coordinates);
 //     out-of-bounds rows/columns are zero-filled by the hardware (a non-zero `padding` is not
-//     implemented yet);
+//     implemented yet); a `per_lane` load -> one lane.load per register (any padding);
 //   - tile.tile_mma -> one xe.dpas per (m, n, k) DPAS block, K innermost, operands gathered from the
 //     registers the DPAS layouts name;
 //   - tile.store_tile -> one lane.store per register (clipped at the memref bounds). The 2D block store
@@ -120,6 +120,7 @@ private:
   void lowerInitTile(Operation& op);
   void lowerUpdateOffset(Operation& op);
   void lowerLoadTile(Operation& op);
+  void lowerPerLaneLoad(Operation& op);
   void lowerStoreTile(Operation& op);
   void lowerMma(Operation& op);
   void lowerConvert(Operation& op);
@@ -270,7 +271,30 @@ void KernelLowerXe::lowerUpdateOffset(Operation& op) {
   map_[op.result()] = s.offs;
 }
 
+void KernelLowerXe::lowerPerLaneLoad(Operation& op) {
+  // One lane.load per register at the element the layout puts there, `padding` outside the memref.
+  const TileState& t = tile(op.operand(0), op);
+  const Type& rt = op.result()->type();
+  const layout::LinearLayout& l = laneLayout(rt, op);
+  std::vector<Value*> lane = laneCoords(l, op);
+  ElemKind ek = rt.elem();
+  ir::AttrMap attrs;
+  if (const Attribute* p = op.attr("padding")) {
+    double v = p->isa(AttrKind::Float) ? p->getFloat() : static_cast<double>(p->getInt());
+    attrs["padding"] = ir::isFloatElem(ek) ? Attribute::floating(v, ek) : Attribute::integer(static_cast<int64_t>(v), ek);
+  }
+  std::vector<Value*> regs;
+  for (int64_t r = 0; r < xe::registersOf(l); ++r) {
+    std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
+    Value* row = add(t.offs[0], addC(lane[0], c[0]));
+    Value* col = add(t.offs[1], addC(lane[1], c[1]));
+    regs.push_back(b_.create("lane.load", {t.mem, row, col}, {Type::scalar(ek)}, attrs)->result());
+  }
+  map_[op.result()] = {fromElements(regs, ek)};
+}
+
 void KernelLowerXe::lowerLoadTile(Operation& op) {
+  if (const Attribute* pl = op.attr("per_lane"); pl && pl->isa(AttrKind::Bool) && pl->getBool()) return lowerPerLaneLoad(op);
   const TileState& t = tile(op.operand(0), op);
   auto m = xe::messageOf(op);
   if (!m) fail(op, "the load is not blocked (run blocking first)");

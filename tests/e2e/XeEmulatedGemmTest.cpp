@@ -1,8 +1,8 @@
-// e2e: the pvc pipeline (blocking, layout-assignment, resolve-layouts, lower-xe) executed on the CPU
-// OpenCL device: `xtc compile examples/gemm_bf16.xt --target pvc --emulate-xe` turns every xe.* op into
+// e2e: the pvc/dg2 pipeline (blocking, layout-assignment, resolve-layouts, lower-xe) executed on the
+// CPU OpenCL device: `xtc compile examples/<gemm>.xt --target pvc|dg2 --emulate-xe` turns every xe.* op into
 // portable lane ops with the hardware's per-lane data placement (ir/passes/EmulateXe.cpp), so the
 // 2D block loads (plain and VNNI), the layout conversions and the DPAS operand gathering of lower-xe
-// are checked against a plain C++ GEMM in double, on seeded random non-zero bf16 inputs; the
+// are checked against a plain C++ GEMM in double, on seeded random non-zero bf16/f16 inputs; the
 // unaligned case exercises the zero fill of out-of-bounds rows and columns (K = 40 is not a multiple
 // of the K step 32). What emulation cannot check: the hardware itself (the ISA tests cover the
 // builtins' forms) and the 2D surface rules (pitch multiple of 16 bytes, which 40 bf16 columns break).
@@ -17,6 +17,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
 
 namespace xtc {
 namespace {
@@ -30,10 +32,12 @@ std::string xtcBinary() {
   return env && *env ? env : XTC_BINARY_PATH;
 }
 
-// `xtc compile --target pvc --emulate-xe`, spirv-val, and the words of the binary.
-bool compileEmulated(const std::string& file, std::vector<uint32_t>& words, std::string* error) {
-  std::string spv = ::testing::TempDir() + "xe_emulated_" + file + ".spv";
-  std::string cmd = xtcBinary() + " compile " XTC_SOURCE_DIR "/examples/" + file + " --target pvc --emulate-xe -o " + spv;
+// `xtc compile --target T --emulate-xe`, spirv-val, and the words of the binary.
+bool compileEmulated(const std::string& file, const std::string& target, std::vector<uint32_t>& words,
+                     std::string* error) {
+  std::string spv = ::testing::TempDir() + "xe_emulated_" + target + "_" + file + ".spv";
+  std::string cmd = xtcBinary() + " compile " XTC_SOURCE_DIR "/examples/" + file + " --target " + target +
+                    " --emulate-xe -o " + spv;
   if (std::system(cmd.c_str()) != 0) return *error = "failed: " + cmd, false;
   if (std::system(("spirv-val " + spv).c_str()) != 0) return *error = "spirv-val rejects " + spv, false;
   std::ifstream in(spv, std::ios::binary);
@@ -44,30 +48,44 @@ bool compileEmulated(const std::string& file, std::vector<uint32_t>& words, std:
   return true;
 }
 
-void runGemmBf16(int64_t M, int64_t N, int64_t K) {
-  SCOPED_TRACE(::testing::Message() << "gemm_bf16 pvc --emulate-xe " << M << "x" << N << "x" << K);
-  static std::vector<uint32_t> words;
-  static e2e::TileKernel tile;
-  static std::string failure = [] {
+// An example, the target it is compiled for, and the facts its launch rule and wg_size follow from.
+struct Case {
+  const char* file;
+  const char* target;
+  ElemKind in;
+  int64_t tileM, tileN;  // C block per workgroup
+  int64_t wgSize;        // work-items per workgroup (subgroups x the target's subgroup size)
+};
+
+void runGemm(const Case& ex, int64_t M, int64_t N, int64_t K) {
+  SCOPED_TRACE(::testing::Message() << ex.file << " --target " << ex.target << " --emulate-xe " << M << "x" << N
+                                    << "x" << K);
+  struct Prepared {
+    std::string failure;
+    e2e::TileKernel tile;
+    std::vector<uint32_t> words;
+  };
+  static std::map<std::string, std::unique_ptr<Prepared>> cache;
+  std::unique_ptr<Prepared>& p = cache[std::string(ex.file) + ex.target];
+  if (!p) {
+    p = std::make_unique<Prepared>();
     std::string err;
-    if (!e2e::loadExample("gemm_bf16.xt", tile, &err)) return err;
-    if (!compileEmulated("gemm_bf16.xt", words, &err)) return err;
-    return std::string();
-  }();
-  ASSERT_TRUE(failure.empty()) << failure;
+    if (!e2e::loadExample(ex.file, p->tile, &err)) p->failure = err;
+    else if (!compileEmulated(ex.file, ex.target, p->words, &err)) p->failure = err;
+  }
+  ASSERT_TRUE(p->failure.empty()) << p->failure;
 
   unsigned seed = static_cast<unsigned>(M * 7 + N * 131 + K);
   interp::KernelArgs args;
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::BF16, {M, K}, seed, 0.25, 2.0)));
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::BF16, {K, N}, seed + 1, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ex.in, {M, K}, seed, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ex.in, {K, N}, seed + 1, 0.25, 2.0)));
   // NaN marks every element the kernel must write.
   args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
   const Buffer a = args.args[0].buffer, b = args.args[1].buffer;
-  std::array<int64_t, 3> grid = interp::evaluateLaunchGrid(*tile.kernel, args);
-  ASSERT_EQ(grid, (std::array<int64_t, 3>{(M + 255) / 256, (N + 255) / 256, 1}));
+  std::array<int64_t, 3> grid = interp::evaluateLaunchGrid(*p->tile.kernel, args);
+  ASSERT_EQ(grid, (std::array<int64_t, 3>{(M + ex.tileM - 1) / ex.tileM, (N + ex.tileN - 1) / ex.tileN, 1}));
   std::string err;
-  // 32 subgroups of 16 lanes (the kernel's wg_size from lower-xe).
-  ASSERT_TRUE(e2e::runOnDevice(words, *tile.kernel, args, grid, {512, 1, 1}, &err)) << err;
+  ASSERT_TRUE(e2e::runOnDevice(p->words, *p->tile.kernel, args, grid, {ex.wgSize, 1, 1}, &err)) << err;
   const Buffer& c = args.args[2].buffer;
   const double gamma = static_cast<double>(K + 2) * std::ldexp(1.0, -24);
   int bad = 0;
@@ -75,9 +93,9 @@ void runGemmBf16(int64_t M, int64_t N, int64_t K) {
     for (int64_t j = 0; j < N; ++j) {
       double ref = 0, mag = 0;
       for (int64_t k = 0; k < K; ++k) {
-        double p = a.getFloat(i * K + k) * b.getFloat(k * N + j);
-        ref += p;
-        mag += std::fabs(p);
+        double prod = a.getFloat(i * K + k) * b.getFloat(k * N + j);
+        ref += prod;
+        mag += std::fabs(prod);
       }
       double got = c.getFloat(i * N + j);
       if (!(std::fabs(got - ref) <= gamma * mag) && bad++ < 5)
@@ -87,8 +105,20 @@ void runGemmBf16(int64_t M, int64_t N, int64_t K) {
   EXPECT_EQ(bad, 0);
 }
 
-TEST(XeEmulatedGemm, Bf16Aligned256x256x64) { runGemmBf16(256, 256, 64); }
-TEST(XeEmulatedGemm, Bf16Unaligned200x136x40) { runGemmBf16(200, 136, 40); }
+// gemm_bf16: 2D block loads (plain A, VNNI B), a register-permutation conversion for A, 32 DPAS.
+const Case kBf16Pvc{"gemm_bf16.xt", "pvc", ElemKind::BF16, 256, 256, 512};
+// gemm_f16 / sg_gemm_f16: 16-wide A tiles no measured 2D message fits: per-lane loads in the DPAS A
+// layout, B through VNNI 2D loads.
+const Case kF16Pvc{"gemm_f16.xt", "pvc", ElemKind::F16, 32, 64, 64};
+const Case kSgF16Pvc{"sg_gemm_f16.xt", "pvc", ElemKind::F16, 8, 32, 16};
+// dg2: no 2D block IO, every load per lane; DPAS with 8 lanes (A packs two K elements per lane).
+const Case kF16Dg2{"gemm_f16.xt", "dg2", ElemKind::F16, 32, 64, 32};
+
+TEST(XeEmulatedGemm, Bf16PvcAligned256x256x64) { runGemm(kBf16Pvc, 256, 256, 64); }
+TEST(XeEmulatedGemm, Bf16PvcUnaligned200x136x40) { runGemm(kBf16Pvc, 200, 136, 40); }
+TEST(XeEmulatedGemm, F16PvcUnaligned65x129x33) { runGemm(kF16Pvc, 65, 129, 33); }
+TEST(XeEmulatedGemm, SgF16PvcUnaligned33x47x19) { runGemm(kSgF16Pvc, 33, 47, 19); }
+TEST(XeEmulatedGemm, F16Dg2Unaligned65x129x33) { runGemm(kF16Dg2, 65, 129, 33); }
 
 }  // namespace
 }  // namespace xtc

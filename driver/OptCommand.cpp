@@ -134,7 +134,7 @@ int runOpt(const OptOptions& o, const GlobalOptions& global) {
 
 void registerOptCommand(CLI::App& root, const GlobalOptions& global, ExitStatus& status) {
   auto opts = std::make_shared<OptOptions>();
-  CLI::App* cmd = root.add_subcommand("opt", "Parse and verify IR text, run compiler passes and print the IR");
+  CLI::App* cmd = root.add_subcommand("opt", "Run compiler passes on IR text (.ir) or a kernel (.xt) and print the IR");
   cmd->add_option("input", opts->input, "IR text (.ir) or kernel source (.xt)");
   CLI::Option* passes =
       cmd->add_option("--passes", opts->passes,

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <sstream>
 
 namespace xtc::backend {
 
@@ -278,8 +279,11 @@ private:
     c += fmt::format("static const char* const {}_kernel_names[{}] = {{", n_, kernels_.size());
     for (size_t i = 0; i < kernels_.size(); ++i) c += fmt::format("{}\"{}\"", i ? ", " : "", kernels_[i].m.name);
     c += "};\n";
-    c += fmt::format("/* Build options (kernel attribute build_options). */\nstatic const char {}_build_flags[] = \"{}\";\n",
-                     n_, cEscape(buildOptions()));
+    c += fmt::format("/* Build options (kernel attribute build_options): as given for Level Zero, in OpenCL's spelling for\n"
+                     " * OpenCL (used on GPU devices only; see {0}_cl_build). */\n"
+                     "#ifndef XTC_STUB_NO_LEVEL_ZERO\nstatic const char {0}_build_flags_ze[] = \"{1}\";\n#endif\n"
+                     "#ifndef XTC_STUB_NO_OPENCL\nstatic const char {0}_build_flags_cl[] = \"{2}\";\n#endif\n",
+                     n_, cEscape(buildOptions()), cEscape(openclOptions(buildOptions())));
     c += "#endif\n#ifndef XTC_STUB_NO_LEVEL_ZERO\n";
     c += fmt::format("static const uint32_t {}_wg_size[{}][3] = {{", n_, kernels_.size());
     for (size_t i = 0; i < kernels_.size(); ++i)
@@ -302,6 +306,20 @@ private:
     c += levelZeroSection();
     c += releaseFunctions();
     return c;
+  }
+
+  // The Level Zero option names the lowering uses, in the spelling Intel's OpenCL driver takes.
+  static std::string openclOptions(const std::string& ze) {
+    static const std::vector<std::pair<std::string, std::string>> map = {
+        {"-ze-opt-large-register-file", "-cl-intel-256-GRF-per-thread"}};
+    std::string out, word;
+    std::istringstream in(ze);
+    while (in >> word) {
+      for (const auto& [from, to] : map)
+        if (word == from) word = to;
+      out += (out.empty() ? "" : " ") + word;
+    }
+    return out;
   }
 
   std::string buildOptions() const {
@@ -478,6 +496,7 @@ private:
         "/* Builds the program and creates the kernels; called with {0}_mutex held. */\n"
         "static cl_int {0}_cl_build(cl_context context, cl_device_id device, {0}_cl_entry** out) {{\n"
         "  cl_int rc = CL_SUCCESS;\n"
+        "  cl_device_type type = 0;\n"
         "  unsigned i;\n"
         "  {0}_cl_entry* e = ({0}_cl_entry*)calloc(1, sizeof({0}_cl_entry));\n"
         "  if (!e) return CL_OUT_OF_HOST_MEMORY;\n"
@@ -503,7 +522,11 @@ private:
         "    {0}_cl_free(e);\n"
         "    return rc;\n"
         "  }}\n"
-        "  rc = clBuildProgram(e->program, 1, &device, {0}_build_flags, NULL, NULL);\n"
+        "  /* The options are Intel GPU code-generation hints (register file size); other OpenCL devices,\n"
+        "   * such as the CPU runtime, reject them as CL_INVALID_BUILD_OPTIONS, so they get none. */\n"
+        "  rc = clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);\n"
+        "  if (rc == CL_SUCCESS)\n"
+        "    rc = clBuildProgram(e->program, 1, &device, (type & CL_DEVICE_TYPE_GPU) ? {0}_build_flags_cl : \"\", NULL, NULL);\n"
         "  if (rc != CL_SUCCESS) {{\n"
         "    {0}_cl_save_log(e->program, device);\n"
         "    {0}_cl_free(e);\n"
@@ -678,7 +701,7 @@ private:
         "  desc.format = ZE_MODULE_FORMAT_IL_SPIRV;\n"
         "  desc.inputSize = sizeof {0}_spirv_bytes;\n"
         "  desc.pInputModule = (const uint8_t*){0}_spirv_bytes;\n"
-        "  desc.pBuildFlags = {0}_build_flags;\n"
+        "  desc.pBuildFlags = {0}_build_flags_ze;\n"
         "  rc = zeModuleCreate(context, device, &desc, &e->module, &log);\n"
         "  if (rc != ZE_RESULT_SUCCESS) {{\n"
         "    e->module = NULL;\n"

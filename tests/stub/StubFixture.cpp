@@ -27,6 +27,9 @@ void finish(ir::Operation* k, std::vector<int64_t> wg, const std::string& target
   k->setAttr("wg_size", Attribute::intArray(wg));
   k->setAttr("sg_size", Attribute::integer(16));
   k->setAttr("target", Attribute::string(target));
+  // What the pvc lowering sets; the OpenCL launcher must not pass it to the CPU device (which
+  // rejects it), so every run of the stub tests checks that too.
+  k->setAttr("build_options", Attribute::string("-ze-opt-large-register-file"));
   ir::Builder b(&ir::kernelBody(k));
   b.create("xtc.return", {}, {});
 }

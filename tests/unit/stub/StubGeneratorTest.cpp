@@ -167,10 +167,13 @@ TEST(StubGenerator, PassesBuildOptionsToBothRuntimesAndRejectsConflictingOnes) {
   ir::Operation* k = ir::moduleKernels(m.get())[0];
   k->setAttr("build_options", Attribute::string("-ze-opt-large-register-file \"q\""));
   backend::StubFiles f = gen(*m, c);
-  EXPECT_TRUE(contains(f.source, "static const char fx_build_flags[] = \"-ze-opt-large-register-file \\\"q\\\"\";"))
+  // Level Zero gets the string as written, OpenCL its own spelling of the large register file (and
+  // only on GPU devices: the CPU runtime rejects GPU options).
+  EXPECT_TRUE(contains(f.source, "static const char fx_build_flags_ze[] = \"-ze-opt-large-register-file \\\"q\\\"\";"))
       << f.source;
-  EXPECT_TRUE(contains(f.source, "rc = clBuildProgram(e->program, 1, &device, fx_build_flags, NULL, NULL);"));
-  EXPECT_TRUE(contains(f.source, "desc.pBuildFlags = fx_build_flags;"));
+  EXPECT_TRUE(contains(f.source, "static const char fx_build_flags_cl[] = \"-cl-intel-256-GRF-per-thread \\\"q\\\"\";"));
+  EXPECT_TRUE(contains(f.source, "rc = clBuildProgram(e->program, 1, &device, (type & CL_DEVICE_TYPE_GPU) ? fx_build_flags_cl : \"\", NULL, NULL);"));
+  EXPECT_TRUE(contains(f.source, "desc.pBuildFlags = fx_build_flags_ze;"));
 
   // A second kernel with other options: one module has one option string.
   Ctx c2;

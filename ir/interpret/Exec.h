@@ -76,6 +76,8 @@ struct WorkgroupCtx {
   // one per work-item of the subgroup, and the executor runs the subgroup's lanes in lockstep.
   // 0 = tile/subgroup level.
   int64_t lanes = 0;
+  // The kernel's global buffers, for the byte addresses of xe.base_address / xe.load_2d.
+  const std::vector<Buffer*>* globalBuffers = nullptr;
   std::map<const ir::Operation*, std::pair<std::unique_ptr<Buffer>, std::unique_ptr<SlmState>>> slm;
   SubgroupScheduler* scheduler = nullptr;          // null when subgroups run back to back
   RunStats* stats = nullptr;
@@ -91,6 +93,7 @@ void registerArithHandlers();
 void registerTileHandlers();
 void registerCoreHandlers();
 void registerLaneHandlers();
+void registerXeHandlers();
 
 class Executor {
 public:

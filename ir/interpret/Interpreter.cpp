@@ -19,6 +19,7 @@ void registerAllHandlers() {
     registerArithHandlers();
     registerTileHandlers();
     registerLaneHandlers();
+    registerXeHandlers();
   });
 }
 
@@ -115,7 +116,7 @@ KernelShape analyze(const ir::Operation& kernel) {
     if (arg) look(arg->type());
     if (op) {
       if (op->is("gpu.barrier")) ks.hasBarrier = true;
-      if (op->dialect() == "lane" || op->is("vector.extract") || op->is("vector.insert") || op->is("vector.from_elements"))
+      if (op->dialect() == "lane" || op->dialect() == "xe" || op->is("vector.extract") || op->is("vector.insert") || op->is("vector.from_elements"))
         ks.laneLevel = true;
       for (unsigned k = 0; k < op->numResults(); ++k) look(op->result(k)->type());
     }
@@ -247,6 +248,9 @@ bool runKernel(const ir::Operation& kernel, KernelArgs& args, DiagnosticEngine& 
         p.t = std::make_shared<const Tensor>(std::move(t));
       }
   const ir::Block& body = kernel.region(0).block();
+  std::vector<Buffer*> globalBuffers;
+  for (KernelArg& a : args.args)
+    if (a.isBuffer) globalBuffers.push_back(&a.buffer);
   std::array<int64_t, 3> gid{};
   int64_t failingSg = -1;
   try {
@@ -263,6 +267,7 @@ bool runKernel(const ir::Operation& kernel, KernelArgs& args, DiagnosticEngine& 
           wg.detectRaces = options.detectSlmRaces;
           wg.countOnly = options.countOnly;
           wg.lanes = ks.laneLevel ? sgSize : 0;
+          wg.globalBuffers = &globalBuffers;
           wg.stats = &st;
           ++st.workgroups;
           if (ks.workgroupLevel) {

@@ -176,6 +176,6 @@ TEST(InterpArith, Math) {
 
 TEST(InterpArith, UnknownOpFailsLoudly) {
   std::string d;
-  binary("xe.block_read", ElemKind::F32, {1}, {2}, ElemKind::F32, {}, &d);
-  EXPECT_NE(d.find("k.xt:5:7: error: interpreter: op 'xe.block_read' is not implemented yet"), std::string::npos) << d;
+  binary("arith.frobnicate", ElemKind::F32, {1}, {2}, ElemKind::F32, {}, &d);
+  EXPECT_NE(d.find("k.xt:5:7: error: interpreter: op 'arith.frobnicate' is not implemented yet"), std::string::npos) << d;
 }

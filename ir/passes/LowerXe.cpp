@@ -5,8 +5,8 @@
 //     lane's vector<R x T>, register r = L's register r;
 //   - tile.load_tile -> one xe.load_2d per message of its blocking, every parameter explicit (surface
 //     width = cols * element bytes, height = rows, pitch = width, x/y = element/row coordinates);
-//     out-of-bounds rows/columns are zero-filled by the hardware (a non-zero `padding` is not
-//     implemented yet); a `per_lane` load -> one lane.load per register (any padding);
+//     out-of-bounds rows/columns are zero-filled by the hardware, a non-zero `padding` is applied with
+//     one select per register; a `per_lane` load -> one lane.load per register (any padding);
 //   - tile.tile_mma -> one xe.dpas per (m, n, k) DPAS block, K innermost, operands gathered from the
 //     registers the DPAS layouts name;
 //   - tile.store_tile -> one lane.store per register (clipped at the memref bounds). The 2D block store
@@ -298,10 +298,9 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
   const TileState& t = tile(op.operand(0), op);
   auto m = xe::messageOf(op);
   if (!m) fail(op, "the load is not blocked (run blocking first)");
-  if (const Attribute* p = op.attr("padding")) {
-    bool zero = p->isa(AttrKind::Float) ? p->getFloat() == 0.0 : p->getInt() == 0;
-    if (!zero) fail(op, "a non-zero padding value is not implemented yet (the hardware fills with zeros)");
-  }
+  // The hardware fills out-of-bounds elements with zeros; another padding value needs a select.
+  const Attribute* pad = op.attr("padding");
+  if (pad && (pad->isa(AttrKind::Float) ? pad->getFloat() == 0.0 : pad->getInt() == 0)) pad = nullptr;
   const Type& rt = op.result()->type();
   const layout::LinearLayout& l = laneLayout(rt, op);
   int64_t rows = rt.shape()[0], cols = rt.shape()[1];
@@ -320,6 +319,29 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
     Value* v = b_.create("xe.load_2d", {s.base, s.width, s.height, s.pitch, x, y}, {Type::vector({perMsg}, ek)}, attrs)
                    ->result();
     for (Value* e : extractAll(v)) regs.push_back(e);
+  }
+  if (pad) {
+    // Register r holds element (row, col) = the layout's register part + lane part; outside the
+    // surface (row >= height, col >= width / element bytes) it becomes the padding value.
+    std::vector<Value*> lane = laneCoords(l, op);
+    int64_t eb = ir::elemBits(ek) / 8;
+    Value* h = b_.create("arith.convert", {s.height}, {Type::index()})->result();
+    Value* w = b_.create("arith.divui", {b_.create("arith.convert", {s.width}, {Type::index()})->result(), cIndex(eb)},
+                         {Type::index()})
+                   ->result();
+    double pv = pad->isa(AttrKind::Float) ? pad->getFloat() : static_cast<double>(pad->getInt());
+    Value* pc = ir::isFloatElem(ek) ? b_.constantFloat(pv, ek) : b_.constantInt(static_cast<int64_t>(pv), ek);
+    Type i1 = Type::scalar(ElemKind::I1);
+    auto ult = [&](Value* a, Value* bnd) {
+      return b_.create("arith.cmpi", {a, bnd}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
+    };
+    for (size_t r = 0; r < regs.size(); ++r) {
+      std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
+      Value* row = add(t.offs[0], addC(lane[0], c[0]));
+      Value* col = add(t.offs[1], addC(lane[1], c[1]));
+      Value* in = b_.create("arith.andi", {ult(row, h), ult(col, w)}, {i1})->result();
+      regs[r] = b_.create("arith.select", {in, regs[r], pc}, {Type::scalar(ek)})->result();
+    }
   }
   map_[op.result()] = {fromElements(regs, ek)};
 }

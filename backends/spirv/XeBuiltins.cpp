@@ -3,6 +3,7 @@
 //   xe.load_2d  d16 16xHx2 (H = 1, 2, 4, 8)  __builtin_IB_subgroup_block_read_flat_u16_m{H}k16v2   §2.2
 //               d16 16x16 VNNI               __builtin_IB_subgroup_block_read_flat_transform_u16_k16 §2.2
 //   xe.dpas     pvc bf16 M = 8/4/2/1, f16 M = 8; dg2 bf16 M = 8/4/2/1, f16 M = 8 (mangled, §4)
+//   xe.prefetch_1d  pvc  __builtin_IB_lsc_prefetch_global_uint (§1)
 // The 2D block builtins take (i64 base, i32 width-1, i32 height-1, i32 pitch-1, <2 x i32> (x, y))
 // (§2.1): the IR keeps the real sizes and the minus one happens here.
 #include "backends/spirv/XeBuiltins.h"
@@ -171,6 +172,17 @@ std::string emitXeOp(const ir::Operation& op, XeEmitContext& ctx) {
     return "";
   }
   if (n == "xe.load_2d") return emitLoad2d(op, ctx, b);
+  if (n == "xe.prefetch_1d") {
+    // §1: void __builtin_IB_lsc_prefetch_global_uint(global uint*, immediate element offset, cache).
+    if (ctx.target.kind != targets::TargetKind::Pvc)
+      return fmt::format("xe.prefetch_1d on target '{}' has no builtin proven by an ISA test yet", ctx.target.name);
+    llvm::Type* ptrTy = llvm::PointerType::get(b.getInt32Ty(), 1);
+    llvm::Function* f = declare(ctx.module, "__builtin_IB_lsc_prefetch_global_uint", b.getVoidTy(),
+                                {ptrTy, b.getInt32Ty(), b.getInt32Ty()}, false);
+    llvm::Value* ptr = b.CreateIntToPtr(ctx.get(op.operand(0)).at(0), ptrTy);
+    call(b, f, {ptr, b.getInt32(0), b.getInt32(static_cast<uint32_t>(op.intAttr("cache", 4)))});
+    return "";
+  }
   if (n == "xe.dpas") return emitDpas(op, ctx, b);
   if (n == "xe.store_2d" || n == "xe.prefetch_2d")
     return fmt::format("'{}' is not implemented yet: IGC 1.0.12504 has no builtin for it, only inline vISA "

@@ -152,6 +152,15 @@ std::string typeAttr(const Operation& op, const char* name, ElemKind expect) {
   return "";
 }
 
+// xe.prefetch_1d %addr: i64 {cache = 4 | 2}: per lane, prefetch the dword at byte address addr.
+std::string verifyPrefetch1d(const Operation& op) {
+  XTC_CHECK(ops::numOperands(op, 1));
+  XTC_CHECK(ops::numResults(op, 0));
+  XTC_REQUIRE(op.operand(0)->type() == kI64, "the address must be i64");
+  int64_t cache = 0;
+  return intAttrIn(op, "cache", {2, 4}, &cache);
+}
+
 // xe.dpas %acc, %a, %b {a_type, b_type, acc_type, m, n, k} -> type(acc)
 // Per lane (S = n lanes): acc/result m*n/S, a m*k/S, b k*n/S elements.
 std::string verifyDpas(const Operation& op) {
@@ -229,6 +238,8 @@ void registerXeOps() {
                 "2D block load (base, width/height/pitch in bytes/rows/bytes, x, y) -> the lane's registers"});
     registerOp({"xe.store_2d", effects, verifyStore2d, "2D block store of the lane's registers"});
     registerOp({"xe.prefetch_2d", effects, verifyPrefetch2d, "2D block prefetch into the cache"});
+    registerOp({"xe.prefetch_1d", effects, verifyPrefetch1d,
+                "per-lane prefetch of the dword at a byte address (cache 4 = L1 and L3 cached, 2 = L3 only)"});
     registerOp({"xe.dpas", pure, verifyDpas, "DPAS: acc + A x B, one M x N x K block per subgroup"});
     registerOp({"xe.block_read", effects, verifyBlockRead, "1-D subgroup block read (N x S consecutive elements)"});
     registerOp({"xe.block_write", effects, verifyBlockWrite, "1-D subgroup block write (N x S consecutive elements)"});

@@ -12,7 +12,8 @@
 //     dg2: lane k/2, register 2m + k%2), B[k][n] from this lane's register k, converted to f32 and
 //     accumulated with lane.fma in K order (DPAS rounds its internal sums differently; results agree
 //     within the usual f32 accumulation bound);
-//   - xe.base_address ops left without uses are erased; other xe.* ops are errors (not implemented).
+//   - xe.prefetch_1d is erased (a cache hint); xe.base_address ops left without uses are erased;
+//     other xe.* ops are errors (not implemented).
 #include "ir/Builder.h"
 #include "ir/Module.h"
 #include "ir/ops/XeOps.h"
@@ -147,6 +148,7 @@ void XeEmulator::run(Operation* kernel) {
   for (Operation* o : xe) {
     if (o->is("xe.load_2d")) load2d(o);
     else if (o->is("xe.dpas")) dpas(o);
+    else if (o->is("xe.prefetch_1d")) o->erase();  // a cache hint: no effect on results
     else if (!o->is("xe.base_address")) fail(*o, fmt::format("'{}' is not emulated yet", o->name()));
   }
   for (Operation* o : xe)

@@ -11,7 +11,8 @@
 //     registers the DPAS layouts name;
 //   - tile.store_tile -> one lane.store per register (clipped at the memref bounds). The 2D block store
 //     exists only as inline vISA (reference §3), which a later issue implements;
-//   - tile.prefetch_tile is dropped: the 2D prefetch is inline vISA only (reference §3), a later issue;
+//   - tile.prefetch_tile -> per-lane xe.prefetch_1d of every 64-byte line of the tile (the 2D prefetch
+//     is inline vISA only, reference §3, a later issue);
 //   - tile.convert_layout runs the plan resolve-layouts recorded (register permutation or shuffles);
 //   - scf.for/scf.if keep their structure (the K loop is never unrolled);
 //   - kernel attributes sg_size, wg_size, target, and build_options = "-ze-opt-large-register-file"
@@ -23,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <map>
 #include <unordered_map>
 
@@ -122,6 +124,7 @@ private:
   void lowerLoadTile(Operation& op);
   void lowerPerLaneLoad(Operation& op);
   void lowerStoreTile(Operation& op);
+  void lowerPrefetch(Operation& op);
   void lowerMma(Operation& op);
   void lowerConvert(Operation& op);
   void lowerFor(Operation& op);
@@ -346,6 +349,42 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
   map_[op.result()] = {fromElements(regs, ek)};
 }
 
+void KernelLowerXe::lowerPrefetch(Operation& op) {
+  // The 2D block prefetch is inline vISA only (reference §3); the measured per-lane prefetch (§1)
+  // covers the tile instead: each 64-byte line of each row is one dword prefetch, lines spread over
+  // the lanes. A line outside the surface prefetches the base instead (never an invalid address).
+  const TileState& t = tile(op.operand(0), op);
+  const Surface& s = t.surf;
+  int64_t rows = t.type.shape()[0], cols = t.type.shape()[1], eb = ir::elemBits(t.type.elem()) / 8;
+  int64_t perRow = (cols * eb + 63) / 64, lines = rows * perRow;
+  int64_t locality = 3;
+  if (const Attribute* a = op.attr("locality"))
+    locality = a->isa(AttrKind::Int) ? a->getInt() : a->isa(AttrKind::Enum) ? std::atoll(a->getString().c_str()) : 3;
+  int64_t cache = locality >= 2 ? 4 : 2;  // 4: L1 and L3 cached; 2: L3 only (reference §1)
+  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1), i64 = Type::scalar(ElemKind::I64);
+  auto ult = [&](Value* a, Value* bnd) {
+    return b_.create("arith.cmpi", {a, bnd}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
+  };
+  auto bin = [&](const char* n, Value* a, Value* c) { return b_.create(n, {a, c}, {idx})->result(); };
+  Value* h = b_.create("arith.convert", {s.height}, {idx})->result();
+  Value* w = b_.create("arith.convert", {s.width}, {idx})->result();
+  Value* pitch = b_.create("arith.convert", {s.pitch}, {idx})->result();
+  for (int64_t first = 0; first < lines; first += S_) {
+    Value* line = addC(laneId_, first);
+    Value* row = bin("arith.divui", line, cIndex(perRow));
+    Value* part = bin("arith.remui", line, cIndex(perRow));
+    Value* r = add(t.offs[0], row);
+    Value* colBytes = add(bin("arith.muli", t.offs[1], cIndex(eb)), bin("arith.muli", part, cIndex(64)));
+    Value* ok = b_.create("arith.andi", {b_.create("arith.andi", {ult(line, cIndex(lines)), ult(r, h)}, {i1})->result(), ult(colBytes, w)},
+                          {i1})
+                    ->result();
+    Value* off = bin("arith.andi", add(bin("arith.muli", r, pitch), colBytes), cIndex(~int64_t(3)));
+    off = b_.create("arith.select", {ok, off, cIndex(0)}, {idx})->result();
+    Value* addr = b_.create("arith.addi", {s.base, b_.create("arith.convert", {off}, {i64})->result()}, {i64})->result();
+    b_.create("xe.prefetch_1d", {addr}, {}, {{"cache", Attribute::integer(cache)}});
+  }
+}
+
 void KernelLowerXe::lowerStoreTile(Operation& op) {
   const TileState& t = tile(op.operand(1), op);
   const Type& vt = op.operand(0)->type();
@@ -565,7 +604,7 @@ void KernelLowerXe::lowerOp(Operation& op) {
   if (n == "tile.store_tile") return lowerStoreTile(op);
   if (n == "tile.tile_mma") return lowerMma(op);
   if (n == "tile.convert_layout") return lowerConvert(op);
-  if (n == "tile.prefetch_tile") return;  // a cache hint; the 2D prefetch is inline vISA only (see top)
+  if (n == "tile.prefetch_tile") return lowerPrefetch(op);
   if (n == "scf.for") return lowerFor(op);
   if (n == "scf.if") return lowerIf(op);
   if (n == "scf.yield" || n == "xtc.return") {

@@ -22,8 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path corpusDir() {
-  // tests/unit/frontend/ -> tests/bad-input/frontend/
-  return fs::path(__FILE__).parent_path().parent_path().parent_path() / "bad-input" / "frontend";
+  return fs::path(XTC_SOURCE_DIR) / "tests" / "bad-input" / "frontend";
 }
 
 std::string readFile(const fs::path& p) {

@@ -145,14 +145,18 @@ void XeEmulator::run(Operation* kernel) {
   b_.setInsertionPointToStart(&body);
   b_.setLoc(kernel->loc());
   lane_ = b_.create("gpu.lane_id", {}, {Type::index()})->result();
+  // The rewrites erase the ops they replace: remember the base addresses apart (erased last, if
+  // nothing uses them any more) and never look at a rewritten op again.
+  std::vector<Operation*> bases;
   for (Operation* o : xe) {
-    if (o->is("xe.load_2d")) load2d(o);
+    if (o->is("xe.base_address")) bases.push_back(o);
+    else if (o->is("xe.load_2d")) load2d(o);
     else if (o->is("xe.dpas")) dpas(o);
     else if (o->is("xe.prefetch_1d")) o->erase();  // a cache hint: no effect on results
-    else if (!o->is("xe.base_address")) fail(*o, fmt::format("'{}' is not emulated yet", o->name()));
+    else fail(*o, fmt::format("'{}' is not emulated yet", o->name()));
   }
-  for (Operation* o : xe)
-    if (o->is("xe.base_address") && !o->result()->hasUses()) o->erase();
+  for (Operation* o : bases)
+    if (!o->result()->hasUses()) o->erase();
 }
 
 class EmulateXePass : public Pass {

@@ -19,6 +19,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <unistd.h>
 
 namespace xtc {
 namespace {
@@ -35,7 +36,8 @@ std::string xtcBinary() {
 // `xtc compile --target T --emulate-xe`, spirv-val, and the words of the binary.
 bool compileEmulated(const std::string& file, const std::string& target, std::vector<uint32_t>& words,
                      std::string* error) {
-  std::string spv = ::testing::TempDir() + "xe_emulated_" + target + "_" + file + ".spv";
+  // Tests run as parallel processes: the pid keeps their files apart.
+  std::string spv = ::testing::TempDir() + "xe_emulated_" + target + "_" + file + "_" + std::to_string(::getpid()) + ".spv";
   std::string cmd = xtcBinary() + " compile " XTC_SOURCE_DIR "/examples/" + file + " --target " + target +
                     " --emulate-xe -o " + spv;
   if (std::system(cmd.c_str()) != 0) return *error = "failed: " + cmd, false;
@@ -45,6 +47,7 @@ bool compileEmulated(const std::string& file, const std::string& target, std::ve
   if (bytes.empty() || bytes.size() % 4) return *error = "empty or truncated " + spv, false;
   words.resize(bytes.size() / 4);
   std::memcpy(words.data(), bytes.data(), bytes.size());
+  std::remove(spv.c_str());
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <unistd.h>
 
 using namespace xtc::driver::runtime;
 
@@ -40,8 +41,9 @@ done:
 )";
 
 std::vector<uint32_t> buildSpirv() {
-  std::string dir = ::testing::TempDir();
-  std::string ll = dir + "/xtc_rt_axpn.ll", bc = dir + "/xtc_rt_axpn.bc", spv = dir + "/xtc_rt_axpn.spv";
+  // ctest runs each test as its own process, in parallel: the file names carry the pid.
+  std::string base = ::testing::TempDir() + "/xtc_rt_axpn_" + std::to_string(::getpid());
+  std::string ll = base + ".ll", bc = base + ".bc", spv = base + ".spv";
   std::ofstream(ll) << kKernel;
   std::string cmd = "llvm-as-15 " + ll + " -o " + bc + " && llvm-spirv-15 " + bc + " -o " + spv;
   if (std::system(cmd.c_str()) != 0) return {};

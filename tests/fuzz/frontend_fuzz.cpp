@@ -1,5 +1,5 @@
 // libFuzzer target for the .xt frontend: any byte string must be either compiled or rejected with
-// diagnostics, never crash, hang or trip ASan/UBSan. Built by tests/fuzz/run-frontend-fuzzer.sh with
+// diagnostics, never crash, hang or trip ASan/UBSan. Built by tests/fuzz/run-fuzzer.sh with
 // clang-15 (-fsanitize=fuzzer,address,undefined); the seed corpus is examples/ and tests/golden/frontend.
 #include "frontend/Frontend.h"
 #include "ir/support/Diagnostics.h"

@@ -429,16 +429,12 @@ private:
           if (!lookup(s.var)) poisoned_.insert(s.var);
           return;
         }
-        if (!s.value->type) {
-          rep_.error(DiagId::not_a_value, s.value->opRange, s.value->name);
-          return;
-        }
         poisoned_.erase(s.var);
         assign(s.var, s.varRange, *s.value->type);
         return;
       }
       case Stmt::Kind::Expr:
-        expr(*s.value, nullptr);
+        exprOrStatement(*s.value, nullptr);
         return;
       case Stmt::Kind::For: {
         Type idx = Type::index();
@@ -490,9 +486,21 @@ private:
     return false;
   }
 
-  // Checks `e`; `expected` is the type the context wants (from an annotation or the other operand),
-  // used by literals and by ops whose result type is written by the user.
+  // Checks `e` used as a value: a call without a result (barrier(), store_tile(...)) is an error here,
+  // so callers may rely on `e.type` being set when this returns true (found by fuzzing: `! barrier()`).
   bool expr(Expr& e, const Type* expected) {
+    if (!exprOrStatement(e, expected)) return false;
+    if (!e.type) {
+      rep_.error(DiagId::not_a_value, e.opRange, e.name);
+      return false;
+    }
+    return true;
+  }
+
+  // Checks `e`; `expected` is the type the context wants (from an annotation or the other operand),
+  // used by literals and by ops whose result type is written by the user. A statement-level call may
+  // leave `e.type` unset.
+  bool exprOrStatement(Expr& e, const Type* expected) {
     switch (e.kind) {
       case Expr::Kind::Int: {
         Type t = Type::index();

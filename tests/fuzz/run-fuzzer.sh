@@ -1,18 +1,22 @@
 #!/bin/bash
 # Builds one libFuzzer target with clang-15 (ASan + UBSan, -O1) from the sources, then fuzzes it for a
-# bounded time. ctest runs both targets (label `fuzz`, about a minute each); crashes found are
-# written to tests/fuzz/regressions/TARGET/ by hand and replayed by every later run.
-#   tests/fuzz/run-fuzzer.sh frontend|ir-parser BUILD_DIR [SECONDS]      (default 60 s)
+# bounded number of inputs with a fixed seed, so a run is reproducible (the same binary and corpus give
+# the same inputs; CI cannot fail on a new random draw). ctest runs both targets (label `fuzz`, about
+# a minute each); crashes found are kept in tests/fuzz/regressions/TARGET/ and replayed by every run.
+#   tests/fuzz/run-fuzzer.sh frontend|ir-parser BUILD_DIR [RUNS [SEED]]     (default 10000 runs, seed 1)
+# For exploratory fuzzing, pass a large RUNS and another SEED.
 # For `frontend`, BUILD_DIR must have built xtc_xt_parser (the generated ANTLR parser in grammar/gen/).
 # Exit code: libFuzzer's (non-zero on a crash, leak, timeout or trap).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 target=${1:?usage: $0 frontend|ir-parser BUILD_DIR [SECONDS]}
 build=$(cd "${2:?usage: $0 frontend|ir-parser BUILD_DIR [SECONDS]}" && pwd)
-seconds=${3:-60}
+runs=${3:-10000}
+seed=${4:-1}
 cxx=clang++-15
 command -v ccache >/dev/null && cxx="ccache clang++-15"
 work=$build/fuzz-$target
+rm -rf "$work/corpus"  # a fresh corpus each run: the run depends only on the sources, RUNS and SEED
 mkdir -p "$work/obj" "$work/corpus"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
        -I"$repo" -isystem /usr/include/antlr4-runtime)
@@ -56,5 +60,5 @@ for f in "${seeds[@]}"; do cp "$f" "$work/corpus/seed$((i++))-$(basename "$f")";
 # Replay every crash ever found first (kept as regression inputs), then fuzz.
 regressions=$repo/tests/fuzz/regressions/$target
 if compgen -G "$regressions/*" >/dev/null; then "$work/fuzz" -runs=0 "$regressions"/*; fi
-exec "$work/fuzz" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=4096 \
+exec "$work/fuzz" -runs="$runs" -seed="$seed" -max_total_time=900 -max_len="$max_len" -timeout=10 -rss_limit_mb=4096 \
   -print_final_stats=1 "$work/corpus"

@@ -1,5 +1,5 @@
 // The structure of the tile IR: values, operations, blocks and regions, with use-def chains.
-// A module is an op `builtin.module` whose single block holds `xtc.kernel` ops (see ir/Kernel.h).
+// A module is an op `builtin.module` whose single block holds `xtc.kernel` ops (see ir/Module.h).
 // Ops own their results and regions; blocks own their arguments and ops; regions own blocks.
 // Every op carries a SourceLoc so late errors still point at the user's `.xt` line.
 #pragma once

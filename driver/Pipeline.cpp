@@ -1,7 +1,6 @@
-// The compilation pipeline (see Pipeline.h). The generic target runs
-//   canonicalize, order-transpose, wg-distribute, canonicalize, lower-generic, canonicalize
-// (each only once registered) and then the SPIR-V backend. pvc and dg2 run passes::defaultPipeline
-// (blocking, layout-assignment, resolve-layouts, lower-xe) and the backend's xe.* builtins.
+// The compilation pipeline (see Pipeline.h): the target's pass pipeline (passes::defaultPipeline:
+// generic lowers with lower-generic to portable subgroup code; pvc and dg2 go through blocking,
+// layout-assignment, resolve-layouts and lower-xe to xe.* ops), then the SPIR-V backend.
 #include "driver/Pipeline.h"
 
 #include "backends/spirv/SpirvBackend.h"
@@ -33,16 +32,8 @@ void registerEverything() {
 
 std::vector<std::string> targetPipeline(const std::string& target) {
   registerEverything();
-  static const char* kGeneric[] = {"canonicalize", "order-transpose", "wg-distribute",
-                                   "canonicalize", "lower-generic",   "canonicalize"};
-  std::vector<std::string> r;
-  if (target == "generic") {
-    for (const char* n : kGeneric)
-      if (passes::isPassRegistered(n) && (r.empty() || r.back() != n)) r.push_back(n);
-    return r;
-  }
   const targets::Target* t = targets::findTarget(target);
-  return t ? passes::defaultPipeline(*t) : r;
+  return t ? passes::defaultPipeline(*t) : std::vector<std::string>{};
 }
 
 bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& options, DiagnosticEngine& diags,

@@ -56,15 +56,22 @@ std::vector<std::string> registeredPasses() {
 }
 
 std::vector<std::string> defaultPipeline(const targets::Target& target) {
-  // The pipeline of DESIGN.md. Names not registered yet are skipped, so the default grows as the
-  // passes land. `target` will select target-specific variants (none differ yet).
-  (void)target;
-  static const char* kPipeline[] = {"canonicalize",      "order-transpose",   "wg-distribute", "canonicalize",
-                                    "blocking",          "layout-assignment", "canonicalize",  "resolve-layouts",
-                                    "lower-xe",       "canonicalize"};
+  // The pipeline of DESIGN.md. Names not registered are skipped. The generic target has no DPAS or
+  // block IO: after distribution, lower-generic maps subgroup tiles straight to portable lane code.
+  static const char* kXe[] = {"canonicalize",      "order-transpose",   "wg-distribute", "canonicalize",
+                              "blocking",          "layout-assignment", "canonicalize",  "resolve-layouts",
+                              "lower-xe",          "canonicalize"};
+  static const char* kGeneric[] = {"canonicalize", "order-transpose", "wg-distribute",
+                                   "canonicalize", "lower-generic",   "canonicalize"};
   std::vector<std::string> r;
-  for (const char* n : kPipeline)
-    if (isPassRegistered(n)) r.push_back(n);
+  auto add = [&](const auto& names) {
+    for (const char* n : names)
+      if (isPassRegistered(n)) r.push_back(n);
+  };
+  if (target.kind == targets::TargetKind::Generic)
+    add(kGeneric);
+  else
+    add(kXe);
   // Never two canonicalizations in a row just because the passes in between are missing.
   r.erase(std::unique(r.begin(), r.end()), r.end());
   return r;

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Tests of benchmarks/run (label bench).
+
+1. Its ISA classifier and loop finder on a hand-written disassembly whose counts are known by
+   construction (so a wrong regex shows as a wrong count, not as a plausible table).
+2. The real command on examples/gemm_f16.xt for generic and pvc: it must compile, run ocloc and report,
+   per K step, the dpas count of the example's stated ideal ((16/8)(32/16)(16/16) = 4, written in
+   benchmarks/ideals.json and re-derived here), no spills, and a JSON file that a later commit can be
+   compared with.
+"""
+import importlib.machinery
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+root = sys.argv[1]
+xtc = sys.argv[2]
+loader = importlib.machinery.SourceFileLoader("bench_run", os.path.join(root, "benchmarks", "run"))
+spec = importlib.util.spec_from_loader("bench_run", loader)
+bench = importlib.util.module_from_spec(spec)
+loader.exec_module(bench)
+failures = 0
+
+
+def check(what, got, want):
+    global failures
+    if got != want:
+        print("FAIL: %s: got %r, expected %r" % (what, got, want))
+        failures += 1
+    else:
+        print("ok: %s = %r" % (what, got))
+
+
+asm = """\
+(W)     mov (1|M0)               r10.7<1>:ud   0xF0F:uw
+        add (16|M0)              r3.0<1>:d     r3.0<1;1,0>:d     32:w
+L200:
+        send.ugm (16|M0)         r20      r10     null:0  0x0   0x02800203  // load_block2d.ugm.d16.a64
+        send.ugm (16|M0)         null     r11     null:0  0x0   0x02000203  // load_block2d.ugm.d16.a64.ca.ca
+        send.ugm (16|M0)         null     r12     null:0  0x0   0x02000203  // load.ugm.d32.a64.ca.ca
+        dpas.8x8 (16|M0)         r30:f    r30:f   r20:bf  r40.0:bf
+        dpas.8x8 (16|M0)         r38:f    r38:f   r21:bf  r40.0:bf
+        mov (16|M0)              r50.0<1>:f    r[a0.0]<1,0>:f
+        mov (16|M0)              r51.0<1>:f    r52.0<1;1,0>:f
+        mad (16|M0)              r53.0<1>:f    r53.0<1;1,0>:f   r54.0<1;1,0>:f  r55.0<1;1,0>:f
+        sync.nop                 null
+(f0.0)  jmpi                     L200
+        send.ugm (16|M0)         null     r10     r30:8   0x0   0x02000407  // store_block2d.ugm.d32.a64
+"""
+lines = asm.splitlines()
+loop = bench.outer_loop(lines)
+check("loop length (label to jmpi)", len(loop), 11)
+c = bench.classify(loop)
+for key, want in [("instructions", 10), ("load2d", 1), ("prefetch", 2), ("dpas", 2), ("shuffle", 1),
+                  ("mov", 1), ("mad", 1), ("sync", 1), ("other", 1), ("store2d", 0)]:
+    check("classify " + key, c[key], want)
+check("store outside the loop", bench.classify(lines)["store2d"], 1)
+check("no loop -> None", bench.outer_loop(lines[:2]), None)
+
+with tempfile.TemporaryDirectory() as work:
+    out = os.path.join(work, "r.json")
+    r = subprocess.run([sys.executable, os.path.join(root, "benchmarks", "run"), "--xtc", xtc,
+                        "--examples", "gemm_f16", "--targets", "generic,pvc", "--repeat", "1", "--json", out],
+                       capture_output=True, text=True)
+    print(r.stdout, r.stderr)
+    check("benchmarks/run exit code", r.returncode, 0)
+    rows = {row["target"]: row for row in json.load(open(out))["results"]}
+    check("targets measured", sorted(rows), ["generic", "pvc"])
+    check("generic has no ISA section", "isa" in rows["generic"], False)
+    check("generic SPIR-V is non-empty", rows["generic"].get("spirv_bytes", 0) > 0, True)
+    isa = rows["pvc"].get("isa", {})
+    check("pvc scope", isa.get("scope"), "loop")
+    check("pvc dpas per K step", isa.get("counts", {}).get("dpas"), (16 // 8) * (32 // 16) * (16 // 16))
+    check("pvc ideal dpas", rows["pvc"].get("ideal", {}).get("dpas"), 4)
+    check("pvc spills", isa.get("spills", -1) + isa.get("scratch", -1), 0)
+    check("pvc SIMD width", isa.get("simd"), 16)
+sys.exit(1 if failures else 0)

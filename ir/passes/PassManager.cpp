@@ -58,20 +58,25 @@ std::vector<std::string> registeredPasses() {
 std::vector<std::string> defaultPipeline(const targets::Target& target) {
   // The pipeline of DESIGN.md. Names not registered are skipped. The generic target has no DPAS or
   // block IO: after distribution, lower-generic maps subgroup tiles straight to portable lane code.
-  static const char* kXe[] = {"canonicalize",      "order-transpose",   "wg-distribute", "canonicalize",
-                              "blocking",          "layout-assignment", "canonicalize",  "resolve-layouts",
-                              "lower-xe",          "canonicalize"};
   static const char* kGeneric[] = {"canonicalize", "order-transpose", "wg-distribute",
                                    "canonicalize", "lower-generic",   "canonicalize"};
+  // pvc/dg2: distribution as on generic, then select-lowering sends each kernel down the Xe path
+  // (xeLoweringPasses) or lowers it with lower-generic for the target's subgroup size.
+  static const char* kXeHead[] = {"canonicalize", "order-transpose", "wg-distribute", "canonicalize",
+                                  "select-lowering"};
   std::vector<std::string> r;
   auto add = [&](const auto& names) {
     for (const char* n : names)
       if (isPassRegistered(n)) r.push_back(n);
   };
-  if (target.kind == targets::TargetKind::Generic)
+  if (target.kind == targets::TargetKind::Generic) {
     add(kGeneric);
-  else
-    add(kXe);
+  } else {
+    add(kXeHead);
+    for (const std::string& n : xeLoweringPasses())
+      if (isPassRegistered(n)) r.push_back(n);
+    if (isPassRegistered("canonicalize")) r.push_back("canonicalize");
+  }
   // Never two canonicalizations in a row just because the passes in between are missing.
   r.erase(std::unique(r.begin(), r.end()), r.end());
   return r;

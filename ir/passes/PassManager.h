@@ -50,6 +50,9 @@ void registerAllPasses();
 // The default pipeline for a target: the passes of the DESIGN.md pipeline that are registered so
 // far, in pipeline order.
 std::vector<std::string> defaultPipeline(const targets::Target& target);
+// The passes of the Xe path (DPAS, 2D block IO) after select-lowering, in order
+// (ir/passes/SelectLowering.cpp runs them as its trial).
+std::vector<std::string> xeLoweringPasses();
 // "a,b,,c" -> {"a", "b", "c"} (whitespace around names trimmed, empty names dropped).
 std::vector<std::string> splitPipeline(std::string_view text);
 

@@ -15,6 +15,7 @@ void registerLayoutAssignmentPass();  // ir/passes/LayoutAssignment.cpp
 void registerResolveLayoutsPass();    // ir/passes/ResolveLayouts.cpp
 void registerLowerXePass();           // ir/passes/LowerXe.cpp
 void registerEmulateXePass();         // ir/passes/EmulateXe.cpp
+void registerSelectLoweringPass();    // ir/passes/SelectLowering.cpp
 
 void registerAllPasses() {
   static std::once_flag once;
@@ -28,6 +29,7 @@ void registerAllPasses() {
     registerLowerXePass();
     registerEmulateXePass();
     registerLowerGenericPass();
+    registerSelectLoweringPass();
   });
 }
 

@@ -47,14 +47,15 @@ L200:
         mov (16|M0)              r51.0<1>:f    r52.0<1;1,0>:f
         mad (16|M0)              r53.0<1>:f    r53.0<1;1,0>:f   r54.0<1;1,0>:f  r55.0<1;1,0>:f
         sync.nop                 null
+        send.dc1 (8|M0)          r44      r5      null:0  0x0   0x02106E00  // untyped surface read with x
 (f0.0)  jmpi                     L200
         send.ugm (16|M0)         null     r10     r30:8   0x0   0x02000407  // store_block2d.ugm.d32.a64
 """
 lines = asm.splitlines()
 loop = bench.outer_loop(lines)
-check("loop length (label to jmpi)", len(loop), 11)
+check("loop length (label to jmpi)", len(loop), 12)
 c = bench.classify(loop)
-for key, want in [("instructions", 10), ("load2d", 1), ("prefetch", 2), ("dpas", 2), ("shuffle", 1),
+for key, want in [("instructions", 11), ("load1d", 1), ("load2d", 1), ("prefetch", 2), ("dpas", 2), ("shuffle", 1),
                   ("mov", 1), ("mad", 1), ("sync", 1), ("other", 1), ("store2d", 0)]:
     check("classify " + key, c[key], want)
 check("store outside the loop", bench.classify(lines)["store2d"], 1)

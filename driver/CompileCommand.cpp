@@ -44,6 +44,8 @@ struct CompileCommandOptions {
   std::string emit = "spirv";
   bool emulateXe = false;
   bool printLocs = false;
+  bool verifyIsa = false;
+  std::string renameBuiltinForTesting;
 };
 
 // Writes text to `path` ("-" = stdout) atomically; reports a failure through diags.
@@ -119,8 +121,15 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
       co.runBackend = emit == EmitKind::Spirv || emit == EmitKind::SpirvAsm;
       co.wantLLVM = emit == EmitKind::LLVM;
       co.passOptions.printOptions.locations = opts.printLocs;
+      co.verifyIsa = opts.verifyIsa;
+      co.renameBuiltinForTesting = opts.renameBuiltinForTesting;
       CompileResult result;
-      if (!compileFile(opts.input, co, diags, result)) return fail();
+      if (!compileFile(opts.input, co, diags, result)) {
+        if (result.internalError.empty()) return fail();
+        diags.flush();
+        std::cerr << "xtc: internal error: " << result.internalError << "\n";
+        return 3;
+      }
       std::string text;
       if (emit == EmitKind::IR) {
         text = ir::printToString(*result.module, co.passOptions.printOptions);
@@ -184,6 +193,11 @@ void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitSta
   cmd->add_option("--stub-dir", opts->stubDir, "Folder for the --stub files (default: the folder of the .spv)");
   cmd->add_flag("--emulate-xe", opts->emulateXe,
                 "Define the Xe hardware builtins with portable code (runs pvc SPIR-V on any OpenCL device)");
+  cmd->add_flag("--verify-isa", opts->verifyIsa,
+                "pvc/dg2: compile the SPIR-V with ocloc and check that every hardware call left its instruction");
+  cmd->add_option("--rename-builtin-for-testing", opts->renameBuiltinForTesting,
+                  "Test double for --verify-isa: FROM=TO misspells builtin FROM in the emitted module")
+      ->group("");
   // The callback owns `opts`: CLI11 keeps pointers into it until parsing ends.
   cmd->callback([opts, &global, &status] { status.code = runCompile(*opts, global); });
 }

@@ -28,6 +28,39 @@ void registerEverything() {
   passes::registerAllPasses();
 }
 
+// --verify-isa: ocloc's view of the SPIR-V (backends/isa). A dropped hardware call or an ocloc failure
+// on xtc's own output is xtc's bug (an internal error); a missing ocloc is the environment's; spills
+// are warnings, as ocloc reports them (errors under -Werror).
+bool verifyModuleIsa(const ir::Operation& module, const targets::Target& target, const CompileOptions& options,
+                     DiagnosticEngine& diags, CompileResult& result) {
+  if (target.kind == targets::TargetKind::Generic || !options.runBackend) {
+    diags.error(SourceLoc{}, "--verify-isa needs --target pvc or dg2 and a SPIR-V output (--emit=spirv or spirv-asm)");
+    return false;
+  }
+  isa::IsaVerifyOptions vo;
+  vo.device = target.name;
+  // The kernels' build options (e.g. the large register file); ocloc takes one set per module.
+  for (ir::Operation* k : ir::moduleKernels(const_cast<ir::Operation*>(&module)))
+    if (const ir::Attribute* a = k->attr("build_options"); a && a->isa(ir::AttrKind::String) && vo.buildOptions.empty())
+      vo.buildOptions = a->getString();
+  isa::IsaReport r = isa::verifyIsa(result.spirv, result.hardwareCalls, vo);
+  if (r.toolMissing) {
+    diags.error(SourceLoc{}, r.toolError);
+    return false;
+  }
+  if (!r.toolError.empty()) {
+    result.internalError = "--verify-isa: " + r.toolError;
+    return false;
+  }
+  if (!r.dropped.empty()) {
+    result.internalError = "--verify-isa: " + r.dropped.front();
+    for (size_t i = 1; i < r.dropped.size(); ++i) result.internalError += "; " + r.dropped[i];
+    return false;
+  }
+  for (const std::string& w : r.warnings) diags.warning(SourceLoc{}, "--verify-isa: " + w);
+  return !diags.hasErrors();
+}
+
 }  // namespace
 
 std::vector<std::string> targetPipeline(const std::string& target) {
@@ -71,8 +104,11 @@ bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& 
     bo.target = target;
     bo.optLevel = options.optLevel;
     if (options.wantLLVM && !backend::emitLLVMText(*module, bo, diags, result.llvmText)) return false;
+    bo.hardwareCalls = options.verifyIsa ? &result.hardwareCalls : nullptr;
+    bo.renameBuiltinForTesting = options.renameBuiltinForTesting;
     if (options.runBackend && !backend::emitSpirv(*module, bo, diags, result.spirv)) return false;
   }
+  if (options.verifyIsa && !verifyModuleIsa(*module, *target, options, diags, result)) return false;
   result.module = std::move(module);
   return !diags.hasErrors();
 }

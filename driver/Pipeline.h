@@ -2,6 +2,7 @@
 // or .ir text through the IR parser) -> the target's pass pipeline -> SPIR-V backend.
 #pragma once
 
+#include "backends/isa/IsaVerifier.h"
 #include "ir/Operation.h"
 #include "ir/passes/PassManager.h"
 #include "ir/support/Diagnostics.h"
@@ -20,6 +21,10 @@ struct CompileOptions {
   bool runBackend = true;          // false: stop after the passes (--emit=ir)
   bool wantLLVM = false;           // also fill CompileResult::llvmText
   passes::PassManagerOptions passOptions;  // --print-after, --time-passes, verify after each pass
+  // --verify-isa (pvc/dg2, with runBackend): ocloc compiles and disassembles the SPIR-V and every
+  // hardware call must have left its instruction (backends/isa/IsaVerifier.h, docs/hardware.md).
+  bool verifyIsa = false;
+  std::string renameBuiltinForTesting;  // hidden test double: "FROM=TO" misspells a builtin
 };
 
 // What the launcher, `xtc run` and stubs need to know about one kernel (docs/abi.md).
@@ -35,6 +40,8 @@ struct CompileResult {
   std::string llvmText;                   // only with wantLLVM
   std::unique_ptr<ir::Operation> module;  // the IR after the pass pipeline
   std::vector<KernelInfo> kernels;
+  std::vector<isa::HardwareCall> hardwareCalls;  // with verifyIsa
+  std::string internalError;  // set (and false returned) when --verify-isa finds a dropped call: exit 3
 };
 
 // The pass names the pipeline runs for `target` (registered passes only).

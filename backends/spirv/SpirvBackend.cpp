@@ -4,6 +4,7 @@
 #include "backends/spirv/SpirvBackend.h"
 
 #include "backends/spirv/LLVMEmitter.h"
+#include "backends/spirv/XeBuiltins.h"
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
 #include <llvm/ADT/PostOrderIterator.h>
@@ -113,6 +114,16 @@ bool emitSpirv(const ir::Operation& module, const BackendOptions& options, Diagn
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = buildModule(module, options, ctx, diags);
   if (!m) return false;
+  if (options.hardwareCalls) *options.hardwareCalls = listHardwareCalls(*m);
+  if (!options.renameBuiltinForTesting.empty()) {
+    size_t eq = options.renameBuiltinForTesting.find('=');
+    std::string from = options.renameBuiltinForTesting.substr(0, eq);
+    if (eq == std::string::npos ||
+        !renameBuiltinForTesting(*m, from, options.renameBuiltinForTesting.substr(eq + 1))) {
+      diags.error(module.loc(), fmt::format("--rename-builtin-for-testing: the module declares no builtin '{}'", from));
+      return false;
+    }
+  }
 
   // SPIR-V 1.4 at most (ocloc exits silently on 1.6, reference §11); only the target's extensions.
   SPIRV::TranslatorOpts::ExtensionsStatusMap exts;

@@ -4,6 +4,7 @@
 // Nothing in this header mentions LLVM: the driver and tests use it without LLVM headers.
 #pragma once
 
+#include "backends/isa/IsaVerifier.h"
 #include "ir/Operation.h"
 #include "ir/targets/Target.h"
 
@@ -17,6 +18,10 @@ struct BackendOptions {
   const targets::Target* target = nullptr;  // required: subgroup size and SPIR-V extensions
   int optLevel = 2;                         // 0: no LLVM optimization; otherwise the -O2 pipeline
   bool validate = true;                     // run SPIRV-Tools validation on the produced binary
+  // --verify-isa (emitSpirv only): receives every hardware builtin call of the module (XeBuiltins.h).
+  std::vector<isa::HardwareCall>* hardwareCalls = nullptr;
+  // Test double for --verify-isa: "FROM=TO" renames builtin FROM after the calls were listed.
+  std::string renameBuiltinForTesting;
 };
 
 // The LLVM IR that would be translated (after optimization and block ordering), as text.

@@ -8,13 +8,17 @@
 // (§2.1): the IR keeps the real sizes and the minus one happens here.
 #include "backends/spirv/XeBuiltins.h"
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include <fmt/format.h>
+
+#include <map>
 
 namespace xtc::backend {
 
@@ -89,6 +93,17 @@ bool flag(const ir::Operation& op, const char* n) {
   return a && a->isa(ir::AttrKind::Bool) && a->getBool();
 }
 
+// The mangled OpenCL DPAS names (reference §4): A is short[m] on pvc (one 16-bit element per lane
+// and row), int[m] on dg2 (two K-adjacent elements per lane and row); B is int8 (VNNI pairs); C/D
+// float[m].
+std::string dpasName(bool bf16, bool pvc, int64_t m) {
+  std::string base = bf16 ? "_Z40intel_sub_group_bf16_bf16_matrix_mad_k16" : "_Z38intel_sub_group_f16_f16_matrix_mad_k16";
+  char aCode = pvc ? 's' : 'i';
+  if (m == 1) return base + fmt::format("{}Dv8_if", aCode);
+  if (m == 8 && !pvc) return base + "Dv8_iS_Dv8_f";  // the A type int8 repeats B's: a substitution
+  return base + fmt::format("Dv{}_{}Dv8_iDv{}_f", m, aCode, m);
+}
+
 std::string emitLoad2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   if (ctx.target.kind != targets::TargetKind::Pvc)
     return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
@@ -139,15 +154,7 @@ std::string emitDpas(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilde
     return fmt::format("xe.dpas {}x{}x{} {} -> {} on target '{}' has no builtin proven by an ISA test yet (not "
                        "implemented yet)",
                        m, n, k, ir::elemName(in), ir::elemName(acc), ctx.target.name);
-  // Mangled OpenCL names (reference §4): A is short[m] on pvc (one 16-bit element per lane and row),
-  // int[m] on dg2 (two K-adjacent elements per lane and row); B is int8 (VNNI pairs); C/D float[m].
-  std::string base = bf16 ? "_Z40intel_sub_group_bf16_bf16_matrix_mad_k16" : "_Z38intel_sub_group_f16_f16_matrix_mad_k16";
-  char aCode = pvc ? 's' : 'i';
-  std::string suffix;
-  if (m == 1) suffix = fmt::format("{}Dv8_if", aCode);
-  else if (m == 8 && dg2) suffix = "Dv8_iS_Dv8_f";  // the A type int8 repeats B's: a substitution
-  else suffix = fmt::format("Dv{}_{}Dv8_iDv{}_f", m, aCode, m);
-  std::string name = base + suffix;
+  std::string name = dpasName(bf16, pvc, m);
   unsigned aBits = pvc ? 16 : 32;
   llvm::Type* aElem = b.getIntNTy(aBits);
   llvm::Type* aTy = m == 1 ? aElem : static_cast<llvm::Type*>(llvm::FixedVectorType::get(aElem, static_cast<unsigned>(m)));
@@ -189,6 +196,72 @@ std::string emitXeOp(const ir::Operation& op, XeEmitContext& ctx) {
                        "(reference §3), which a later issue adds",
                        n);
   return fmt::format("'{}' is not implemented yet in the SPIR-V backend", n);
+}
+
+namespace {
+
+// Builtin name -> the ISA line it leaves (reference §1, §2.2, §4, §6; each row proven by a probe
+// in tests/isa/builtins). Keep in step with the emitters above and LLVMEmitter.cpp.
+const std::map<std::string, std::string>& hardwareTable() {
+  static const std::map<std::string, std::string> table = [] {
+    std::map<std::string, std::string> t;
+    for (int h : {1, 2, 4, 8})
+      t[fmt::format("__builtin_IB_subgroup_block_read_flat_u16_m{}k16v2", h)] = R"(load_block2d\.ugm\.d16\.a64)";
+    t["__builtin_IB_subgroup_block_read_flat_transform_u16_k16"] = R"(load_block2d\.ugm\.d16v\.a64)";
+    for (bool pvc : {true, false})
+      for (int m : {8, 4, 2, 1}) {
+        t[dpasName(true, pvc, m)] = fmt::format(R"(\bdpas\.8x{} )", m);
+        if (m == 8) t[dpasName(false, pvc, m)] = R"(\bdpas\.8x8 )";
+      }
+    t["__builtin_IB_lsc_prefetch_global_uint"] = R"(send\.ugm \(16\|M0\) +null .*load\.ugm\.d32\.a64)";
+    // LLVMEmitter.cpp: the workgroup barrier; cross-lane ops become movs (no instruction of their own).
+    t["_Z7barrierj"] = R"(\bsync\.bar\b)";
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+std::optional<std::string> hardwareCallPattern(const std::string& builtin) {
+  auto it = hardwareTable().find(builtin);
+  if (it != hardwareTable().end()) return it->second;
+  for (const char* crossLane : {"sub_group_shuffle", "sub_group_broadcast", "sub_group_reduce_", "intel_sub_group_shuffle"})
+    if (builtin.find(crossLane) != std::string::npos) return std::string();
+  return std::nullopt;
+}
+
+std::vector<isa::HardwareCall> listHardwareCalls(const llvm::Module& m) {
+  std::map<std::string, isa::HardwareCall> calls;
+  for (const llvm::Function& f : m) {
+    if (f.isDeclaration()) continue;
+    llvm::DominatorTree dt(const_cast<llvm::Function&>(f));
+    llvm::LoopInfo loops(dt);
+    for (const llvm::BasicBlock& bb : f)
+      for (const llvm::Instruction& i : bb) {
+        const auto* c = llvm::dyn_cast<llvm::CallInst>(&i);
+        const llvm::Function* callee = c ? c->getCalledFunction() : nullptr;
+        if (!callee) continue;
+        std::string name = callee->getName().str();
+        std::optional<std::string> pattern = hardwareCallPattern(name);
+        if (!pattern) continue;
+        isa::HardwareCall& hc = calls[name];
+        hc.builtin = name;
+        hc.isaPattern = *pattern;
+        if (loops.getLoopFor(&bb)) ++hc.insideLoops;
+        else ++hc.outsideLoops;
+      }
+  }
+  std::vector<isa::HardwareCall> r;
+  for (auto& [name, hc] : calls) r.push_back(std::move(hc));
+  return r;
+}
+
+bool renameBuiltinForTesting(llvm::Module& m, const std::string& from, const std::string& to) {
+  llvm::Function* f = m.getFunction(from);
+  if (!f || !f->isDeclaration()) return false;
+  f->setName(to);
+  return true;
 }
 
 }  // namespace xtc::backend

@@ -4,10 +4,12 @@
 // other form is an error ("not implemented yet"), never a guess.
 #pragma once
 
+#include "backends/isa/IsaVerifier.h"
 #include "ir/Operation.h"
 #include "ir/targets/Target.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,5 +34,19 @@ struct XeEmitContext {
 
 // Emits one xe.* op. Returns "" on success, else the error to report at the op.
 std::string emitXeOp(const ir::Operation& op, XeEmitContext& ctx);
+
+// The ISA instruction (ECMAScript regex over one disassembly line) that a hardware builtin leaves,
+// for every builtin name the SPIR-V backend can emit (this file's and LLVMEmitter.cpp's); "" for a
+// builtin without an instruction of its own (shuffles, reductions: only the absence of `calla`
+// proves them); nullopt for a name that is not a hardware builtin (OpenCL id and math functions).
+std::optional<std::string> hardwareCallPattern(const std::string& builtin);
+
+// Every call of a hardware builtin in `m` (after optimization), counted in and outside loops, sorted
+// by name: what --verify-isa checks in the disassembly (backends/isa).
+std::vector<isa::HardwareCall> listHardwareCalls(const llvm::Module& m);
+
+// Test double for --verify-isa's negative test: renames the declared function `from` to `to` in `m`
+// (a "misspelled builtin"). Returns false if `m` declares no `from`.
+bool renameBuiltinForTesting(llvm::Module& m, const std::string& from, const std::string& to);
 
 }  // namespace xtc::backend

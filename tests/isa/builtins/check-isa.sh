@@ -3,8 +3,9 @@
 #
 # The ISA proof of one hardware call form (reference "The first rule" and §10): compiles FILE.ir, a
 # lane-level kernel holding that one xe.* op, through xtc's own backend (`xtc compile --target
-# DEVICE --emit=spirv`), validates it with spirv-val, compiles it with `ocloc -device DEVICE` (under
-# timeout, in a temporary folder), disassembles it and checks
+# DEVICE --emit=spirv --verify-isa`: xtc's own guard, which must pass too), validates it with
+# spirv-val, compiles it with `ocloc -device DEVICE` (under timeout, in a temporary folder),
+# disassembles it and checks
 #   - every `// ISA: count 'REGEX' N` line of FILE: exactly N lines of the disassembly match REGEX;
 #   - every `// ISA: loop 'REGEX' N` line: exactly N lines of the kernel's outermost loop body (from a
 #     label to the backward jmpi to it) match REGEX (per K step for a GEMM);
@@ -35,7 +36,7 @@ trap 'rm -rf "$work"' EXIT
 bad=0
 problem() { echo "FAIL: $*"; bad=1; }
 
-"$xtc" compile "$ir" --target "$dev" --emit=spirv -o "$work/k.spv" || { echo "FAIL: xtc compile"; exit $((1 - expect_fail)); }
+"$xtc" compile "$ir" --target "$dev" --emit=spirv --verify-isa -o "$work/k.spv" || { echo "FAIL: xtc compile"; exit $((1 - expect_fail)); }
 if [ -n "$patch" ]; then
   from=${patch%%=*} to=${patch#*=}
   [ ${#from} -eq ${#to} ] || { echo "check-isa: --patch needs strings of equal length"; exit 2; }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# verify-isa.sh: `xtc compile --verify-isa` end to end (backends/isa, docs/hardware.md):
+#   1. examples/gemm_bf16.xt for pvc passes and writes its .spv;
+#   2. a DPAS builtin misspelled in the emitted module (the hidden test double
+#      --rename-builtin-for-testing) becomes an unresolved `calla`: exit 3, the builtin named, no file;
+#   3. the 16x8x2 load renamed to the 16-row form IGC drops without a word (reference §2.2 pitfalls):
+#      exit 3 naming the load, no file;
+#   4. no ocloc (XTC_OCLOC points nowhere): exit 1 with a clear message;
+#   5. --target generic: exit 1 (nothing to verify).
+# Needs XTC_BINARY (set by ctest) and ocloc with its disassembler.
+set -u
+xtc=${XTC_BINARY:?XTC_BINARY must point at the xtc binary}
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/xtc-verify-isa-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+bad=0
+fail() { echo "FAIL: $*"; bad=1; }
+gemm=$src/examples/gemm_bf16.xt
+dpas=_Z40intel_sub_group_bf16_bf16_matrix_mad_k16Dv8_sDv8_iDv8_f
+load=__builtin_IB_subgroup_block_read_flat_u16_m8k16v2
+
+# expect NAME CODE GREP -- ARGS...: runs xtc ARGS, checks the exit code and that stderr matches GREP.
+expect() {
+  local name=$1 code=$2 re=$3; shift 4
+  "$@" 2>"$work/$name.err"
+  local rc=$?
+  [ $rc -eq "$code" ] || fail "$name: exit $rc, expected $code ($(cat "$work/$name.err"))"
+  [ -z "$re" ] || grep -Eq -e "$re" "$work/$name.err" || fail "$name: stderr does not match /$re/: $(cat "$work/$name.err")"
+  echo "$name: exit $rc: $(head -c 300 "$work/$name.err")"
+}
+
+expect ok 0 "" -- "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/ok.spv"
+[ -s "$work/ok.spv" ] || fail "ok: no .spv written"
+
+expect calla 3 "^xtc: internal error: .*calla.*$dpas" -- \
+  "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/calla.spv" \
+  --rename-builtin-for-testing "$dpas=${dpas/matrix_mad/matrix_mbd}"
+[ -e "$work/calla.spv" ] && fail "calla: an output file was written"
+
+expect dropped 3 "^xtc: internal error: .*dropped a hardware call: $load" -- \
+  "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/dropped.spv" \
+  --rename-builtin-for-testing "$load=${load/m8k16v2/m16k16v2}"
+[ -e "$work/dropped.spv" ] && fail "dropped: an output file was written"
+
+expect no-ocloc 1 "^xtc: error: --verify-isa needs Intel's offline compiler" -- \
+  env XTC_OCLOC=/nonexistent/ocloc "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/no.spv"
+[ -e "$work/no.spv" ] && fail "no-ocloc: an output file was written"
+
+expect generic 1 "--verify-isa needs --target pvc or dg2" -- \
+  "$xtc" compile "$gemm" --target generic --verify-isa -o "$work/gen.spv"
+
+[ $bad -eq 0 ] && echo "verify-isa: PASS"
+exit $bad

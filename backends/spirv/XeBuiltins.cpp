@@ -214,8 +214,9 @@ const std::map<std::string, std::string>& hardwareTable() {
         if (m == 8) t[dpasName(false, pvc, m)] = R"(\bdpas\.8x8 )";
       }
     t["__builtin_IB_lsc_prefetch_global_uint"] = R"(send\.ugm \(16\|M0\) +null .*load\.ugm\.d32\.a64)";
-    // LLVMEmitter.cpp: the workgroup barrier; cross-lane ops become movs (no instruction of their own).
-    t["_Z7barrierj"] = R"(\bsync\.bar\b)";
+    // LLVMEmitter.cpp: the workgroup barrier with its SLM fence. The fence, not sync.bar: IGC drops the
+    // barrier itself when the workgroup is one subgroup (tests/isa/builtins/barrier_pvc_2sg.ir).
+    t["_Z7barrierj"] = R"(\bfence\.slm\b)";
     return t;
   }();
   return table;

@@ -50,6 +50,7 @@ struct TileVal {
   std::vector<int64_t> shape;                       // the tile's shape
   std::vector<int64_t> baseShape, baseStrides;      // of the base matrix (one per offset)
   std::vector<int64_t> offsets;                     // regular tiles
+  int64_t baseElem = 0;                             // raw-address tiles: the address's element in `mem`
   bool scattered = false;
   std::shared_ptr<const Tensor> scatterOffsets;     // scattered tiles: element offsets, tile shape
 };
@@ -123,16 +124,32 @@ public:
   // The context or an error when the op needs one (the launch region has none).
   WorkgroupCtx& needWg(const ir::Operation& op) const;
 
+  // Lane level: the lanes executing the current block. Lane-divergent scf.if / scf.for narrow it
+  // (docs/passes.md "Lane level": ops act per lane); memory ops skip inactive lanes, per-lane checks
+  // (division by zero, bounds) ignore them, and convergent ops (cross-lane, xe messages, barriers)
+  // are errors while some lane is inactive.
+  bool laneActive(int64_t l) const { return active_.empty() || active_[static_cast<size_t>(l)] != 0; }
+  bool allLanesActive() const;
+  // Whether element k of `t` belongs to an active lane (true when `t` is not a per-lane value).
+  bool elemActive(const Tensor& t, int64_t k) const;
+  const std::vector<uint8_t>& activeMask() const { return active_; }
+  void setActiveMask(std::vector<uint8_t> m) { active_ = std::move(m); }
+
 private:
   WorkgroupCtx* wg_;
   int64_t sg_;
   std::unordered_map<const ir::Value*, RtValue> env_;
+  std::vector<uint8_t> active_;  // empty = every lane
 };
 
 [[noreturn]] void fail(const ir::Operation& op, const std::string& msg);
 // Integer attribute or a default.
 int64_t attrInt(const ir::Operation& op, const std::string& name, int64_t dflt);
 std::vector<int64_t> attrInts(const ir::Operation& op, const std::string& name);
+
+// The kernel's global buffer holding host bytes [addr, addr + n), or null (raw addresses:
+// xe.base_address results, i64 tile sources).
+Buffer* globalBufferAt(Executor& ex, uintptr_t addr, size_t n);
 
 // Memory access with the checks of the interpreter (buffer bounds, SLM races). `linear` is the
 // element index into the memref's buffer.

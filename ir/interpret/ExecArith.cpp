@@ -117,7 +117,9 @@ void execIntBinary(Executor& ex, const ir::Operation& op) {
   sameShape(op, a, b);
   if (a.isFloat() || b.isFloat()) fail(op, "'" + op.name() + "' needs integer operands");
   Tensor r(a.elem, a.shape);
-  for (int64_t k = 0; k < r.size(); ++k) r.i[k] = wrapToElem(intBinary(op, K, a.i[k], b.i[k], a.elem), a.elem);
+  // Inactive lanes (lane-divergent control flow) compute nothing: no division-by-zero reports.
+  for (int64_t k = 0; k < r.size(); ++k)
+    if (ex.elemActive(a, k)) r.i[k] = wrapToElem(intBinary(op, K, a.i[k], b.i[k], a.elem), a.elem);
   ex.setTensor(op.result(), std::move(r));
 }
 
@@ -246,10 +248,11 @@ void execConvert(Executor& ex, const ir::Operation& op) {
       if (r.isFloat()) r.f[k] = roundToElem(a.f[k], to);
       else r.i[k] = wrapToElem(floatToIntSat(a.f[k], to), to);
     } else {
-      // Integer sources widen signed (so an i1 `true` is -1), per docs/ir.md.
-      int64_t v = a.elem == ElemKind::I1 ? -a.i[k] : a.i[k];
+      // Integers widen signed, except i1, which is unsigned as in MLIR (extui / uitofp: true is 1
+      // and 1.0, held here as 1 already); to i1 is "not zero", like float -> i1 (docs/ir.md).
+      int64_t v = a.i[k];
       if (r.isFloat()) r.f[k] = roundToElem(static_cast<double>(v), to);
-      else r.i[k] = wrapToElem(v, to);
+      else r.i[k] = to == ElemKind::I1 ? (v != 0 ? 1 : 0) : wrapToElem(v, to);
     }
   }
   ex.setTensor(op.result(), std::move(r));

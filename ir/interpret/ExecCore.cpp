@@ -76,14 +76,30 @@ int64_t Executor::scalarInt(const ir::Operation& op, unsigned operand) const {
   if (t.isFloat()) fail(op, "interpreter: operand " + std::to_string(operand) + " is not an integer scalar");
   if (t.shape.empty()) return t.i[0];
   if (lanes() > 0 && t.shape == std::vector<int64_t>{lanes()}) {
-    for (int64_t l = 1; l < lanes(); ++l)
-      if (t.i[l] != t.i[0])
-        fail(op, "operand " + std::to_string(operand) + " differs between the lanes of a subgroup (lane 0: " + std::to_string(t.i[0]) +
-                     ", lane " + std::to_string(l) + ": " + std::to_string(t.i[l]) +
-                     "); lane-divergent control flow is not implemented yet in the interpreter");
-    return t.i[0];
+    // A subgroup-uniform operand: every active lane must agree.
+    int64_t first = -1;
+    for (int64_t l = 0; l < lanes(); ++l) {
+      if (!laneActive(l)) continue;
+      if (first < 0) first = l;
+      else if (t.i[l] != t.i[first])
+        fail(op, "operand " + std::to_string(operand) + " must be uniform across the subgroup but differs between its lanes (lane " +
+                     std::to_string(first) + ": " + std::to_string(t.i[first]) + ", lane " + std::to_string(l) + ": " +
+                     std::to_string(t.i[l]) + ")");
+    }
+    return t.i[static_cast<size_t>(first < 0 ? 0 : first)];
   }
   fail(op, "interpreter: operand " + std::to_string(operand) + " is not an integer scalar");
+}
+
+bool Executor::allLanesActive() const {
+  for (uint8_t a : active_)
+    if (!a) return false;
+  return true;
+}
+
+bool Executor::elemActive(const Tensor& t, int64_t k) const {
+  if (active_.empty() || lanes() == 0 || t.shape.empty() || t.shape[0] != lanes()) return true;
+  return laneActive(k / (t.size() / lanes()));
 }
 
 Tensor Executor::uniformIndex(int64_t v) const {
@@ -96,6 +112,23 @@ WorkgroupCtx& Executor::needWg(const ir::Operation& op) const {
   if (!wg_) fail(op, "'" + op.name() + "' cannot be evaluated here (no workgroup: e.g. in the launch region)");
   return *wg_;
 }
+
+namespace {
+// Ops all lanes of a subgroup must execute together (docs/passes.md "Lane level").
+bool isConvergent(const ir::Operation& op) {
+  return op.is("lane.broadcast") || op.is("lane.shuffle") || op.is("lane.reduce") || op.is("gpu.barrier") ||
+         (op.dialect() == "xe" && !op.is("xe.base_address"));
+}
+
+std::string inactiveLanes(const std::vector<uint8_t>& mask) {
+  std::string s;
+  int n = 0;
+  for (size_t l = 0; l < mask.size(); ++l)
+    if (!mask[l] && n++ < 4) s += (s.empty() ? "lane " : ", ") + std::to_string(l);
+  if (n > 4) s += ", ... (" + std::to_string(n) + " lanes)";
+  return s;
+}
+}  // namespace
 
 std::vector<RtValue> Executor::runBlock(const ir::Block& block, const std::vector<RtValue>& args) {
   for (unsigned a = 0; a < block.numArguments() && a < args.size(); ++a) env_[block.argument(a)] = args[a];
@@ -110,6 +143,9 @@ std::vector<RtValue> Executor::runBlock(const ir::Block& block, const std::vecto
     if (op.is("xtc.return")) return {};
     auto it = table.find(op.name());
     if (it == table.end()) fail(op, "interpreter: op '" + op.name() + "' is not implemented yet");
+    if (!active_.empty() && isConvergent(op) && !allLanesActive())
+      fail(op, "'" + op.name() + "' needs every lane of the subgroup, but it is inside lane-divergent control flow (" +
+                   inactiveLanes(active_) + " inactive here)");
     if (wg_ && wg_->stats) ++wg_->stats->opsExecuted;
     it->second(*this, op);
   }
@@ -117,6 +153,16 @@ std::vector<RtValue> Executor::runBlock(const ir::Block& block, const std::vecto
 }
 
 // ----- memory ---------------------------------------------------------------------------------
+
+Buffer* globalBufferAt(Executor& ex, uintptr_t addr, size_t n) {
+  WorkgroupCtx* wg = ex.wg();
+  if (!wg || !wg->globalBuffers) return nullptr;
+  for (Buffer* b : *wg->globalBuffers) {
+    auto lo = reinterpret_cast<uintptr_t>(b->bytes.data());
+    if (addr >= lo && addr + n <= lo + b->bytes.size()) return b;
+  }
+  return nullptr;
+}
 
 int64_t WorkgroupCtx::phase() const { return scheduler ? scheduler->phase() : 0; }
 
@@ -269,8 +315,96 @@ std::optional<InterpError> SubgroupScheduler::run(const std::function<void(int64
 namespace {
 
 
+// Lane level: whether the integer operand holds different values in the active lanes.
+bool laneDivergent(Executor& ex, const Tensor& t) {
+  if (ex.lanes() == 0 || t.shape != std::vector<int64_t>{ex.lanes()}) return false;
+  int64_t first = -1;
+  for (int64_t l = 0; l < ex.lanes(); ++l) {
+    if (!ex.laneActive(l)) continue;
+    if (first < 0) first = l;
+    else if (t.i[static_cast<size_t>(l)] != t.i[static_cast<size_t>(first)]) return true;
+  }
+  return false;
+}
+
+// The active mask of the enclosing block, made explicit (one entry per lane).
+std::vector<uint8_t> currentMask(Executor& ex) {
+  std::vector<uint8_t> m(static_cast<size_t>(ex.lanes()));
+  for (int64_t l = 0; l < ex.lanes(); ++l) m[static_cast<size_t>(l)] = ex.laneActive(l) ? 1 : 0;
+  return m;
+}
+
+// `into` with the lanes in `mask` taken from `from` (per-lane values: leading dim = lanes).
+RtValue mergeLanes(const ir::Operation& op, Executor& ex, const RtValue& into, const RtValue& from, const std::vector<uint8_t>& mask) {
+  if (into.t == from.t && into.m == from.m && into.tile == from.tile) return into;
+  if (!into.t || !from.t || into.t->shape != from.t->shape || into.t->shape.empty() || into.t->shape[0] != ex.lanes())
+    fail(op, "lane-divergent '" + op.name() + "' yields a value that is not per lane (a memref or tile): not supported");
+  Tensor r = *into.t;
+  int64_t per = r.size() / ex.lanes();
+  for (int64_t l = 0; l < ex.lanes(); ++l)
+    if (mask[static_cast<size_t>(l)])
+      for (int64_t k = l * per; k < (l + 1) * per; ++k) {
+        if (r.isFloat()) r.f[static_cast<size_t>(k)] = from.t->f[static_cast<size_t>(k)];
+        else r.i[static_cast<size_t>(k)] = from.t->i[static_cast<size_t>(k)];
+      }
+  return RtValue{std::make_shared<const Tensor>(std::move(r)), {}, {}};
+}
+
+// Runs `body` with only the lanes in `mask` active, then restores the enclosing mask.
+std::vector<RtValue> runMasked(Executor& ex, const ir::Block& body, const std::vector<RtValue>& args, std::vector<uint8_t> mask) {
+  std::vector<uint8_t> saved = ex.activeMask();
+  ex.setActiveMask(std::move(mask));
+  std::vector<RtValue> y;
+  try {
+    y = ex.runBlock(body, args);
+  } catch (...) {
+    ex.setActiveMask(std::move(saved));
+    throw;
+  }
+  ex.setActiveMask(std::move(saved));
+  return y;
+}
+
+// scf.for whose bounds or step differ between lanes: each lane runs its own trip count (the
+// others are inactive in the iterations they do not take).
+void execForPerLane(Executor& ex, const ir::Operation& op) {
+  int64_t L = ex.lanes();
+  auto perLane = [&](unsigned i) {
+    const Tensor& t = ex.tensor(op, i);
+    std::vector<int64_t> v(static_cast<size_t>(L));
+    for (int64_t l = 0; l < L; ++l) v[static_cast<size_t>(l)] = t.shape.empty() ? t.i[0] : t.i[static_cast<size_t>(l)];
+    return v;
+  };
+  std::vector<int64_t> iv = perLane(0), ub = perLane(1), step = perLane(2);
+  std::vector<uint8_t> outer = currentMask(ex);
+  for (int64_t l = 0; l < L; ++l)
+    if (outer[static_cast<size_t>(l)] && step[static_cast<size_t>(l)] <= 0)
+      fail(op, "scf.for step must be positive, got " + std::to_string(step[static_cast<size_t>(l)]) + " in lane " + std::to_string(l));
+  std::vector<RtValue> iters;
+  for (unsigned k = 3; k < op.numOperands(); ++k) iters.push_back(ex.get(op.operand(k), op));
+  const ir::Block& body = op.region(0).block();
+  while (true) {
+    std::vector<uint8_t> mask(static_cast<size_t>(L));
+    bool any = false;
+    for (size_t l = 0; l < mask.size(); ++l) any |= (mask[l] = outer[l] && iv[l] < ub[l]) != 0;
+    if (!any) break;
+    Tensor ivT(ir::ElemKind::Index, {L});
+    ivT.i = iv;
+    std::vector<RtValue> args{RtValue{std::make_shared<const Tensor>(std::move(ivT)), {}, {}}};
+    args.insert(args.end(), iters.begin(), iters.end());
+    std::vector<RtValue> y = runMasked(ex, body, args, mask);
+    if (y.size() != iters.size()) fail(op, "scf.for body yields " + std::to_string(y.size()) + " values, expected " + std::to_string(iters.size()));
+    for (size_t k = 0; k < iters.size(); ++k) iters[k] = mergeLanes(op, ex, iters[k], y[k], mask);
+    for (size_t l = 0; l < mask.size(); ++l)
+      if (mask[l]) iv[l] += step[l];
+  }
+  for (unsigned k = 0; k < op.numResults(); ++k) ex.set(op.result(k), iters.at(k));
+}
+
 void execFor(Executor& ex, const ir::Operation& op) {
   if (op.numOperands() < 3) fail(op, "scf.for needs lb, ub and step");
+  for (unsigned i = 0; i < 3; ++i)
+    if (laneDivergent(ex, ex.tensor(op, i))) return execForPerLane(ex, op);
   int64_t lb = ex.scalarInt(op, 0), ub = ex.scalarInt(op, 1), step = ex.scalarInt(op, 2);
   if (step <= 0) fail(op, "scf.for step must be positive, got " + std::to_string(step));
   std::vector<RtValue> iters;
@@ -287,7 +421,28 @@ void execFor(Executor& ex, const ir::Operation& op) {
   for (unsigned k = 0; k < op.numResults(); ++k) ex.set(op.result(k), iters.at(k));
 }
 
+// scf.if whose condition differs between lanes: each branch runs with the lanes that take it, and
+// every lane gets the results of its own branch.
+void execIfPerLane(Executor& ex, const ir::Operation& op, const Tensor& cond) {
+  std::vector<uint8_t> outer = currentMask(ex);
+  std::vector<uint8_t> mask[2] = {outer, outer};
+  for (size_t l = 0; l < outer.size(); ++l) {
+    mask[0][l] = outer[l] && cond.i[l] != 0;
+    mask[1][l] = outer[l] && cond.i[l] == 0;
+  }
+  std::vector<RtValue> y[2];
+  for (unsigned r = 0; r < 2; ++r)
+    if (r < op.numRegions() && !op.region(r).empty()) {
+      y[r] = runMasked(ex, op.region(r).block(), {}, mask[r]);
+      if (y[r].size() != op.numResults())
+        fail(op, "scf.if branch yields " + std::to_string(y[r].size()) + " values, expected " + std::to_string(op.numResults()));
+    }
+  for (unsigned k = 0; k < op.numResults(); ++k) ex.set(op.result(k), mergeLanes(op, ex, y[1][k], y[0][k], mask[0]));
+}
+
 void execIf(Executor& ex, const ir::Operation& op) {
+  const Tensor& cond = ex.tensor(op, 0);
+  if (laneDivergent(ex, cond)) return execIfPerLane(ex, op, cond);
   unsigned r = ex.scalarInt(op, 0) ? 0 : 1;
   std::vector<RtValue> y;
   if (r < op.numRegions() && !op.region(r).empty()) y = ex.runBlock(op.region(r).block(), {});

@@ -47,7 +47,7 @@ void execLoad(Executor& ex, const ir::Operation& op) {
   Tensor r(m.buf->elem, {L});
   double pad = paddingOf(op);
   for (int64_t l = 0; l < L; ++l) {
-    int64_t lin = laneAddress(ex, op, m, 1, l);
+    int64_t lin = ex.laneActive(l) ? laneAddress(ex, op, m, 1, l) : -1;  // inactive lanes read nothing
     bool on = lin >= 0 && (!mask || mask->i[l]);
     if (r.isFloat()) r.f[l] = on ? memLoadF(op, ex, m, lin) : roundToElem(pad, r.elem);
     else r.i[l] = on ? memLoadI(op, ex, m, lin) : wrapToElem(floatToIntSat(pad, r.elem), r.elem);
@@ -62,6 +62,7 @@ void execStore(Executor& ex, const ir::Operation& op) {
   unsigned rank = static_cast<unsigned>(m.shape.size());
   const Tensor* mask = op.numOperands() == 3 + rank ? &perLane(ex, op, 2 + rank) : nullptr;
   for (int64_t l = 0; l < L; ++l) {
+    if (!ex.laneActive(l)) continue;
     int64_t lin = laneAddress(ex, op, m, 2, l);
     if (lin < 0 || (mask && !mask->i[l])) continue;
     if (v.isFloat()) memStoreF(op, ex, m, lin, v.f[l]);

@@ -40,7 +40,7 @@ void forEachElem(const TileVal& t, F&& f) {
   std::vector<int64_t> idx(rank, 0);
   for (int64_t k = 0; k < n; ++k) {
     bool in = true;
-    int64_t linear = 0;
+    int64_t linear = t.baseElem;
     for (size_t d = 0; d < r; ++d) {
       int64_t c = t.offsets[d] + (d >= lead ? idx[d - lead] : 0);
       if (c < 0 || c >= t.baseShape[d]) in = false;
@@ -64,23 +64,47 @@ double paddingValue(const ir::Operation& op) {
 
 // ----- init / update ----------------------------------------------------------------------------
 
+// An i64 tile source is a host address (the interpreter's memory is the kernel buffers): the
+// buffer holding it, viewed flat, with the address's element index in `elem0`. Shape and strides
+// come from the op's explicit operands; the address must be element-aligned in a buffer of the
+// tile's element type.
+std::shared_ptr<const MemRefVal> rawAddressView(Executor& ex, const ir::Operation& op, ElemKind elem, int64_t& elem0) {
+  int64_t addr = ex.scalarInt(op, 0);
+  Buffer* b = globalBufferAt(ex, static_cast<uintptr_t>(addr), 1);
+  auto hex = [](int64_t a) {
+    char s[32];
+    std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(a));
+    return std::string(s);
+  };
+  if (!b) fail(op, "tile.init_tile: the address " + hex(addr) + " is not inside any kernel buffer");
+  int64_t byte = addr - static_cast<int64_t>(reinterpret_cast<uintptr_t>(b->bytes.data()));
+  if (b->elem != elem || byte % b->elemSize() != 0)
+    fail(op, "tile.init_tile: the address " + hex(addr) + " is byte " + std::to_string(byte) + " of a " + std::string(ir::elemName(b->elem)) +
+                 " buffer, not an element of the tile's type " + std::string(ir::elemName(elem)));
+  elem0 = byte / b->elemSize();
+  auto m = std::make_shared<MemRefVal>();
+  m->buf = b;
+  m->shape = {b->numElements()};
+  m->strides = {1};
+  return m;
+}
+
 void execInitTile(Executor& ex, const ir::Operation& op) {
   const ir::Type& rt = op.result()->type();
   if (!rt.isTile()) fail(op, "tile.init_tile must produce a tile");
   const RtValue& src = ex.get(op.operand(0), op);
-  if (!src.m) fail(op, "tile.init_tile from a raw i64 address is not implemented yet in the interpreter");
   std::vector<int64_t> seg = attrInts(op, "segments");
   int64_t nOff = seg.empty() ? op.numOperands() - 1 : seg.at(0);
   int64_t nShape = seg.size() > 1 ? seg[1] : 0, nStrides = seg.size() > 2 ? seg[2] : 0;
   if (1 + nOff + nShape + nStrides != op.numOperands()) fail(op, "tile.init_tile: 'segments' does not match the operand count");
   auto t = std::make_shared<TileVal>();
-  t->mem = src.m;
+  t->mem = src.m ? src.m : rawAddressView(ex, op, rt.elem(), t->baseElem);
   t->elem = rt.elem();
   t->shape = rt.shape();
-  if (src.m->buf->elem != t->elem) fail(op, "tile.init_tile: the memref and the tile have different element types");
+  if (t->mem->buf->elem != t->elem) fail(op, "tile.init_tile: the memref and the tile have different element types");
   if (rt.tileInfo().scattered) {
     if (nOff != 1) fail(op, "a scattered tile takes one vector of offsets");
-    if (src.m->shape.size() != 1) fail(op, "a scattered tile needs a 1-D memref");
+    if (!src.m || src.m->shape.size() != 1) fail(op, "a scattered tile needs a 1-D memref");
     const RtValue& o = ex.get(op.operand(1), op);
     if (!o.t || o.t->isFloat() || o.t->shape != t->shape) fail(op, "the offsets of a scattered tile must be an index vector of the tile's shape");
     t->scattered = true;
@@ -94,6 +118,7 @@ void execInitTile(Executor& ex, const ir::Operation& op) {
       for (int64_t k = 0; k < nShape; ++k) t->baseShape.push_back(ex.scalarInt(op, static_cast<unsigned>(1 + nOff + k)));
       for (int64_t k = 0; k < nStrides; ++k) t->baseStrides.push_back(ex.scalarInt(op, static_cast<unsigned>(1 + nOff + nShape + k)));
     } else {
+      if (!src.m) fail(op, "tile.init_tile from an i64 address needs explicit shape and strides");
       if (nOff != static_cast<int64_t>(src.m->shape.size()))
         fail(op, "tile.init_tile: " + std::to_string(nOff) + " offsets for a memref of rank " + std::to_string(src.m->shape.size()));
       t->baseShape = src.m->shape;

@@ -1,14 +1,29 @@
 // Hardware-level ops of the pvc/dg2 lowering (xe.*, docs/passes.md "xe ops") at lane level.
 // Addresses are real: xe.base_address gives the host address of the kernel buffer's first byte, and
-// xe.load_2d reads through it only inside that buffer (anything else is an error, not garbage).
-// Registers are typed elements, so a VNNI load orders registers by row exactly like a plain one
-// (the 32-bit packing is the backend's business). Implemented: base_address, load_2d (blocks as
-// wide as the subgroup, plain/VNNI, and d32 transposed single blocks), prefetch_2d (no effect),
-// dpas (k = subgroup size, or 2x it for 8-bit types). Other forms fail as not implemented yet.
+// the 2D messages read and write through it only inside a kernel buffer (an address inside the
+// surface but outside every buffer is an error, not garbage).
+//
+// 2D block messages (reference §2.3/§2.5). A message's *response* is built as the hardware lays it out
+// (vISA rule): per block, plain rows of block_w elements padded to a power-of-two element count; VNNI
+// packs 2 (d16) or 4 (d8) consecutive rows of one column into a dword, rows of dwords padded the
+// same way; a transposed d32 block holds one response row per surface column, block_h elements
+// padded to a power of two. Each block is padded to whole *registers* of the IR (lanes x one lane
+// unit: the IR's register vector has no room for more; for 32-bit units that is one 64-B GRF on
+// 16 lanes). The lane unit is 32 bits for VNNI and transposed messages, else the larger of elem_bits
+// and the register type's width; unit u of the response goes to lane u % lanes, unit register
+// u / lanes, and a unit wider than the register type is split into consecutive registers (low bytes
+// first). So the registers are typed elements: a VNNI d16 load's register 2i and 2i+1 are rows 2i
+// and 2i+1 of the lane's column. Surface elements outside width x height read 0; stores drop them.
+// A message whose padded response does not fit the result's register count is an error.
+//
+// Also: 1-D subgroup block IO (xe.block_read/write: register i of lane l is flat element
+// start + i*lanes + l of the memref's buffer, global or SLM), xe.prefetch_1d (no effect, but every
+// lane's address must be inside a kernel buffer) and dpas (k = subgroup size, or 2x it for 8-bit).
 #include "ir/interpret/Exec.h"
 
 #include "ir/interpret/Numeric.h"
 
+#include <bit>
 #include <cstring>
 
 namespace xtc::interp {
@@ -20,6 +35,17 @@ int64_t lanesOf(Executor& ex, const ir::Operation& op) {
   return ex.lanes();
 }
 
+bool boolAttr(const ir::Operation& op, const char* name) {
+  const ir::Attribute* a = op.attr(name);
+  return a && a->kind() == ir::AttrKind::Bool && a->getBool();
+}
+
+std::string hexAddr(uintptr_t a) {
+  char s[32];
+  std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(a));
+  return s;
+}
+
 void execBaseAddress(Executor& ex, const ir::Operation& op) {
   int64_t L = lanesOf(ex, op);
   const MemRefVal& m = ex.memref(op, 0);
@@ -27,17 +53,6 @@ void execBaseAddress(Executor& ex, const ir::Operation& op) {
   Tensor t(ir::ElemKind::I64, {L});
   std::fill(t.i.begin(), t.i.end(), static_cast<int64_t>(reinterpret_cast<uintptr_t>(m.buf->bytes.data())));
   ex.setTensor(op.result(), std::move(t));
-}
-
-// The global buffer holding bytes [addr, addr + n), or null.
-const Buffer* bufferAt(Executor& ex, uintptr_t addr, size_t n) {
-  WorkgroupCtx* wg = ex.wg();
-  if (!wg || !wg->globalBuffers) return nullptr;
-  for (const Buffer* b : *wg->globalBuffers) {
-    auto lo = reinterpret_cast<uintptr_t>(b->bytes.data());
-    if (addr >= lo && addr + n <= lo + b->bytes.size()) return b;
-  }
-  return nullptr;
 }
 
 struct Surface {
@@ -48,16 +63,84 @@ Surface surface(Executor& ex, const ir::Operation& op) {
   return Surface{ex.scalarInt(op, 0), ex.scalarInt(op, 1), ex.scalarInt(op, 2), ex.scalarInt(op, 3), ex.scalarInt(op, 4), ex.scalarInt(op, 5)};
 }
 
-// Element (row, col) of the surface (col in elements of type t); zero outside width x height.
-double surfaceElem(Executor& ex, const ir::Operation& op, const Surface& s, ir::ElemKind t, int64_t row, int64_t col) {
-  unsigned eb = elemBytes(t);
-  if (row < 0 || row >= s.height || col < 0 || (col + 1) * static_cast<int64_t>(eb) > s.width) return 0.0;
-  uintptr_t a = static_cast<uintptr_t>(s.base + row * s.pitch + col * static_cast<int64_t>(eb));
-  if (!bufferAt(ex, a, eb))
-    fail(op, "xe.load_2d: element (" + std::to_string(row) + ", " + std::to_string(col) +
-                 ") of the surface is inside its width/height but outside every kernel buffer");
-  return ir::isFloatElem(t) ? loadFloat(t, reinterpret_cast<const uint8_t*>(a))
-                            : static_cast<double>(loadInt(t, reinterpret_cast<const uint8_t*>(a)));
+// Host address of surface element (row, col) of `eb` bytes, or null outside width x height. Inside
+// the surface but outside every kernel buffer is an error.
+uint8_t* surfaceElem(Executor& ex, const ir::Operation& op, const Surface& s, int64_t eb, int64_t row, int64_t col) {
+  if (row < 0 || row >= s.height || col < 0 || (col + 1) * eb > s.width) return nullptr;
+  uintptr_t a = static_cast<uintptr_t>(s.base + row * s.pitch + col * eb);
+  if (!globalBufferAt(ex, a, static_cast<size_t>(eb)))
+    fail(op, op.name() + ": element (" + std::to_string(row) + ", " + std::to_string(col) + ") of the surface (address " + hexAddr(a) +
+                 ") is inside its width/height but outside every kernel buffer");
+  return reinterpret_cast<uint8_t*>(a);
+}
+
+// One element slot of a message response: the elem_bits element at byte `offset` holds block
+// element (row, col) (col counted from the message's x), or padding when `pad`.
+struct Slot {
+  int64_t offset, row, col;
+  bool pad;
+};
+
+struct Message {
+  int64_t eb, W, H, A;  // element bytes, block width/height, blocks
+  bool vnni, transpose;
+  int64_t unitBytes;     // per-lane unit of the response
+  std::vector<Slot> slots;
+};
+
+int64_t pow2Ceil(int64_t v) { return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(v))); }
+
+// The response layout of a 2D message whose registers are `regs` x `L` elements of `t`.
+Message message(const ir::Operation& op, ir::ElemKind t, int64_t regs, int64_t L) {
+  Message m{};
+  int64_t bits = attrInt(op, "elem_bits", 0);
+  m.eb = bits / 8;
+  m.W = attrInt(op, "block_w", 0);
+  m.H = attrInt(op, "block_h", 0);
+  m.A = attrInt(op, "array_len", 1);
+  m.vnni = boolAttr(op, "vnni");
+  m.transpose = boolAttr(op, "transpose");
+  int64_t tb = elemBytes(t);
+  if (m.eb <= 0 || m.W <= 0 || m.H <= 0 || m.A <= 0) fail(op, op.name() + ": elem_bits, block_w, block_h and array_len must be positive");
+  if ((m.vnni || m.transpose) && tb > 4) fail(op, op.name() + ": VNNI and transposed messages need registers of at most 32 bits");
+  m.unitBytes = (m.vnni || m.transpose) ? 4 : std::max(m.eb, tb);
+  int64_t regBytes = m.unitBytes * L;
+  if (m.transpose && m.eb != 4) fail(op, op.name() + ": transposed messages need elem_bits = 32");
+  int64_t f = m.vnni ? 4 / m.eb : 1;  // rows per VNNI dword
+  if (m.vnni && (m.eb >= 4 || m.H % f != 0))
+    fail(op, op.name() + ": a VNNI message needs 8- or 16-bit elements and block_h a multiple of " + std::to_string(f));
+  int64_t wp = pow2Ceil(m.W), hp = pow2Ceil(m.H);
+  int64_t blockBytes = m.transpose ? m.W * hp * 4 : m.vnni ? m.H / f * wp * 4 : m.H * wp * m.eb;
+  int64_t padded = (blockBytes + regBytes - 1) / regBytes * regBytes;
+  for (int64_t b = 0; b < m.A; ++b) {
+    int64_t base = b * padded, x0 = b * m.W;
+    if (m.transpose) {
+      for (int64_t c = 0; c < m.W; ++c)
+        for (int64_t h = 0; h < hp; ++h) m.slots.push_back({base + (c * hp + h) * 4, h, x0 + c, h >= m.H});
+    } else if (m.vnni) {
+      for (int64_t p = 0; p < m.H / f; ++p)
+        for (int64_t c = 0; c < wp; ++c)
+          for (int64_t q = 0; q < f; ++q) m.slots.push_back({base + (p * wp + c) * 4 + q * m.eb, p * f + q, x0 + c, c >= m.W});
+    } else {
+      for (int64_t r = 0; r < m.H; ++r)
+        for (int64_t c = 0; c < wp; ++c) m.slots.push_back({base + (r * wp + c) * m.eb, r, x0 + c, c >= m.W});
+    }
+  }
+  int64_t used = (m.A - 1) * padded + blockBytes, have = regs * L * tb;
+  if (regs % (m.unitBytes / tb) != 0)
+    fail(op, op.name() + ": " + std::to_string(regs) + " registers per lane do not split into whole " + std::to_string(m.unitBytes) + "-byte units");
+  // The last block's padding may be cut off (the value then simply ends with the data).
+  if (used > have || m.A * padded < have)
+    fail(op, op.name() + ": the message's response (" + std::to_string(m.A) + " block(s) of " + std::to_string(blockBytes) +
+                 " bytes, rows padded to a power of two and blocks to whole " + std::to_string(regBytes) +
+                 "-byte registers) does not fill the " + std::to_string(regs) + " registers per lane of the value exactly");
+  return m;
+}
+
+// Byte offset in the response of register k of lane j.
+int64_t registerByte(const Message& m, ir::ElemKind t, int64_t L, int64_t k, int64_t j) {
+  int64_t tb = elemBytes(t), per = m.unitBytes / tb;
+  return ((k / per) * L + j) * m.unitBytes + (k % per) * tb;
 }
 
 void execLoad2d(Executor& ex, const ir::Operation& op) {
@@ -65,38 +148,97 @@ void execLoad2d(Executor& ex, const ir::Operation& op) {
   Surface s = surface(ex, op);
   const ir::Type& rt = op.result()->type();
   ir::ElemKind t = rt.elem();
-  int64_t bits = attrInt(op, "elem_bits", 0), bw = attrInt(op, "block_w", 0), bh = attrInt(op, "block_h", 0),
-          blocks = attrInt(op, "array_len", 1);
-  bool transpose = op.attr("transpose") && op.attr("transpose")->kind() == ir::AttrKind::Bool && op.attr("transpose")->getBool();
-  if (bits != static_cast<int64_t>(elemBytes(t) * 8)) fail(op, "xe.load_2d with elem_bits different from the register type is not implemented yet");
   int64_t n = rt.shape().at(0);
-  Tensor r(t, {L, n});
-  if (!transpose) {
-    if (bw != L || n != bh * blocks) fail(op, "xe.load_2d: only blocks as wide as the subgroup are implemented yet");
-    for (int64_t l = 0; l < L; ++l)
-      for (int64_t b = 0; b < blocks; ++b)
-        for (int64_t i = 0; i < bh; ++i) {
-          double v = surfaceElem(ex, op, s, t, s.y + i, s.x + b * bw + l);
-          int64_t k = l * n + b * bh + i;
-          if (r.isFloat()) r.f[k] = v;
-          else r.i[k] = static_cast<int64_t>(v);
-        }
-  } else {
-    // d32 transposed: lane j, register i = S[y + j][x + i].
-    if (bh != L || blocks != 1 || n != bw) fail(op, "xe.load_2d: this transposed shape is not implemented yet");
-    for (int64_t l = 0; l < L; ++l)
-      for (int64_t i = 0; i < bw; ++i) {
-        double v = surfaceElem(ex, op, s, t, s.y + l, s.x + i);
-        if (r.isFloat()) r.f[l * n + i] = v;
-        else r.i[l * n + i] = static_cast<int64_t>(v);
-      }
+  Message m = message(op, t, n, L);
+  std::vector<uint8_t> resp(static_cast<size_t>(n * L * elemBytes(t)), 0);
+  for (const Slot& sl : m.slots) {
+    if (sl.pad) continue;  // hardware padding: zero here, never read as data by a correct lowering
+    if (const uint8_t* p = surfaceElem(ex, op, s, m.eb, s.y + sl.row, s.x + sl.col)) std::memcpy(&resp[static_cast<size_t>(sl.offset)], p, static_cast<size_t>(m.eb));
   }
+  Tensor r(t, {L, n});
+  for (int64_t j = 0; j < L; ++j)
+    for (int64_t k = 0; k < n; ++k) {
+      const uint8_t* p = &resp[static_cast<size_t>(registerByte(m, t, L, k, j))];
+      if (r.isFloat()) r.f[j * n + k] = loadFloat(t, p);
+      else r.i[j * n + k] = loadInt(t, p);
+    }
   ex.setTensor(op.result(), std::move(r));
+}
+
+void execStore2d(Executor& ex, const ir::Operation& op) {
+  int64_t L = lanesOf(ex, op);
+  Surface s = surface(ex, op);
+  const Tensor& v = ex.tensor(op, 6);
+  if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "xe.store_2d: the value is not a register vector");
+  if (boolAttr(op, "vnni") || boolAttr(op, "transpose") || attrInt(op, "array_len", 1) != 1)
+    fail(op, "xe.store_2d writes one plain block (no VNNI, transpose or array)");
+  ir::ElemKind t = v.elem;
+  int64_t n = v.shape[1];
+  Message m = message(op, t, n, L);
+  std::vector<uint8_t> resp(static_cast<size_t>(n * L * elemBytes(t)), 0);
+  for (int64_t j = 0; j < L; ++j)
+    for (int64_t k = 0; k < n; ++k) {
+      uint8_t* p = &resp[static_cast<size_t>(registerByte(m, t, L, k, j))];
+      if (v.isFloat()) storeFloat(t, p, v.f[j * n + k]);
+      else storeInt(t, p, v.i[j * n + k]);
+    }
+  for (const Slot& sl : m.slots) {
+    if (sl.pad) continue;
+    if (uint8_t* p = surfaceElem(ex, op, s, m.eb, s.y + sl.row, s.x + sl.col)) std::memcpy(p, &resp[static_cast<size_t>(sl.offset)], static_cast<size_t>(m.eb));
+  }
 }
 
 void execPrefetch2d(Executor& ex, const ir::Operation& op) {
   lanesOf(ex, op);
   (void)surface(ex, op);  // a cache hint
+}
+
+void execPrefetch1d(Executor& ex, const ir::Operation& op) {
+  int64_t L = lanesOf(ex, op);
+  const Tensor& a = ex.tensor(op, 0);
+  if (a.shape != std::vector<int64_t>{L}) fail(op, "xe.prefetch_1d: the address is not a per-lane i64");
+  // No effect on results, but a prefetch of an unmapped address can fault on the device.
+  for (int64_t l = 0; l < L; ++l)
+    if (!globalBufferAt(ex, static_cast<uintptr_t>(a.i[l]), 1))
+      fail(op, "xe.prefetch_1d: lane " + std::to_string(l) + " prefetches address " + hexAddr(static_cast<uintptr_t>(a.i[l])) +
+                   ", outside every kernel buffer");
+}
+
+// Buffer-linear index of the (subgroup-uniform) indices starting at operand `first`.
+int64_t blockStart(Executor& ex, const ir::Operation& op, const MemRefVal& m, unsigned first) {
+  int64_t lin = 0;
+  for (size_t d = 0; d < m.shape.size(); ++d) lin += ex.scalarInt(op, first + static_cast<unsigned>(d)) * m.strides[d];
+  return lin;
+}
+
+void execBlockRead(Executor& ex, const ir::Operation& op) {
+  int64_t L = lanesOf(ex, op);
+  const MemRefVal& m = ex.memref(op, 0);
+  int64_t start = blockStart(ex, op, m, 1);
+  int64_t n = op.result()->type().shape().at(0);
+  Tensor r(m.buf->elem, {L, n});
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t lin = start + i * L + l;
+      if (r.isFloat()) r.f[l * n + i] = memLoadF(op, ex, m, lin);
+      else r.i[l * n + i] = memLoadI(op, ex, m, lin);
+    }
+  ex.setTensor(op.result(), std::move(r));
+}
+
+void execBlockWrite(Executor& ex, const ir::Operation& op) {
+  int64_t L = lanesOf(ex, op);
+  const Tensor& v = ex.tensor(op, 0);
+  const MemRefVal& m = ex.memref(op, 1);
+  if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "xe.block_write: the value is not a register vector");
+  int64_t start = blockStart(ex, op, m, 2);
+  int64_t n = v.shape[1];
+  for (int64_t l = 0; l < L; ++l)
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t lin = start + i * L + l;
+      if (v.isFloat()) memStoreF(op, ex, m, lin, v.f[l * n + i]);
+      else memStoreI(op, ex, m, lin, v.i[l * n + i]);
+    }
 }
 
 void execDpas(Executor& ex, const ir::Operation& op) {
@@ -138,7 +280,11 @@ void registerXeHandlers() {
   auto& t = handlerTable();
   t["xe.base_address"] = execBaseAddress;
   t["xe.load_2d"] = execLoad2d;
+  t["xe.store_2d"] = execStore2d;
   t["xe.prefetch_2d"] = execPrefetch2d;
+  t["xe.prefetch_1d"] = execPrefetch1d;
+  t["xe.block_read"] = execBlockRead;
+  t["xe.block_write"] = execBlockWrite;
   t["xe.dpas"] = execDpas;
 }
 

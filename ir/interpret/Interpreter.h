@@ -8,9 +8,9 @@
 // runs are reproducible; an SLM element read in the same barrier interval in which another subgroup
 // wrote it is reported as a race). *Lane-level* IR (after lower-generic: lane.* ops, kernel
 // target "generic") runs the sg_size lanes of each subgroup in lockstep: every value holds one entry
-// per lane; the pvc lowering's xe.base_address / load_2d / prefetch_2d / dpas run there too (see
-// ExecXe.cpp for the forms covered). Lane-divergent loop bounds or scf.if conditions, xe.store_2d
-// and xe.block_read/write are reported as not implemented yet.
+// per lane, and lane-divergent scf.if / scf.for run per lane under an active-lane mask; the pvc
+// lowering's xe.* ops run there too (ExecXe.cpp). A tile over an i64 address reads the kernel buffer
+// that address points into.
 //
 // Arithmetic. Float values are held exactly as doubles and every op rounds its result once to the
 // element type (round-to-nearest-even); for +,-,*,/ this equals IEEE arithmetic in that type.

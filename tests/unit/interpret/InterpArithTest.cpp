@@ -157,8 +157,12 @@ TEST(InterpArith, Conversions) {
             (std::vector<uint16_t>{0x3F81, 0xBF80}));
   // float -> int truncates toward zero and saturates.
   EXPECT_EQ(ints(unary("arith.convert", ElemKind::F32, {-2.7, 2.7, 1e10}, I32)), (V{-2, 2, 2147483647}));
-  // int widening is signed: an i1 true becomes -1.
-  EXPECT_EQ(ints(unary("arith.convert", ElemKind::I1, {1, 0}, I32)), (V{-1, 0}));
+  // i1 widens unsigned, as MLIR's extui / uitofp: true is 1 and 1.0 (other ints widen signed).
+  EXPECT_EQ(ints(unary("arith.convert", ElemKind::I1, {1, 0}, I32)), (V{1, 0}));
+  EXPECT_EQ(floats(unary("arith.convert", ElemKind::I1, {1, 0}, ElemKind::F32)), (D{1.0, 0.0}));
+  EXPECT_EQ(ints(unary("arith.convert", ElemKind::I8, {-3}, I32)), (V{-3}));
+  // to i1 is "not zero" (2 is true, not its low bit), as float -> i1.
+  EXPECT_EQ(ints(unary("arith.convert", I32, {2, 0, -1}, ElemKind::I1)), (V{1, 0, 1}));
   EXPECT_EQ(ints(unary("arith.convert", I32, {300, -1}, I8)), (V{44, -1}));
   // i32 -> f16: 2049 ties between 2048 and 2050 -> 2048 (even); 2051 -> 2052.
   EXPECT_EQ(floats(unary("arith.convert", I32, {2049, 2051}, ElemKind::F16)), (D{2048, 2052}));

@@ -53,20 +53,84 @@ TEST(InterpLane, CrossLaneOpsAndRegisters) {
   }
 }
 
-TEST(InterpLane, DivergentLoopBoundIsReported) {
-  KernelBuilder kb({"out"}, {Type::memref({16}, F32)});
-  kb.kernel->setAttr("sg_size", ir::Attribute::integer(16));
-  kb.kernel->setAttr("target", ir::Attribute::string("generic"));
-  Value* lane = kb.op("gpu.lane_id", {}, Type::index());
-  kb.b.setLoc(kb.loc(6, 2));
-  ir::Operation* loop = kb.b.create("scf.for", {kb.idx(0), lane, kb.idx(1)}, {}, {}, 1);
+namespace {
+// A generic-target lane-level kernel builder with 16 lanes and %lane = gpu.lane_id.
+struct LaneKernel {
+  KernelBuilder kb;
+  Value* lane;
+  explicit LaneKernel(const std::vector<std::string>& names, const std::vector<Type>& types) : kb(names, types) {
+    kb.kernel->setAttr("sg_size", ir::Attribute::integer(16));
+    kb.kernel->setAttr("wg_size", ir::Attribute::intArray({16, 1, 1}));
+    kb.kernel->setAttr("target", ir::Attribute::string("generic"));
+    lane = kb.op("gpu.lane_id", {}, Type::index());
+  }
+};
+}  // namespace
+
+TEST(InterpLane, DivergentLoopRunsEachLanesTripCount) {
+  // for i in [0, lane): acc += i + 1; cnt[lane] = i + 1. Lane l ends with acc = l (l + 1) / 2 and
+  // cnt = l; lane 0 never runs the body (cnt keeps its 99).
+  LaneKernel k({"out", "cnt"}, {Type::memref({16}, F32), Type::memref({16}, F32)});
+  KernelBuilder& kb = k.kb;
+  ir::Operation* loop = kb.b.create("scf.for", {kb.idx(0), k.lane, kb.idx(1), kb.b.constantFloat(0.0, F32)}, {Type::scalar(F32)}, {}, 1);
   ir::Block& body = loop->region(0).addBlock();
-  body.addArgument(Type::index());
-  ir::Builder(&body).create("scf.yield", {}, {});
+  Value* iv = body.addArgument(Type::index());
+  Value* acc = body.addArgument(Type::scalar(F32));
+  ir::Builder bb(&body);
+  Value* i1 = bb.create("arith.addi", {iv, bb.constantIndex(1)}, {Type::index()})->result();
+  Value* f = bb.create("arith.convert", {i1}, {Type::scalar(F32)})->result();
+  Value* n = bb.create("arith.addf", {acc, f}, {Type::scalar(F32)})->result();
+  bb.create("lane.store", {f, kb.arg(1), k.lane}, {});
+  bb.create("scf.yield", {n}, {});
+  kb.b.create("lane.store", {loop->result(0), kb.arg(0), k.lane}, {});
+  kb.finish();
+  KernelArgs args{{buf(F32, {16}), buf(F32, {16}, std::vector<double>(16, 99.0))}};
+  RunResult r = run(kb, args);
+  ASSERT_TRUE(r.ok) << r.diags;
+  for (int l = 0; l < 16; ++l) {
+    EXPECT_EQ(args.args[0].buffer.getFloat(l), l * (l + 1) / 2) << l;
+    EXPECT_EQ(args.args[1].buffer.getFloat(l), l == 0 ? 99 : l) << l;
+  }
+}
+
+TEST(InterpLane, DivergentIfGivesEachLaneItsBranch) {
+  // d = lane - 3; q = d != 0 ? 12 / d : 100. Lane 3 takes the else branch, so the division by zero
+  // in the then branch never happens for it.
+  LaneKernel k({"out"}, {Type::memref({16}, F32)});
+  KernelBuilder& kb = k.kb;
+  Value* d = kb.op("arith.subi", {k.lane, kb.idx(3)}, Type::index());
+  Value* c = kb.op("arith.cmpi", {d, kb.idx(0)}, Type::scalar(ElemKind::I1), {{"predicate", ir::Attribute::enumValue("cmpi", "ne")}});
+  kb.b.setLoc(kb.loc(8, 4));
+  ir::Operation* iff = kb.b.create("scf.if", {c}, {Type::index()}, {}, 2);
+  ir::Builder tb(&iff->region(0).addBlock());
+  tb.create("scf.yield", {tb.create("arith.divsi", {tb.constantIndex(12), d}, {Type::index()})->result()}, {});
+  ir::Builder eb(&iff->region(1).addBlock());
+  eb.create("scf.yield", {eb.constantIndex(100)}, {});
+  kb.b.create("lane.store", {kb.op("arith.convert", {iff->result(0)}, Type::scalar(F32)), kb.arg(0), k.lane}, {});
+  kb.finish();
+  KernelArgs args{{buf(F32, {16})}};
+  RunResult r = run(kb, args);
+  ASSERT_TRUE(r.ok) << r.diags;
+  for (int l = 0; l < 16; ++l) EXPECT_EQ(args.args[0].buffer.getFloat(l), l == 3 ? 100 : 12 / (l - 3)) << l;
+}
+
+TEST(InterpLane, ConvergentOpInDivergentCodeIsReported) {
+  // A subgroup reduction inside `if lane < 4`: the other 12 lanes never reach it.
+  LaneKernel k({"out"}, {Type::memref({16}, F32)});
+  KernelBuilder& kb = k.kb;
+  Value* c = kb.op("arith.cmpi", {k.lane, kb.idx(4)}, Type::scalar(ElemKind::I1), {{"predicate", ir::Attribute::enumValue("cmpi", "slt")}});
+  ir::Operation* iff = kb.b.create("scf.if", {c}, {}, {}, 2);
+  ir::Builder tb(&iff->region(0).addBlock());
+  tb.setLoc(kb.loc(6, 2));
+  Value* x = tb.create("arith.convert", {k.lane}, {Type::scalar(F32)})->result();
+  tb.create("lane.reduce", {x}, {Type::scalar(F32)}, {{"kind", ir::Attribute::enumValue("reduce", "add")}});
+  tb.create("scf.yield", {}, {});
   kb.finish();
   KernelArgs args{{buf(F32, {16})}};
   RunResult r = run(kb, args);
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.diags.find("k.xt:6:2: error: operand 1 differs between the lanes of a subgroup (lane 0: 0, lane 1: 1)"), std::string::npos)
+  EXPECT_NE(r.diags.find("k.xt:6:2: error: 'lane.reduce' needs every lane of the subgroup, but it is inside lane-divergent control flow "
+                         "(lane 4, 5, 6, 7, ... (12 lanes) inactive here)"),
+            std::string::npos)
       << r.diags;
 }

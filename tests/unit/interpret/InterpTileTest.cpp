@@ -286,3 +286,40 @@ TEST(InterpTile, ArgumentMismatchIsReported) {
   r = run(kb, args);
   EXPECT_NE(r.diags.find("argument 'A' has shape 3x2"), std::string::npos) << r.diags;
 }
+
+namespace {
+// A 3x2 f32 tile at [1, 2] of the 3x4 row-major matrix that starts at address p (i64); stored to
+// out (3x2). shape = [3, 4], strides = [4, 1].
+struct RawAddressKernel : KernelBuilder {
+  RawAddressKernel()
+      : KernelBuilder({"p", "A", "out"}, {Type::scalar(ElemKind::I64), Type::memref({20}, F32), Type::memref({3, 2}, F32)}) {
+    b.setLoc(loc(5, 7));
+    Value* t = op("tile.init_tile", {arg(0), idx(1), idx(2), idx(3), idx(4), idx(4), idx(1)}, Type::tile({3, 2}, F32),
+                  {{"segments", Attribute::intArray({2, 2, 2})}});
+    storeAll(load(t, {{"padding", Attribute::floating(-1.0)}}), arg(2));
+    finish();
+  }
+};
+}  // namespace
+
+TEST(InterpTile, RawAddressTile) {
+  // p = &A[4]: tile element (i, j) is matrix (1 + i, 2 + j) = A[4 + 4 (1 + i) + 2 + j] = A[10 + 4i + j];
+  // row 3 (i = 2) is outside the 3-row shape and reads the padding.
+  RawAddressKernel kb;
+  std::vector<double> a(20);
+  for (int k = 0; k < 20; ++k) a[k] = 3 * k + 1;
+  KernelArgs args{{KernelArg::fromScalar(ScalarArg::integer(0, ElemKind::I64)), buf(F32, {20}, a), buf(F32, {3, 2})}};
+  args.args[0].scalar.i = static_cast<int64_t>(reinterpret_cast<uintptr_t>(args.args[1].buffer.bytes.data())) + 4 * 4;
+  RunResult r = run(kb, args);
+  ASSERT_TRUE(r.ok) << r.diags;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 2; ++j) EXPECT_EQ(args.args[2].buffer.getFloat(i * 2 + j), i < 2 ? a[10 + 4 * i + j] : -1.0) << i << ", " << j;
+}
+
+TEST(InterpTile, RawAddressOutsideEveryBufferIsAnError) {
+  RawAddressKernel kb;
+  KernelArgs args{{KernelArg::fromScalar(ScalarArg::integer(64, ElemKind::I64)), buf(F32, {20}), buf(F32, {3, 2})}};
+  RunResult r = run(kb, args);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diags.find("k.xt:5:7: error: tile.init_tile: the address 0x40 is not inside any kernel buffer"), std::string::npos) << r.diags;
+}

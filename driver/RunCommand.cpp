@@ -39,6 +39,7 @@ struct RunOptions {
   unsigned device = 0;
   bool listDevices = false;
   bool emulateXe = false;
+  bool verifyIsa = false;
   uint64_t seed = 1;
 };
 
@@ -248,9 +249,15 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
       std::cerr << "xtc run: note: '" << rt->device().name << "' has no Intel Xe DPAS/2D block IO: compiling for " << opts.target
                 << " with --emulate-xe\n";
     }
+    co.verifyIsa = opts.verifyIsa;
     CompileResult cr;
     ir::IRMapping mapping;
-    if (!compileModule(module->clone(mapping), co, diags, cr)) return fail();
+    if (!compileModule(module->clone(mapping), co, diags, cr)) {
+      if (cr.internalError.empty()) return fail();
+      diags.flush();
+      std::cerr << "xtc: internal error: " << cr.internalError << "\n";
+      return 3;
+    }
     const KernelInfo* info = nullptr;
     for (const KernelInfo& ki : cr.kernels)
       if (ki.name == ir::kernelName(kernel)) info = &ki;
@@ -266,6 +273,14 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
       cfg.global[d] = static_cast<size_t>(grid[d]) * cfg.local[d];
     }
     cfg.timedRuns = opts.bench;
+    // The lowering's build_options (e.g. the large register file) go to the program build.
+    for (ir::Operation* k : ir::moduleKernels(cr.module.get()))
+      if (const ir::Attribute* a = k->attr("build_options"); a && a->isa(ir::AttrKind::String) && ir::kernelName(k) == info->name)
+        cfg.buildOptions = a->getString();
+    if (global.verbose)
+      std::cerr << fmt::format("xtc run: build options \"{}\" -> {} \"{}\"{}\n", cfg.buildOptions,
+                               rt->device().runtime == "opencl" ? "clBuildProgram" : "zeModuleCreate", rt->buildFlags(cfg.buildOptions),
+                               rt->device().isGpu || cfg.buildOptions.empty() ? "" : " (GPU options: not given to a CPU device)");
     std::vector<runtime::LaunchArg> launch = abiArgs(*kernel, result);
     bool empty = cfg.global[0] == 0 || cfg.global[1] == 0 || cfg.global[2] == 0;
     if (!empty && !rt->run(cr.spirv, info->name, launch, cfg, timing, &err)) {
@@ -362,6 +377,8 @@ void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus&
   cmd->add_flag("--list-devices", opts->listDevices, "List the Level Zero and OpenCL devices and exit");
   cmd->add_option("--target", opts->target, "Target: pvc, dg2 or generic")->check(CLI::IsMember({"pvc", "dg2", "generic"}));
   cmd->add_flag("--emulate-xe", opts->emulateXe, "pvc/dg2: define the Xe builtins portably (run on any OpenCL device)");
+  cmd->add_flag("--verify-isa", opts->verifyIsa,
+                "pvc/dg2: check the SPIR-V it runs with ocloc, as `xtc compile --verify-isa` does");
   cmd->add_option("--seed", opts->seed, "Seed for the random inputs");
   cmd->callback([opts, &global, &status] { status.code = runRun(*opts, global); });
 }

@@ -71,6 +71,8 @@ class LevelZeroRuntime final : public Runtime {
 public:
   explicit LevelZeroRuntime(ZeDevice d) : dev_(d) {}
   const DeviceInfo& device() const override { return dev_.info; }
+  // The lowering writes build_options in Level Zero's spelling: passed as they are.
+  std::string buildFlags(const std::string& buildOptions) const override { return buildOptions; }
 
   bool run(const std::vector<uint32_t>& spirv, const std::string& kernelName, std::vector<LaunchArg>& args,
            const LaunchConfig& cfg, LaunchTiming& timing, std::string* error) override {
@@ -83,7 +85,8 @@ public:
     md.format = ZE_MODULE_FORMAT_IL_SPIRV;
     md.inputSize = spirv.size() * sizeof(uint32_t);
     md.pInputModule = reinterpret_cast<const uint8_t*>(spirv.data());
-    md.pBuildFlags = "";
+    std::string flags = buildFlags(cfg.buildOptions);
+    md.pBuildFlags = flags.c_str();
     ze_module_build_log_handle_t log = nullptr;
     r = zeModuleCreate(c.ctx, dev_.device, &md, &c.module, &log);
     if (r != ZE_RESULT_SUCCESS) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
 
 #ifndef XTC_DEFAULT_ICD_VENDORS
@@ -115,10 +116,33 @@ using Kernel = ClHandle<cl_kernel, clReleaseKernel>;
 using Mem = ClHandle<cl_mem, clReleaseMemObject>;
 using Event = ClHandle<cl_event, clReleaseEvent>;
 
+}  // namespace
+
+// build_options come in Level Zero's spelling; Intel's OpenCL GPU driver takes other names for the
+// same options (the host stub's table, backends/stub/StubGenerator.cpp, does the same mapping).
+// They are GPU options: the CPU runtime rejects them ("Unrecognized build options"), so a CPU
+// device gets none, as in the host stub.
+std::string openclBuildFlags(const std::string& buildOptions, bool gpu) {
+  if (!gpu) return "";
+  static const std::pair<const char*, const char*> kSpelling[] = {{"-ze-opt-large-register-file", "-cl-intel-256-GRF-per-thread"}};
+  std::string out, word;
+  std::istringstream in(buildOptions);
+  while (in >> word) {
+    for (const auto& [ze, cl] : kSpelling)
+      if (word == ze) word = cl;
+    out += (out.empty() ? "" : " ") + word;
+  }
+  return out;
+}
+
+namespace {
+
 class OpenCLRuntime final : public Runtime {
 public:
   explicit OpenCLRuntime(ClDevice d) : dev_(std::move(d)) {}
   const DeviceInfo& device() const override { return dev_.info; }
+
+  std::string buildFlags(const std::string& buildOptions) const override { return openclBuildFlags(buildOptions, dev_.info.isGpu); }
 
   bool run(const std::vector<uint32_t>& spirv, const std::string& kernelName, std::vector<LaunchArg>& args,
            const LaunchConfig& cfg, LaunchTiming& timing, std::string* error) override {
@@ -130,7 +154,8 @@ public:
     if (e != CL_SUCCESS) return fail(error, clErr("clCreateCommandQueueWithProperties", e));
     Program prog(clCreateProgramWithIL(ctx.h, spirv.data(), spirv.size() * sizeof(uint32_t), &e));
     if (e != CL_SUCCESS) return fail(error, clErr("clCreateProgramWithIL", e));
-    e = clBuildProgram(prog.h, 1, &dev_.id, "", nullptr, nullptr);
+    std::string flags = buildFlags(cfg.buildOptions);
+    e = clBuildProgram(prog.h, 1, &dev_.id, flags.c_str(), nullptr, nullptr);
     if (e != CL_SUCCESS) {
       size_t n = 0;
       clGetProgramBuildInfo(prog.h, dev_.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);

@@ -39,6 +39,7 @@ struct LaunchConfig {
   std::array<size_t, 3> global{1, 1, 1};  // work-items
   std::array<size_t, 3> local{1, 1, 1};
   unsigned timedRuns = 0;  // after the first (result) run: one warm-up, then this many timed runs
+  std::string buildOptions;  // the kernel's build_options attribute (Level Zero spelling), "" if none
 };
 
 struct LaunchTiming {
@@ -50,6 +51,9 @@ class Runtime {
 public:
   virtual ~Runtime() = default;
   virtual const DeviceInfo& device() const = 0;
+  // The flags run() gives the program build (clBuildProgram / zeModuleCreate) for a kernel's
+  // build_options, in this runtime's spelling for this device.
+  virtual std::string buildFlags(const std::string& buildOptions) const = 0;
   // Builds `spirv`, launches `kernel` once with `args` and reads every buffer back into it; then,
   // for benchmarking, re-uploads the original inputs and times cfg.timedRuns more launches.
   virtual bool run(const std::vector<uint32_t>& spirv, const std::string& kernel, std::vector<LaunchArg>& args,
@@ -61,6 +65,9 @@ public:
 void setDefaultIcdVendors();
 // A description of where OpenCL devices were looked for (for "no device" messages).
 std::string openclSearchDescription();
+
+// The OpenCL build flags for a kernel's build_options (Level Zero spelling) on a GPU or CPU device.
+std::string openclBuildFlags(const std::string& buildOptions, bool gpu);
 
 std::vector<DeviceInfo> listOpenCLDevices(std::string* error);
 std::vector<DeviceInfo> listLevelZeroDevices(std::string* error);

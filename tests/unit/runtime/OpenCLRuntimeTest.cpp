@@ -117,3 +117,15 @@ TEST(LevelZeroRuntime, NoDriverIsAMessageNotACrash) {
   if (rt) GTEST_SKIP() << "a Level Zero GPU is present: " << rt->device().name;
   EXPECT_FALSE(err.empty());
 }
+
+TEST(OpenCLRuntime, BuildOptionsInOpenCLSpelling) {
+  // The lowering's Level Zero option becomes Intel OpenCL's name on a GPU (reference §7); other
+  // words pass through; a CPU device gets none (its runtime rejects them).
+  EXPECT_EQ(openclBuildFlags("-ze-opt-large-register-file", true), "-cl-intel-256-GRF-per-thread");
+  EXPECT_EQ(openclBuildFlags("-g  -ze-opt-large-register-file", true), "-g -cl-intel-256-GRF-per-thread");
+  EXPECT_EQ(openclBuildFlags("-ze-opt-large-register-file", false), "");
+  std::string err;
+  auto rt = createOpenCLRuntime(0, &err);
+  ASSERT_TRUE(rt) << err;
+  EXPECT_EQ(rt->buildFlags("-ze-opt-large-register-file"), rt->device().isGpu ? "-cl-intel-256-GRF-per-thread" : "");
+}

@@ -26,6 +26,8 @@ std::vector<ErrorName> stubErrorNames() {
        "the kernel's launch rule gives a negative number of workgroups"},
       {c(StubError::GridTooLarge), "XTC_STUB_ERROR_GRID_TOO_LARGE",
        "the grid is larger than the runtime can launch"},
+      {c(StubError::BadAlignment), "XTC_STUB_ERROR_BAD_ALIGNMENT",
+       "a buffer base the 2D block IO cannot take (pvc: 64-byte aligned; a sub-buffer's offset counts)"},
   };
 }
 

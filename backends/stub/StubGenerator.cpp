@@ -167,6 +167,11 @@ private:
     for (const StubParam& p : m.params) n += p.isMemRef();
     return n;
   }
+  // The base alignment a memref's buffer needs (0: none): 2D block IO surfaces start on 64 bytes
+  // (reference §2.5). Like the pitch rule, it applies to every memref of rank >= 2 on such targets.
+  static unsigned blockIOAlignment(const KernelModel& m, const StubParam& p) {
+    return m.checkPitch && p.type.rank() >= 2 ? 64u : 0u;
+  }
   std::string fn(const K& k, const std::string& suffix) const { return n_ + "_" + k.m.name + suffix; }
 
   // ------------------------------------------------------------------------------------------------
@@ -233,7 +238,8 @@ private:
          " * dimension (dense row-major); scalars by value (index as int64_t, f16/bf16 as uint16_t bits).\n";
     if (m.checkPitch)
       s += " * 2D block IO: rows of 2-D or higher memrefs with a dynamic last dimension must be a\n"
-           " * multiple of 16 bytes (XTC_STUB_ERROR_BAD_PITCH otherwise).\n";
+           " * multiple of 16 bytes (XTC_STUB_ERROR_BAD_PITCH otherwise), and their buffers must start\n"
+           " * on a 64-byte boundary (XTC_STUB_ERROR_BAD_ALIGNMENT otherwise).\n";
     s += " */\n";
     s += fmt::format("#define {}_SG_SIZE {}\n", fn(k, ""), m.sgSize);
     s += fmt::format("#define {0}_WG_SIZE_X {1}\n#define {0}_WG_SIZE_Y {2}\n#define {0}_WG_SIZE_Z {3}\n", fn(k, ""),
@@ -566,11 +572,18 @@ private:
         "  *out = e;\n"
         "  return rc;\n"
         "}}\n\n"
-        "static cl_int {0}_cl_check_buffer(cl_mem buffer, uint64_t need) {{\n"
-        "  size_t size = 0;\n"
+        "/* Size check; with align != 0 also the base alignment 2D block IO needs. A buffer's own base\n"
+        " * is aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN (at least 64 bytes on Intel GPUs); a sub-buffer\n"
+        " * adds its offset, which is what can break the alignment. */\n"
+        "static cl_int {0}_cl_check_buffer(cl_mem buffer, uint64_t need, size_t align) {{\n"
+        "  size_t size = 0, offset = 0;\n"
         "  cl_int rc = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, NULL);\n"
         "  if (rc != CL_SUCCESS) return rc;\n"
-        "  return (uint64_t)size < need ? XTC_STUB_ERROR_BUFFER_TOO_SMALL : CL_SUCCESS;\n"
+        "  if ((uint64_t)size < need) return XTC_STUB_ERROR_BUFFER_TOO_SMALL;\n"
+        "  if (!align) return CL_SUCCESS;\n"
+        "  rc = clGetMemObjectInfo(buffer, CL_MEM_OFFSET, sizeof offset, &offset, NULL);\n"
+        "  if (rc != CL_SUCCESS) return rc;\n"
+        "  return offset % align != 0u ? XTC_STUB_ERROR_BAD_ALIGNMENT : CL_SUCCESS;\n"
         "}}\n\n",
         n_);
     for (size_t i = 0; i < kernels_.size(); ++i) s += openclKernel(kernels_[i], i);
@@ -605,8 +618,8 @@ private:
     size_t bi = 0;
     for (const StubParam& p : m.params) {
       if (!p.isMemRef()) continue;
-      s += fmt::format("  xtc_rc = {}_cl_check_buffer({}, xtc_bytes[{}]);\n  if (xtc_rc != CL_SUCCESS) return xtc_rc;\n",
-                       n_, p.cName, bi++);
+      s += fmt::format("  xtc_rc = {}_cl_check_buffer({}, xtc_bytes[{}], {}u);\n  if (xtc_rc != CL_SUCCESS) return xtc_rc;\n",
+                       n_, p.cName, bi++, blockIOAlignment(m, p));
     }
     s += fmt::format("  xtc_rc = {}_cl_get(queue, &xtc_e);\n  if (xtc_rc != CL_SUCCESS) return xtc_rc;\n", n_);
     s += "  /* An empty grid runs nothing; a marker keeps the event contract. */\n"
@@ -775,11 +788,13 @@ private:
         "  qd.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;\n"
         "  return zeCommandListCreateImmediate(e->context, e->device, &qd, &e->sync_list);\n"
         "}}\n\n"
-        "/* Checks an allocation Level Zero knows; pointers it does not know are passed on unchecked. */\n"
-        "static ze_result_t {0}_ze_check_buffer(ze_context_handle_t context, const void* ptr, uint64_t need) {{\n"
+        "/* Checks an allocation Level Zero knows (pointers it does not know are passed on unchecked) and,\n"
+        " * with align != 0, the base alignment 2D block IO needs. */\n"
+        "static ze_result_t {0}_ze_check_buffer(ze_context_handle_t context, const void* ptr, uint64_t need, uintptr_t align) {{\n"
         "  void* base = NULL;\n"
         "  size_t size = 0;\n"
         "  uint64_t avail;\n"
+        "  if (align && (uintptr_t)ptr % align != 0u) return (ze_result_t)XTC_STUB_ERROR_BAD_ALIGNMENT;\n"
         "  if (zeMemGetAddressRange(context, ptr, &base, &size) != ZE_RESULT_SUCCESS || !base) return ZE_RESULT_SUCCESS;\n"
         "  if ((uintptr_t)ptr < (uintptr_t)base) return ZE_RESULT_SUCCESS;\n"
         "  avail = (uint64_t)((uintptr_t)base + size - (uintptr_t)ptr);\n"
@@ -815,9 +830,9 @@ private:
     size_t bi = 0;
     for (const StubParam& p : m.params) {
       if (!p.isMemRef()) continue;
-      s += fmt::format("  xtc_rc = (int){}_ze_check_buffer(context, {}, xtc_bytes[{}]);\n"
+      s += fmt::format("  xtc_rc = (int){}_ze_check_buffer(context, {}, xtc_bytes[{}], {}u);\n"
                        "  if (xtc_rc != 0) return (ze_result_t)xtc_rc;\n",
-                       n_, p.cName, bi++);
+                       n_, p.cName, bi++, blockIOAlignment(m, p));
     }
     s += "  return ZE_RESULT_SUCCESS;\n}\n\n";
     // Arguments + append, lock held by the caller.

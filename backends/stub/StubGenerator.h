@@ -39,6 +39,7 @@ enum class StubError : int32_t {
   LaunchRule = 0x7E000006,      // the launch rule divides by zero / shifts out of range here
   NegativeGrid = 0x7E000007,    // the launch rule gives a negative number of workgroups
   GridTooLarge = 0x7E000008,    // the grid does not fit the runtime's launch parameters
+  BadAlignment = 0x7E000009,    // a buffer base the 2D block IO cannot take (pvc: 64-byte aligned)
 };
 
 // True if `name` can prefix C symbols: [A-Za-z_][A-Za-z0-9_]*, not a C/C++ keyword, not reserved

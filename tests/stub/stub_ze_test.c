@@ -32,6 +32,13 @@ int main(void) {
   EXPECT_RC(fx_widen_ze_sync(ctx, dev, S, 12, D, 16, 16), XTC_STUB_ERROR_BAD_PITCH);
   EXPECT_RC(fx_widen_ze_sync(ctx, dev, S, 64, D, 64, 0), XTC_STUB_ERROR_LAUNCH_RULE);
   EXPECT_RC(fx_widen_ze_sync(ctx, dev, S, 64, D, 64, -2), XTC_STUB_ERROR_NEGATIVE_GRID);
+  /* widen's memrefs are 2D block IO surfaces on pvc: their bases must be 64-byte aligned. */
+  {
+    static uint16_t Sbig[4 * 64 + 64];
+    uint16_t* Sa = (uint16_t*)(((uintptr_t)Sbig + 63u) & ~(uintptr_t)63u);
+    EXPECT_RC(fx_widen_ze_sync(ctx, dev, Sa + 1, 64, D, 64, 16), XTC_STUB_ERROR_BAD_ALIGNMENT);
+    EXPECT_RC(fx_widen_ze_sync(ctx, dev, Sa + 8, 64, D, 64, 16), XTC_STUB_ERROR_BAD_ALIGNMENT); /* 16 B: not 64 */
+  }
   /* 2^33 workgroups do not fit Level Zero's 32-bit group counts. */
   EXPECT_RC(fx_widen_ze_sync(ctx, dev, S, INT64_C(1) << 33, D, INT64_C(1) << 33, 1), XTC_STUB_ERROR_GRID_TOO_LARGE);
 

@@ -61,6 +61,26 @@ for key, want in [("instructions", 11), ("load1d", 1), ("load2d", 1), ("prefetch
 check("store outside the loop", bench.classify(lines)["store2d"], 1)
 check("no loop -> None", bench.outer_loop(lines[:2]), None)
 
+# The gaps ratchet on synthetic rows: a shortfall must be recorded exactly, in both directions.
+def row(dpas, mov, spills=0, error=None):
+    if error:
+        return {"example": "k", "target": "pvc", "error": error}
+    counts = {k: 0 for k in bench.IDEAL_KEYS}
+    counts.update(dpas=dpas, mov=mov)
+    return {"example": "k", "target": "pvc", "ideal": {"dpas": 32, "mov": 0},
+            "isa": {"spills": spills, "scratch": 0, "counts": counts}}
+
+
+check("at the ideal, nothing recorded", bench.check_gaps([row(32, 0)], {}), True)
+check("gap recorded exactly", bench.check_gaps([row(32, 7)], {"k/pvc": {"mov": 7}}), True)
+check("new gap", bench.check_gaps([row(32, 7)], {}), False)
+check("gap changed", bench.check_gaps([row(32, 5)], {"k/pvc": {"mov": 7}}), False)
+check("gap closed but still recorded", bench.check_gaps([row(32, 0)], {"k/pvc": {"mov": 7}}), False)
+check("spills must be recorded", bench.check_gaps([row(32, 0, spills=3)], {}), False)
+check("not compiled, recorded", bench.check_gaps([row(0, 0, error="x: no")], {"k/pvc": {"not_compiled": "x: no"}}), True)
+check("compiles now", bench.check_gaps([row(32, 0)], {"k/pvc": {"not_compiled": "x: no"}}), False)
+check("current_gaps", bench.current_gaps([row(30, 7, spills=2)]), {"k/pvc": {"dpas": 30, "mov": 7, "spills": 2}})
+
 with tempfile.TemporaryDirectory() as work:
     out = os.path.join(work, "r.json")
     r = subprocess.run([sys.executable, os.path.join(root, "benchmarks", "run"), "--xtc", xtc,

@@ -1,11 +1,16 @@
 // xe.* ops -> Intel builtins (see XeBuiltins.h). Every name below is one row of the reference and has
 // an ISA test in tests/isa/builtins that compiles it through this emitter and checks the instruction:
 //   xe.load_2d  d16 16xHx2 (H = 1, 2, 4, 8)  __builtin_IB_subgroup_block_read_flat_u16_m{H}k16v2   §2.2
-//               d16 16x16 VNNI               __builtin_IB_subgroup_block_read_flat_transform_u16_k16 §2.2
-//   xe.dpas     pvc bf16 M = 8/4/2/1, f16 M = 8; dg2 bf16 M = 8/4/2/1, f16 M = 8 (mangled, §4)
+//               d8 32xHx2 (H = 1, 2, 4, 8)   __builtin_IB_subgroup_block_read_flat_u8_m{H}k32v2
+//               d16 16x16 VNNI               __builtin_IB_subgroup_block_read_flat_transform_u16_k16
+//               d8 16x32 VNNI                __builtin_IB_subgroup_block_read_flat_transform_u8_k32
+//               d32 8x16 transposed          __builtin_IB_subgroup_block_read_flat_transpose_u32_k8
+//   xe.dpas     pvc bf16/f16 M = 8/4/2/1, i8 M = 8; dg2 bf16 M = 8/4/2/1, f16 and i8 M = 8 (mangled, §4)
 //   xe.prefetch_1d  pvc  __builtin_IB_lsc_prefetch_global_uint (§1)
-// The 2D block builtins take (i64 base, i32 width-1, i32 height-1, i32 pitch-1, <2 x i32> (x, y))
-// (§2.1): the IR keeps the real sizes and the minus one happens here.
+// The forms live in loadForms() and dpasForms(), which also give --verify-isa the instruction each
+// builtin must leave (hardwareTable()). The 2D block builtins take (i64 base, i32 width-1, i32
+// height-1, i32 pitch-1, <2 x i32> (x, y)) (§2.1): the IR keeps the real sizes and the minus one
+// happens here.
 #include "backends/spirv/XeBuiltins.h"
 
 #include <llvm/Analysis/LoopInfo.h>
@@ -18,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace xtc::backend {
@@ -51,34 +57,71 @@ std::vector<llvm::Value*> toBits(llvm::IRBuilder<>& b, const std::vector<llvm::V
   return r;
 }
 
+// SPIR-V (without SPV_INTEL_vector_compute, which dg2 does not get) has vectors of at most 16
+// elements, and llvm-spirv-15 aborts the process on wider ones: the 8-bit forms (32 byte registers
+// per lane) go through chunks of 16 registers.
+constexpr unsigned kMaxLanesPerVector = 16;
+
+// Concatenates equal-typed vectors pairwise (their number a power of two).
+llvm::Value* concat(llvm::IRBuilder<>& b, std::vector<llvm::Value*> parts) {
+  while (parts.size() > 1) {
+    std::vector<llvm::Value*> next;
+    for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+      unsigned n = static_cast<unsigned>(llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements());
+      std::vector<int> mask(2 * n);
+      for (unsigned j = 0; j < 2 * n; ++j) mask[j] = static_cast<int>(j);
+      next.push_back(b.CreateShuffleVector(parts[i], parts[i + 1], mask));
+    }
+    parts = std::move(next);
+  }
+  return parts.front();
+}
+
 // Packs registers into an LLVM vector (or a scalar for one register) of `elemTy`, reinterpreting
 // groups of narrow registers as one wider element when elemTy is wider (little-endian: the lower
 // register is the low half, the hardware's VNNI/packed order).
 llvm::Value* pack(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& regs, unsigned regBits, llvm::Type* elemTy,
                   unsigned count) {
   std::vector<llvm::Value*> bitsRegs = toBits(b, regs, regBits);
-  llvm::Type* regTy = b.getIntNTy(regBits);
-  llvm::Value* v = llvm::UndefValue::get(llvm::FixedVectorType::get(regTy, static_cast<unsigned>(bitsRegs.size())));
-  for (size_t i = 0; i < bitsRegs.size(); ++i) v = b.CreateInsertElement(v, bitsRegs[i], b.getInt32(static_cast<uint32_t>(i)));
-  llvm::Type* target = count == 1 ? elemTy : static_cast<llvm::Type*>(llvm::FixedVectorType::get(elemTy, count));
   if (bitsRegs.size() == 1 && count == 1) return b.CreateBitCast(bitsRegs[0], elemTy);
-  return b.CreateBitCast(v, target);
+  llvm::Type* regTy = b.getIntNTy(regBits);
+  unsigned chunk = std::min<unsigned>(kMaxLanesPerVector, static_cast<unsigned>(bitsRegs.size()));
+  unsigned chunks = static_cast<unsigned>(bitsRegs.size()) / chunk;
+  std::vector<llvm::Value*> parts;
+  for (unsigned c = 0; c < chunks; ++c) {
+    llvm::Value* v = llvm::UndefValue::get(llvm::FixedVectorType::get(regTy, chunk));
+    for (unsigned i = 0; i < chunk; ++i) v = b.CreateInsertElement(v, bitsRegs[c * chunk + i], b.getInt32(i));
+    unsigned n = count / chunks;
+    parts.push_back(b.CreateBitCast(v, n == 1 ? elemTy : static_cast<llvm::Type*>(llvm::FixedVectorType::get(elemTy, n))));
+  }
+  return concat(b, parts);
 }
 
 // The reverse of pack: `v` (a vector or scalar) -> `n` registers of `regTy` (the IR element's type).
 std::vector<llvm::Value*> unpack(llvm::IRBuilder<>& b, llvm::Value* v, unsigned regBits, llvm::Type* regTy, unsigned n) {
   llvm::Type* ity = b.getIntNTy(regBits);
-  llvm::Value* asInts = b.CreateBitCast(v, n == 1 ? ity : static_cast<llvm::Type*>(llvm::FixedVectorType::get(ity, n)));
+  unsigned chunk = std::min(kMaxLanesPerVector, n), chunks = n / chunk;
   std::vector<llvm::Value*> r;
-  for (unsigned i = 0; i < n; ++i) {
-    llvm::Value* e = n == 1 ? asInts : b.CreateExtractElement(asInts, b.getInt32(i));
-    r.push_back(e->getType() == regTy ? e : b.CreateBitCast(e, regTy));
+  for (unsigned c = 0; c < chunks; ++c) {
+    llvm::Value* part = v;
+    if (chunks > 1) {  // this chunk's elements of v
+      unsigned total = static_cast<unsigned>(llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements());
+      std::vector<int> mask(total / chunks);
+      for (unsigned j = 0; j < mask.size(); ++j) mask[j] = static_cast<int>(c * mask.size() + j);
+      part = b.CreateShuffleVector(v, mask);
+    }
+    llvm::Value* asInts = b.CreateBitCast(part, chunk == 1 ? ity : static_cast<llvm::Type*>(llvm::FixedVectorType::get(ity, chunk)));
+    for (unsigned i = 0; i < chunk; ++i) {
+      llvm::Value* e = chunk == 1 ? asInts : b.CreateExtractElement(asInts, b.getInt32(i));
+      r.push_back(e->getType() == regTy ? e : b.CreateBitCast(e, regTy));
+    }
   }
   return r;
 }
 
 llvm::Type* regTypeOf(llvm::IRBuilder<>& b, ElemKind k) {
   switch (k) {
+    case ElemKind::I8: return b.getInt8Ty();
     case ElemKind::BF16:
     case ElemKind::I16: return b.getInt16Ty();
     case ElemKind::F16: return b.getHalfTy();
@@ -93,15 +136,79 @@ bool flag(const ir::Operation& op, const char* n) {
   return a && a->isa(ir::AttrKind::Bool) && a->getBool();
 }
 
-// The mangled OpenCL DPAS names (reference §4): A is short[m] on pvc (one 16-bit element per lane
-// and row), int[m] on dg2 (two K-adjacent elements per lane and row); B is int8 (VNNI pairs); C/D
-// float[m].
-std::string dpasName(bool bf16, bool pvc, int64_t m) {
-  std::string base = bf16 ? "_Z40intel_sub_group_bf16_bf16_matrix_mad_k16" : "_Z38intel_sub_group_f16_f16_matrix_mad_k16";
-  char aCode = pvc ? 's' : 'i';
-  if (m == 1) return base + fmt::format("{}Dv8_if", aCode);
-  if (m == 8 && !pvc) return base + "Dv8_iS_Dv8_f";  // the A type int8 repeats B's: a substitution
-  return base + fmt::format("Dv{}_{}Dv8_iDv{}_f", m, aCode, m);
+// One 2D block load builtin (reference §2.2): the message it reads and the LLVM result type
+// (<retCount x i<retBits>>). All measured rows of §2.2 except u16 shapes other than 16xHx2.
+struct LoadForm {
+  unsigned bits, w, h, n;
+  bool vnni, transpose;
+  std::string name;
+  unsigned retBits, retCount;
+  const char* isa;  // the load_block2d mnemonic the disassembly shows
+};
+
+const std::vector<LoadForm>& loadForms() {
+  static const std::vector<LoadForm> forms = [] {
+    std::vector<LoadForm> f;
+    for (unsigned h : {1u, 2u, 4u, 8u}) {
+      f.push_back({16, 16, h, 2, false, false, fmt::format("__builtin_IB_subgroup_block_read_flat_u16_m{}k16v2", h), 16,
+                   2 * h, R"(load_block2d\.ugm\.d16\.a64)"});
+      f.push_back({8, 32, h, 2, false, false, fmt::format("__builtin_IB_subgroup_block_read_flat_u8_m{}k32v2", h), 16,
+                   2 * h, R"(load_block2d\.ugm\.d8\.a64)"});
+    }
+    f.push_back({16, 16, 16, 1, true, false, "__builtin_IB_subgroup_block_read_flat_transform_u16_k16", 32, 8,
+                 R"(load_block2d\.ugm\.d16v\.a64)"});
+    f.push_back({8, 16, 32, 1, true, false, "__builtin_IB_subgroup_block_read_flat_transform_u8_k32", 32, 8,
+                 R"(load_block2d\.ugm\.d8v\.a64)"});
+    f.push_back({32, 8, 16, 1, false, true, "__builtin_IB_subgroup_block_read_flat_transpose_u32_k8", 32, 8,
+                 R"(load_block2d\.ugm\.d32t\.a64)"});
+    return f;
+  }();
+  return forms;
+}
+
+// One DPAS builtin (reference §4): operand types of the mangled OpenCL name, per target.
+struct DpasForm {
+  targets::TargetKind target;
+  ElemKind in, acc;
+  int64_t m, k;
+  std::string name;
+  unsigned aBits, aCount;  // A as <aCount x i<aBits>> (a scalar when aCount is 1); B is <8 x i32>
+  std::string isa;
+};
+
+const std::vector<DpasForm>& dpasForms() {
+  static const std::vector<DpasForm> forms = [] {
+    using targets::TargetKind;
+    std::vector<DpasForm> f;
+    // bf16/f16, K = 16: A is short[m] on pvc (one 16-bit element per lane and row), int[m] on dg2
+    // (two K-adjacent elements per lane and row); B int8 (VNNI pairs); C/D float[m]. The dg2 M = 8
+    // A type int8 repeats B's: a substitution.
+    auto name = [](bool bf16, bool pvc, int64_t m) {
+      std::string base = bf16 ? "_Z40intel_sub_group_bf16_bf16_matrix_mad_k16" : "_Z38intel_sub_group_f16_f16_matrix_mad_k16";
+      char aCode = pvc ? 's' : 'i';
+      if (m == 1) return base + fmt::format("{}Dv8_if", aCode);
+      if (m == 8 && !pvc) return base + "Dv8_iS_Dv8_f";
+      return base + fmt::format("Dv{}_{}Dv8_iDv{}_f", m, aCode, m);
+    };
+    for (bool pvc : {true, false})
+      for (unsigned m : {8u, 4u, 2u, 1u})
+        for (ElemKind in : {ElemKind::BF16, ElemKind::F16}) {
+          if (in == ElemKind::F16 && m != 8 && !pvc) continue;  // dg2 f16: M = 8 only (no probe below 8)
+          f.push_back({pvc ? TargetKind::Pvc : TargetKind::Dg2, in, ElemKind::F32, m, 16,
+                       name(in == ElemKind::BF16, pvc, m), pvc ? 16u : 32u, m, fmt::format(R"(\bdpas\.8x{} )", m)});
+        }
+    // s8, K = 32, int accumulator: pvc A short8 (two bytes per lane and row), dg2 A int8 (four).
+    f.push_back({TargetKind::Pvc, ElemKind::I8, ElemKind::I32, 8, 32, "_Z36intel_sub_group_i8_i8_matrix_mad_k32Dv8_sDv8_iS0_",
+                 16, 8, R"(\bdpas\.8x8 )"});
+    f.push_back({TargetKind::Dg2, ElemKind::I8, ElemKind::I32, 8, 32, "_Z36intel_sub_group_i8_i8_matrix_mad_k32Dv8_iS_S_", 32,
+                 8, R"(\bdpas\.8x8 )"});
+    return f;
+  }();
+  return forms;
+}
+
+llvm::Type* vectorOrScalar(llvm::Type* elem, unsigned n) {
+  return n == 1 ? elem : static_cast<llvm::Type*>(llvm::FixedVectorType::get(elem, n));
 }
 
 std::string emitLoad2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
@@ -110,62 +217,53 @@ std::string emitLoad2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuil
   int64_t bits = op.intAttr("elem_bits", 0), w = op.intAttr("block_w", 0), h = op.intAttr("block_h", 0),
           n = op.intAttr("array_len", 0);
   bool vnni = flag(op, "vnni"), tr = flag(op, "transpose");
-  const ir::Type& rt = op.result()->type();
-  int64_t regs = rt.shape()[0];
-  llvm::Type* regTy = regTypeOf(b, rt.elem());
-  std::string name;
-  llvm::Type* retTy = nullptr;
-  unsigned retBits = 16, retCount = 0;
-  if (bits == 16 && !vnni && !tr && w == 16 && n == 2 && (h == 1 || h == 2 || h == 4 || h == 8)) {
-    name = fmt::format("__builtin_IB_subgroup_block_read_flat_u16_m{}k16v2", h);
-    retCount = static_cast<unsigned>(2 * h);
-    retTy = llvm::FixedVectorType::get(b.getInt16Ty(), retCount);
-    retBits = 16;
-  } else if (bits == 16 && vnni && w == 16 && h == 16 && n == 1) {
-    name = "__builtin_IB_subgroup_block_read_flat_transform_u16_k16";
-    retCount = 8;
-    retTy = llvm::FixedVectorType::get(b.getInt32Ty(), 8);
-    retBits = 32;
-  } else {
+  const LoadForm* form = nullptr;
+  for (const LoadForm& f : loadForms())
+    if (f.bits == bits && f.w == w && f.h == h && f.n == n && f.vnni == vnni && f.transpose == tr) form = &f;
+  if (!form)
     return fmt::format("xe.load_2d d{} {}x{}x{}{}{} has no builtin proven by an ISA test yet (not implemented yet)",
                        bits, w, h, n, vnni ? " vnni" : "", tr ? " transpose" : "");
-  }
-  if (!regTy || ir::elemBits(rt.elem()) != 16 || regs * 16 != int64_t(retCount) * retBits)
-    return fmt::format("xe.load_2d: result {} does not match the {} response", rt.str(), name);
+  const ir::Type& rt = op.result()->type();
+  int64_t regs = rt.shape()[0];
+  unsigned regBits = ir::elemBits(rt.elem());
+  llvm::Type* regTy = regTypeOf(b, rt.elem());
+  if (!regTy || regs * regBits != int64_t(form->retCount) * form->retBits)
+    return fmt::format("xe.load_2d: result {} does not match the {} response", rt.str(), form->name);
   llvm::Type* i32 = b.getInt32Ty();
-  llvm::Function* f = declare(ctx.module, name, retTy, {b.getInt64Ty(), i32, i32, i32, llvm::FixedVectorType::get(i32, 2)}, true);
+  llvm::Type* retTy = llvm::FixedVectorType::get(b.getIntNTy(form->retBits), form->retCount);
+  llvm::Function* f = declare(ctx.module, form->name, retTy, {b.getInt64Ty(), i32, i32, i32, llvm::FixedVectorType::get(i32, 2)}, true);
   auto minus1 = [&](ir::Value* v) { return b.CreateSub(ctx.get(v).at(0), b.getInt32(1)); };
   llvm::Value* xy = llvm::UndefValue::get(llvm::FixedVectorType::get(i32, 2));
   xy = b.CreateInsertElement(xy, ctx.get(op.operand(4)).at(0), b.getInt32(0));
   xy = b.CreateInsertElement(xy, ctx.get(op.operand(5)).at(0), b.getInt32(1));
   llvm::Value* r = call(b, f, {ctx.get(op.operand(0)).at(0), minus1(op.operand(1)), minus1(op.operand(2)),
                                minus1(op.operand(3)), xy});
-  ctx.set(op.result(), unpack(b, r, 16, regTy, static_cast<unsigned>(regs)));
+  ctx.set(op.result(), unpack(b, r, regBits, regTy, static_cast<unsigned>(regs)));
   return "";
 }
 
 std::string emitDpas(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   int64_t m = op.intAttr("m", 0), n = op.intAttr("n", 0), k = op.intAttr("k", 0);
   ElemKind in = op.operand(1)->type().elem(), acc = op.operand(0)->type().elem();
-  bool pvc = ctx.target.kind == targets::TargetKind::Pvc, dg2 = ctx.target.kind == targets::TargetKind::Dg2;
-  bool bf16 = in == ElemKind::BF16, f16 = in == ElemKind::F16;
-  if (!(pvc || dg2) || n != ctx.target.subgroupSize || k != 16 || acc != ElemKind::F32 || !(bf16 || f16) ||
-      !(m == 8 || (bf16 && (m == 4 || m == 2 || m == 1))))
+  const DpasForm* form = nullptr;
+  for (const DpasForm& f : dpasForms())
+    if (f.target == ctx.target.kind && f.in == in && f.acc == acc && f.m == m && f.k == k && n == ctx.target.subgroupSize)
+      form = &f;
+  if (!form)
     return fmt::format("xe.dpas {}x{}x{} {} -> {} on target '{}' has no builtin proven by an ISA test yet (not "
                        "implemented yet)",
                        m, n, k, ir::elemName(in), ir::elemName(acc), ctx.target.name);
-  std::string name = dpasName(bf16, pvc, m);
-  unsigned aBits = pvc ? 16 : 32;
-  llvm::Type* aElem = b.getIntNTy(aBits);
-  llvm::Type* aTy = m == 1 ? aElem : static_cast<llvm::Type*>(llvm::FixedVectorType::get(aElem, static_cast<unsigned>(m)));
-  llvm::Type* bTy = llvm::FixedVectorType::get(b.getInt32Ty(), 8);
-  llvm::Type* cTy = m == 1 ? b.getFloatTy() : static_cast<llvm::Type*>(llvm::FixedVectorType::get(b.getFloatTy(), static_cast<unsigned>(m)));
-  llvm::Function* f = declare(ctx.module, name, cTy, {aTy, bTy, cTy}, true);
-  llvm::Value* av = pack(b, ctx.get(op.operand(1)), 16, aElem, static_cast<unsigned>(m));
-  llvm::Value* bv = pack(b, ctx.get(op.operand(2)), 16, b.getInt32Ty(), 8);
-  llvm::Value* cv = pack(b, ctx.get(op.operand(0)), 32, b.getFloatTy(), static_cast<unsigned>(m));
+  unsigned inBits = ir::elemBits(in), accBits = ir::elemBits(acc);
+  llvm::Type* accElem = acc == ElemKind::F32 ? b.getFloatTy() : b.getInt32Ty();
+  llvm::Type* aElem = b.getIntNTy(form->aBits);
+  llvm::Type* cTy = vectorOrScalar(accElem, static_cast<unsigned>(m));
+  llvm::Function* f = declare(ctx.module, form->name, cTy,
+                              {vectorOrScalar(aElem, form->aCount), llvm::FixedVectorType::get(b.getInt32Ty(), 8), cTy}, true);
+  llvm::Value* av = pack(b, ctx.get(op.operand(1)), inBits, aElem, form->aCount);
+  llvm::Value* bv = pack(b, ctx.get(op.operand(2)), inBits, b.getInt32Ty(), 8);
+  llvm::Value* cv = pack(b, ctx.get(op.operand(0)), accBits, accElem, static_cast<unsigned>(m));
   llvm::Value* r = call(b, f, {av, bv, cv});
-  ctx.set(op.result(), unpack(b, r, 32, b.getFloatTy(), static_cast<unsigned>(m)));
+  ctx.set(op.result(), unpack(b, r, accBits, accElem, static_cast<unsigned>(m)));
   return "";
 }
 
@@ -205,14 +303,8 @@ namespace {
 const std::map<std::string, std::string>& hardwareTable() {
   static const std::map<std::string, std::string> table = [] {
     std::map<std::string, std::string> t;
-    for (int h : {1, 2, 4, 8})
-      t[fmt::format("__builtin_IB_subgroup_block_read_flat_u16_m{}k16v2", h)] = R"(load_block2d\.ugm\.d16\.a64)";
-    t["__builtin_IB_subgroup_block_read_flat_transform_u16_k16"] = R"(load_block2d\.ugm\.d16v\.a64)";
-    for (bool pvc : {true, false})
-      for (int m : {8, 4, 2, 1}) {
-        t[dpasName(true, pvc, m)] = fmt::format(R"(\bdpas\.8x{} )", m);
-        if (m == 8) t[dpasName(false, pvc, m)] = R"(\bdpas\.8x8 )";
-      }
+    for (const LoadForm& f : loadForms()) t[f.name] = f.isa;
+    for (const DpasForm& f : dpasForms()) t[f.name] = f.isa;
     t["__builtin_IB_lsc_prefetch_global_uint"] = R"(send\.ugm \(16\|M0\) +null .*load\.ugm\.d32\.a64)";
     // LLVMEmitter.cpp: the workgroup barrier with its SLM fence. The fence, not sync.bar: IGC drops the
     // barrier itself when the workgroup is one subgroup (tests/isa/builtins/barrier_pvc_2sg.ir).

@@ -209,15 +209,60 @@ private:
     return false;
   }
 
-  // RFC appendix 2.3: when the transposed operand is a load of a tile used by nothing else, load it
-  // with a wg_map under which every subgroup gets the transpose of its output blocks.
+  // The tile values that must change wg_map together with `tile`, the operand of `load`: `tile`
+  // itself, the update_tile_offset chain through it, and the scf.for init operands, iter args, yields
+  // and results that carry it (RFC appendix 2.3 re-maps a loop-carried tile). Null when a value of the
+  // web has another user than `load`, update_tile_offset, prefetch_tile (a hint: any wg_map prefetches
+  // the same tile) and loops, or is defined by something other than init_tile / update_tile_offset /
+  // a loop.
+  std::optional<std::vector<Value*>> tileWeb(Value* tile, Operation* load) {
+    std::vector<Value*> web, work{tile};
+    std::set<Value*> seen{tile};
+    auto add = [&](Value* v) {
+      if (seen.insert(v).second) work.push_back(v);
+    };
+    // The loop-carried value number `i` of `loop`: init operand, iter arg, yielded value, result.
+    auto carried = [&](Operation* loop, unsigned i) {
+      add(loop->operand(3 + i));
+      ir::Block& body = loop->region(0).block();
+      add(body.argument(1 + i));
+      add(body.back()->operand(i));
+      add(loop->result(i));
+    };
+    while (!work.empty()) {
+      Value* v = work.back();
+      work.pop_back();
+      web.push_back(v);
+      if (Operation* d = v->definingOp()) {
+        if (d->is("tile.update_tile_offset")) add(d->operand(0));
+        else if (d->is("scf.for")) carried(d, v->index());
+        else if (!d->is("tile.init_tile")) return std::nullopt;
+      } else {
+        Operation* p = v->ownerBlock()->parentOp();
+        if (!p || !p->is("scf.for") || v->index() == 0) return std::nullopt;
+        carried(p, v->index() - 1);
+      }
+      for (const ir::Use& u : v->uses()) {
+        Operation* o = u.user;
+        if (o == load || o->is("tile.prefetch_tile")) continue;
+        if (o->is("tile.update_tile_offset") && u.index == 0) add(o->result());
+        else if (o->is("scf.for") && u.index >= 3) carried(o, u.index - 3);
+        else if (o->is("scf.yield") && o->parentOp() && o->parentOp()->is("scf.for")) carried(o->parentOp(), u.index);
+        else return std::nullopt;
+      }
+    }
+    return web;
+  }
+
+  // RFC appendix 2.3: when the transposed operand is a single-use load of a tile that nothing else
+  // reads (see tileWeb: it may be loop-carried and advanced by update_tile_offset), load it with a
+  // wg_map under which every subgroup gets the transpose of its output blocks.
   bool remapLoad(Operation* tr) {
     Value* x = tr->operand(0);
     Operation* ld = x->definingOp();
     if (!ld || !ld->is("tile.load_tile") || x->uses().size() != 1) return false;
-    Value* tile = ld->operand(0);
-    Operation* init = tile->definingOp();
-    if (!init || !init->is("tile.init_tile") || tile->uses().size() != 1) return false;
+    auto web = tileWeb(ld->operand(0), ld);
+    if (!web) return false;
     auto outMap = wgMapOf(tr->result()->type());
     if (!outMap) return false;
     SgDistribution out(tr->result()->type().shape(), *outMap);
@@ -229,9 +274,11 @@ private:
       if (!SgDistribution::check(shape, cand).empty()) continue;
       SgDistribution in(shape, cand);
       if (!transposesBlocks(out, in) && !transposesBlocks(in, out)) continue;
-      ir::TileInfo info = tile->type().tileInfo();
-      info.wgMap = mapAttr(cand);
-      tile->setType(tile->type().withTileInfo(info));
+      for (Value* t : *web) {
+        ir::TileInfo info = t->type().tileInfo();
+        info.wgMap = mapAttr(cand);
+        t->setType(t->type().withTileInfo(info));
+      }
       x->setType(x->type().withVectorLayout(mapAttr(cand)));
       return true;
     }

@@ -8,7 +8,8 @@
 // All subgroup-id math is emitted once at the kernel entry (the "prologue") so it dominates every use and
 // canonicalize can fold it; per-use code only adds the prologue offsets to the user's offsets.
 // Data that must move between subgroups (convert_layout, non-local reduction/transpose/broadcast) goes
-// through a shared-local-memory buffer allocated in the prologue, bracketed by barriers.
+// through a shared-local-memory buffer allocated in the prologue, bracketed by barriers; exchanges
+// larger than the SLM left run in rounds over slabs of the buffer (exchange()).
 #include "ir/passes/WgDistribute.h"
 
 #include "ir/Builder.h"
@@ -20,6 +21,7 @@
 
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <unordered_map>
 
@@ -236,14 +238,22 @@ private:
   }
 
   // ----- shared local memory -----
-  Value* slmAlloc(const std::vector<int64_t>& shape, ElemKind elem, const SourceLoc& loc, const std::string& what) {
+  static int64_t slmBytes(const std::vector<int64_t>& shape, ElemKind elem) {
     int64_t bytes = slmElemBytes(elem);
     for (int64_t d : shape) bytes *= d;
-    slmUsed_ += bytes;
-    if (slmUsed_ > static_cast<int64_t>(target_.slmBytes))
-      error(loc, fmt::format("{} needs {} bytes of shared local memory, which brings the kernel to {} bytes; target '{}' has {}",
-                             what, bytes, slmUsed_, target_.name, target_.slmBytes));
-    return pro().create("gpu.slm_alloc", {}, {Type::memref(shape, elem, ir::MemSpace::Slm)})->result();
+    return bytes;
+  }
+  // The pass's exchange buffers are shared by shape and element type: every exchange ends with a
+  // barrier after its last read, so a later exchange (or loop iteration) may reuse the buffer.
+  Value* slmBuffer(const std::vector<int64_t>& shape, ElemKind elem) {
+    auto key = std::make_pair(shape, elem);
+    auto it = slmBuffers_.find(key);
+    if (it != slmBuffers_.end()) return it->second;
+    slmUsed_ += slmBytes(shape, elem);
+    return slmBuffers_[key] = pro().create("gpu.slm_alloc", {}, {Type::memref(shape, elem, ir::MemSpace::Slm)})->result();
+  }
+  bool slmFits(const std::vector<int64_t>& shape, ElemKind elem) const {
+    return slmBuffers_.count({shape, elem}) || slmUsed_ + slmBytes(shape, elem) <= static_cast<int64_t>(target_.slmBytes);
   }
   Value* slmTile(Builder& b, Value* buf, const std::vector<Value*>& offs, const std::vector<int64_t>& shape) {
     ir::TileInfo info;
@@ -254,21 +264,123 @@ private:
                     {{"segments", Attribute::intArray({static_cast<int64_t>(offs.size()), 0, 0})}})
         ->result();
   }
-  Value* slmLoad(Builder& b, Value* buf, const std::vector<Value*>& offs, const std::vector<int64_t>& shape) {
-    Value* t = slmTile(b, buf, offs, shape);
-    return b.create("tile.load_tile", {t}, {Type::vector(shape, buf->type().elem())})->result();
-  }
-  // Stores block values at the given offsets (one replica only).
-  void slmStore(Builder& b, Value* buf, Value* cond, const std::vector<Value*>& values,
-                const std::vector<std::vector<Value*>>& offs) {
-    guarded(b, cond, [&](Builder& g) {
-      for (size_t i = 0; i < values.size(); ++i) {
-        Value* t = slmTile(g, buf, offs[i], values[i]->type().shape());
-        g.create("tile.store_tile", {values[i], t}, {});
-      }
-    });
-  }
   void barrier(Builder& b) { b.create("gpu.barrier", {}, {}); }
+
+  // One block access of an exchange: `shape` at `offs` (prologue values). Every offset is a multiple
+  // of the block's size along its dimension, so a block never straddles two slabs (see exchange()).
+  struct SlmAccess {
+    std::vector<Value*> offs;
+    std::vector<int64_t> shape;
+    Value* value = nullptr;  // the block written (writes only)
+  };
+  // Whether access `a` lies in round `r`'s slab: statically known (cond null, result in `known`) or an
+  // i1 prologue value.
+  struct InRound {
+    bool known = true;
+    bool yes = false;
+    Value* cond = nullptr;
+  };
+  InRound inRound(const SlmAccess& a, size_t dim, int64_t slab, int64_t rounds, int64_t r) {
+    if (rounds == 1) return {true, true, nullptr};
+    Value* q = divc(pro(), a.offs[dim], slab);
+    int64_t cq = 0;
+    if (constOf(q, &cq)) return {true, cq == r, nullptr};
+    Value* c = pro().create("arith.cmpi", {q, cst(r)}, {Type::scalar(ElemKind::I1)},
+                            {{"predicate", Attribute::enumValue("cmpi", "eq")}})->result();
+    return {false, false, c};
+  }
+
+  // Moves blocks between subgroups through a row-major SLM buffer of `shape`: the primary replicas
+  // (`storeCond`) write `writes`, barrier, every subgroup reads `reads`, barrier (a later exchange or
+  // loop iteration may rewrite the buffer). When `shape` does not fit the SLM left, the exchange runs
+  // in rounds over equal slabs of one dimension (the fewest rounds that fit): round r writes and reads
+  // only the blocks inside slab r, through a buffer of the slab's size. Slab sizes are multiples of
+  // every access's block size, so no block is split. Returns the blocks read, in the order of `reads`.
+  std::vector<Value*> exchange(Builder& b, const std::vector<int64_t>& shape, ElemKind elem, Value* storeCond,
+                               const std::vector<SlmAccess>& writes, const std::vector<SlmAccess>& reads,
+                               const SourceLoc& loc, const std::string& what) {
+    size_t dim = 0;
+    int64_t slab = shape[0];
+    if (!slmFits(shape, elem)) {
+      int64_t bestRounds = 0, smallest = 0;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        int64_t g = 1;
+        for (const auto* list : {&writes, &reads})
+          for (const SlmAccess& a : *list) g = std::lcm(g, a.shape[d]);
+        for (int64_t s = g; s < shape[d]; s += g) {
+          if (shape[d] % s != 0) continue;
+          std::vector<int64_t> ss = shape;
+          ss[d] = s;
+          if (!smallest || slmBytes(ss, elem) < smallest) smallest = slmBytes(ss, elem);
+          int64_t rounds = shape[d] / s;
+          if (slmFits(ss, elem) && (!bestRounds || rounds < bestRounds)) {
+            bestRounds = rounds;
+            dim = d;
+            slab = s;
+          }
+        }
+      }
+      if (!bestRounds) {
+        // Reported at the op; the whole buffer is still allocated so the caller's code stays well formed.
+        int64_t full = slmBytes(shape, elem);
+        if (smallest)
+          error(loc, fmt::format("{} needs {} bytes of shared local memory ({} in rounds of its smallest slab), which brings "
+                                 "the kernel to {} bytes; target '{}' has {}",
+                                 what, full, smallest, slmUsed_ + smallest, target_.name, target_.slmBytes));
+        else
+          error(loc, fmt::format("{} needs {} bytes of shared local memory, which brings the kernel to {} bytes; target "
+                                 "'{}' has {}",
+                                 what, full, slmUsed_ + full, target_.name, target_.slmBytes));
+      }
+    }
+    int64_t rounds = shape[dim] / slab;
+    std::vector<int64_t> slabShape = shape;
+    slabShape[dim] = slab;
+    Value* buf = slmBuffer(slabShape, elem);
+    auto local = [&](const SlmAccess& a) {
+      std::vector<Value*> o = a.offs;
+      if (rounds > 1) o[dim] = remc(pro(), o[dim], slab);
+      return o;
+    };
+    std::vector<Value*> results(reads.size(), nullptr);
+    for (int64_t r = 0; r < rounds; ++r) {
+      std::vector<std::pair<const SlmAccess*, InRound>> ws;
+      for (const SlmAccess& a : writes) {
+        InRound in = inRound(a, dim, slab, rounds, r);
+        if (!in.known || in.yes) ws.emplace_back(&a, in);
+      }
+      if (!ws.empty())
+        guarded(b, storeCond, [&](Builder& g) {
+          for (auto& [a, in] : ws)
+            guarded(g, in.cond, [&](Builder& gg) { gg.create("tile.store_tile", {a->value, slmTile(gg, buf, local(*a), a->shape)}, {}); });
+        });
+      barrier(b);
+      for (size_t i = 0; i < reads.size(); ++i) {
+        const SlmAccess& a = reads[i];
+        InRound in = inRound(a, dim, slab, rounds, r);
+        Type vt = Type::vector(a.shape, elem);
+        auto load = [&](Builder& lb) { return lb.create("tile.load_tile", {slmTile(lb, buf, local(a), a.shape)}, {vt})->result(); };
+        if (in.known) {
+          if (in.yes) results[i] = load(b);
+          continue;
+        }
+        if (!results[i]) {  // the value before the round that holds the block (never read)
+          Attribute zero = ir::isFloatElem(elem) ? Attribute::denseFloat(vt, {0.0}) : Attribute::denseInt(vt, {0});
+          results[i] = b.create("arith.constant", {}, {vt}, {{"value", zero}})->result();
+        }
+        Operation* ifOp = b.create("scf.if", {in.cond}, {vt}, {}, 2);
+        Builder tb(&ifOp->region(0).addBlock());
+        tb.setLoc(b.loc());
+        tb.create("scf.yield", {load(tb)}, {});
+        Builder eb(&ifOp->region(1).addBlock());
+        eb.setLoc(b.loc());
+        eb.create("scf.yield", {results[i]}, {});
+        results[i] = ifOp->result();
+      }
+      barrier(b);
+    }
+    return results;
+  }
 
   // For every block j of `out`, the block of `in` with offset need(outOffset) and shape needShape,
   // if every subgroup holds it, at the same block number for every subgroup.
@@ -322,6 +434,7 @@ private:
   std::map<std::vector<int64_t>, std::vector<Value*>> coords_;
   std::map<std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, int64_t>, std::vector<Value*>> offsets_;
   int64_t slmUsed_ = 0;
+  std::map<std::pair<std::vector<int64_t>, ElemKind>, Value*> slmBuffers_;
 };
 
 bool KernelDistributor::run() {
@@ -594,18 +707,15 @@ void KernelDistributor::convertTranspose(Operation* op, Builder& b) {
       results.push_back(b.create(op->name(), {blocks(x)[(*m)[j]]}, {bt}, attrs)->result());
   } else {
     // Through SLM: the input is stored row-major; each output block reads its transposed source block.
-    Value* buf = slmAlloc(x->type().shape(), x->type().elem(), op->loc(), "this transpose");
-    std::vector<std::vector<Value*>> offs;
-    for (int64_t i = 0; i < in.numBlocks(); ++i) offs.push_back(blockOffsets(in, i));
-    slmStore(b, buf, primaryCond(in), blocks(x), offs);
-    barrier(b);
-    attrs["strategy"] = Attribute::string("register");
+    std::vector<SlmAccess> writes, reads;
+    for (int64_t i = 0; i < in.numBlocks(); ++i) writes.push_back({blockOffsets(in, i), in.blockShape(), blocks(x)[i]});
     for (int64_t j = 0; j < out.numBlocks(); ++j) {
       const auto& o = blockOffsets(out, j);
-      Value* v = slmLoad(b, buf, {o[1], o[0]}, need);
-      results.push_back(b.create(op->name(), {v}, {bt}, attrs)->result());
+      reads.push_back({{o[1], o[0]}, need});
     }
-    barrier(b);  // the buffer may be rewritten by the next loop iteration
+    std::vector<Value*> vs = exchange(b, x->type().shape(), x->type().elem(), primaryCond(in), writes, reads, op->loc(), "this transpose");
+    attrs["strategy"] = Attribute::string("register");
+    for (Value* v : vs) results.push_back(b.create(op->name(), {v}, {bt}, attrs)->result());
   }
   for (Value* r : results) r->setNameHint(res->nameHint());
   dist_[res] = results;
@@ -639,23 +749,19 @@ void KernelDistributor::convertReduction(Operation* op, Builder& b) {
     int64_t groupsPerBlock = wholeGroups ? ib[d] / n : 1;  // partial rows per input block
     int64_t unit = wholeGroups ? n : ib[d];                 // input rows per partial row
     std::vector<int64_t> bufShape = byDim(d, x->type().shape()[d] / unit, x->type().shape()[o]);
-    Value* buf = slmAlloc(bufShape, x->type().elem(), op->loc(), "this cross-subgroup reduction");
-    std::vector<Value*> partials;
-    std::vector<std::vector<Value*>> offs;
+    std::vector<SlmAccess> writes, reads;
     for (int64_t i = 0; i < in.numBlocks(); ++i) {
-      partials.push_back(reduce(b, blocks(x)[i], wholeGroups ? n : ib[d], byDim(d, groupsPerBlock, ib[o])));
+      Value* partial = reduce(b, blocks(x)[i], wholeGroups ? n : ib[d], byDim(d, groupsPerBlock, ib[o]));
       const auto& io = blockOffsets(in, i);
-      offs.push_back(byDim(d, divc(pro(), io[d], unit), io[o]));
+      writes.push_back({byDim(d, divc(pro(), io[d], unit), io[o]), byDim(d, groupsPerBlock, ib[o]), partial});
     }
-    slmStore(b, buf, primaryCond(in), partials, offs);
-    barrier(b);
     int64_t rowsPerOut = n / unit;  // partial rows that make one output row
     for (int64_t j = 0; j < out.numBlocks(); ++j) {
       const auto& oo = blockOffsets(out, j);
-      Value* v = slmLoad(b, buf, byDim(d, mulc(pro(), oo[d], rowsPerOut), oo[o]), byDim(d, ob[d] * rowsPerOut, ob[o]));
-      results.push_back(rowsPerOut == 1 ? v : reduce(b, v, rowsPerOut, ob));
+      reads.push_back({byDim(d, mulc(pro(), oo[d], rowsPerOut), oo[o]), byDim(d, ob[d] * rowsPerOut, ob[o])});
     }
-    barrier(b);
+    for (Value* v : exchange(b, bufShape, x->type().elem(), primaryCond(in), writes, reads, op->loc(), "this cross-subgroup reduction"))
+      results.push_back(rowsPerOut == 1 ? v : reduce(b, v, rowsPerOut, ob));
   } else {
     return error(op->loc(), fmt::format("reduction with reduction_size {} over blocks of {} rows ({}) is not implemented yet", n,
                                         ib[d], mapStr(in.map())));
@@ -693,17 +799,14 @@ void KernelDistributor::convertBroadcast(Operation* op, Builder& b) {
     for (int64_t j = 0; j < out.numBlocks(); ++j)
       results.push_back(b.create(op->name(), {blocks(x)[(*mm)[j]]}, {bt}, attrs)->result());
   } else {
-    Value* buf = slmAlloc(x->type().shape(), x->type().elem(), op->loc(), "this broadcast");
-    std::vector<std::vector<Value*>> offs;
-    for (int64_t i = 0; i < in.numBlocks(); ++i) offs.push_back(blockOffsets(in, i));
-    slmStore(b, buf, primaryCond(in), blocks(x), offs);
-    barrier(b);
+    std::vector<SlmAccess> writes, reads;
+    for (int64_t i = 0; i < in.numBlocks(); ++i) writes.push_back({blockOffsets(in, i), in.blockShape(), blocks(x)[i]});
     for (int64_t j = 0; j < out.numBlocks(); ++j) {
       const auto& oo = blockOffsets(out, j);
-      Value* v = slmLoad(b, buf, byDim(d, divc(pro(), oo[d], m), oo[o]), byDim(d, inRows, ob[o]));
-      results.push_back(b.create(op->name(), {v}, {bt}, attrs)->result());
+      reads.push_back({byDim(d, divc(pro(), oo[d], m), oo[o]), byDim(d, inRows, ob[o])});
     }
-    barrier(b);
+    for (Value* v : exchange(b, x->type().shape(), x->type().elem(), primaryCond(in), writes, reads, op->loc(), "this broadcast"))
+      results.push_back(b.create(op->name(), {v}, {bt}, attrs)->result());
   }
   for (Value* r : results) r->setNameHint(res->nameHint());
   dist_[res] = results;
@@ -720,20 +823,12 @@ void KernelDistributor::convertConvertLayout(Operation* op, Builder& b) {
     dist_[res] = results;
     return;
   }
-  // TODO(layouts): use a bank-conflict-free swizzle from ir/layout once its planner exists; the plain
-  // row-major buffer is correct, only slower.
-  Value* buf = slmAlloc(x->type().shape(), x->type().elem(), op->loc(), "this convert_layout");
-  std::vector<std::vector<Value*>> offs;
-  for (int64_t i = 0; i < in.numBlocks(); ++i) offs.push_back(blockOffsets(in, i));
-  slmStore(b, buf, primaryCond(in), blocks(x), offs);
-  barrier(b);
-  std::vector<Value*> results;
-  for (int64_t j = 0; j < out.numBlocks(); ++j) {
-    Value* v = slmLoad(b, buf, blockOffsets(out, j), out.blockShape());
-    v->setNameHint(res->nameHint());
-    results.push_back(v);
-  }
-  barrier(b);
+  std::vector<SlmAccess> writes, reads;
+  for (int64_t i = 0; i < in.numBlocks(); ++i) writes.push_back({blockOffsets(in, i), in.blockShape(), blocks(x)[i]});
+  for (int64_t j = 0; j < out.numBlocks(); ++j) reads.push_back({blockOffsets(out, j), out.blockShape()});
+  std::vector<Value*> results =
+      exchange(b, x->type().shape(), x->type().elem(), primaryCond(in), writes, reads, op->loc(), "this convert_layout");
+  for (Value* v : results) v->setNameHint(res->nameHint());
   dist_[res] = results;
 }
 

@@ -3,11 +3,14 @@
 // non-zero inputs; every output buffer must be identical (exact for data movement, integer math and
 // tile_mma with one k order; within a tolerance where the pass reassociates a float reduction). The
 // interpreter also reports any SLM race between subgroups, which checks the barriers the pass emits.
+#include "frontend/Frontend.h"
 #include "ir/passes/OrderTranspose.h"
 #include "ir/passes/WgDistribute.h"
 #include "tests/unit/passes/PassTestSupport.h"
 
 #include <cstring>
+#include <fstream>
+#include <regex>
 
 using namespace xtc;
 using xtc::testing::IRFixture;
@@ -38,6 +41,17 @@ struct DiffCase {
   const char* target = "pvc";
 };
 
+// Occurrences of `needle` in `text`.
+size_t countOf(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+  return n;
+}
+
+// Runs the first kernel of `m` before and after the passes and compares every buffer; returns the
+// distributed module's text for structural checks.
+std::string diffModule(IRFixture& f, ir::Operation* m, const DiffCase& c);
+
 // Runs the case; returns the distributed module's text for structural checks.
 std::string runDiff(const DiffCase& c) {
   IRFixture f;
@@ -45,7 +59,11 @@ std::string runDiff(const DiffCase& c) {
   defs.emplace("GX", "1");
   auto m = f.parse(substitute(std::string(kHead) + c.body + kTail, defs));
   if (!m) return "";
-  ir::Operation* k = ir::moduleKernels(m.get())[0];
+  return diffModule(f, m.get(), c);
+}
+
+std::string diffModule(IRFixture& f, ir::Operation* m, const DiffCase& c) {
+  ir::Operation* k = ir::moduleKernels(m)[0];
   auto before = xtc::testing::randomArgs(k, 1234);
   auto after = before;
   const auto initial = before;
@@ -56,11 +74,11 @@ std::string runDiff(const DiffCase& c) {
 
   const targets::Target& t = *targets::findTarget(c.target);
   if (c.orderTranspose) {
-    EXPECT_TRUE(passes::runOrderTranspose(m.get(), f.diags, t)) << f.text();
+    EXPECT_TRUE(passes::runOrderTranspose(m, f.diags, t)) << f.text();
   }
-  EXPECT_TRUE(passes::runWgDistribute(m.get(), f.diags, t)) << f.text();
+  EXPECT_TRUE(passes::runWgDistribute(m, f.diags, t)) << f.text();
   if (c.orderTranspose) {
-    EXPECT_TRUE(passes::runOrderTranspose(m.get(), f.diags, t)) << f.text();
+    EXPECT_TRUE(passes::runOrderTranspose(m, f.diags, t)) << f.text();
   }
   std::string text = ir::printToString(*m);
   EXPECT_TRUE(f.verify(*m)) << f.text() << text;
@@ -173,9 +191,7 @@ TEST(DistributeDiff, RoundRobinMma) {
                                {"a", "wg_map<sg_layout = [2, 2], sg_data = [32, 16]>"},
                                {"b", "wg_map<sg_layout = [2, 2], sg_data = [16, 32]>"},
                                {"c", "wg_map<sg_layout = [2, 2], sg_data = [32, 32]>"}}});
-  size_t n = 0;
-  for (size_t p = text.find("tile.tile_mma"); p != std::string::npos; p = text.find("tile.tile_mma", p + 1)) ++n;
-  EXPECT_EQ(n, 4u) << text;
+  EXPECT_EQ(countOf(text, "tile.tile_mma"), 4u) << text;
 }
 
 // The RFC's reduction example: a 256x128 input held by rows ([32, 1] x [8, 128]) reduces locally.
@@ -342,3 +358,119 @@ TEST(DistributeDiff, ColumnMajorTileAfterDistribution) {
   EXPECT_EQ(text.find("order = [0, 1]"), std::string::npos) << text;
   EXPECT_NE(text.find("strategy = \"register\""), std::string::npos) << text;  // f16: no transposed 2D load
 }
+
+// RFC appendix 2.2's convert_layout ([8, 4] x [32, 64] -> [32, 1] x [8, 256]) of a 256x256 f32 vector
+// needs 256 KiB: in rounds over 128-row slabs on pvc (128 KiB) and 64-row slabs on dg2 (64 KiB). Which
+// round a subgroup writes or reads in depends on its id, so the rounds are guarded at run time.
+TEST(DistributeDiff, ConvertLayoutInRounds) {
+  for (const char* target : {"pvc", "dg2"}) {
+    DiffCase c{R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<256x256xf32, #i>)
+  %v = tile.load_tile %ta : (tile<256x256xf32, #i>) -> (vector<256x256xf32, #i>)
+  %c = tile.convert_layout %v : (vector<256x256xf32, #i>) -> (vector<256x256xf32, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<256x256xf32, #o>)
+  tile.store_tile %c, %tb : (vector<256x256xf32, #o>, tile<256x256xf32, #o>) -> ()
+)",
+               {{"SA", "256x256xf32"}, {"SB", "256x256xf32"}, {"SC", "1xf32"},
+                {"i", "wg_map<sg_layout = [8, 4], sg_data = [32, 64]>"},
+                {"o", "wg_map<sg_layout = [32, 1], sg_data = [8, 256]>"}}};
+    c.target = target;
+    std::string text = runDiff(c);
+    bool pvc = std::string(target) == "pvc";
+    EXPECT_NE(text.find(pvc ? "memref<128x256xf32, slm>" : "memref<64x256xf32, slm>"), std::string::npos) << text;
+    EXPECT_EQ(countOf(text, "gpu.barrier"), pvc ? 4u : 8u) << text;  // two per round
+  }
+}
+
+// Two convert_layouts of one shape and type (there and back) share one SLM buffer: each exchange ends
+// with a barrier after its last read, so the second may overwrite it.
+TEST(DistributeDiff, ExchangesShareTheirBuffer) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<128x64xi32, #i>)
+  %v = tile.load_tile %ta : (tile<128x64xi32, #i>) -> (vector<128x64xi32, #i>)
+  %c = tile.convert_layout %v : (vector<128x64xi32, #i>) -> (vector<128x64xi32, #o>)
+  %d = arith.addi %c, %c : (vector<128x64xi32, #o>, vector<128x64xi32, #o>) -> (vector<128x64xi32, #o>)
+  %e = tile.convert_layout %d : (vector<128x64xi32, #o>) -> (vector<128x64xi32, #i>)
+  %f = arith.addi %e, %v : (vector<128x64xi32, #i>, vector<128x64xi32, #i>) -> (vector<128x64xi32, #i>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<128x64xi32, #i>)
+  tile.store_tile %f, %tb : (vector<128x64xi32, #i>, tile<128x64xi32, #i>) -> ()
+)",
+                              {{"SA", "128x64xi32"}, {"SB", "128x64xi32"}, {"SC", "1xf32"},
+                               {"i", "wg_map<sg_layout = [2, 4], sg_data = [64, 16]>"},
+                               {"o", "wg_map<sg_layout = [8, 1], sg_data = [16, 64]>"}}});
+  EXPECT_EQ(countOf(text, "gpu.slm_alloc"), 1u) << text;
+  EXPECT_EQ(countOf(text, "gpu.barrier"), 4u) << text;
+}
+
+// A transpose through SLM whose 256x128 f32 input (128 KiB) exceeds dg2's 64 KiB: two rounds of 128
+// input rows; each reader's transposed source block lies in one slab.
+TEST(DistributeDiff, TransposeInRounds) {
+  DiffCase c{R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<256x128xf32, #i>)
+  %v = tile.load_tile %ta : (tile<256x128xf32, #i>) -> (vector<256x128xf32, #i>)
+  %t = tile.transpose %v {permutation = [1, 0]} : (vector<256x128xf32, #i>) -> (vector<128x256xf32, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<128x256xf32, #o>)
+  tile.store_tile %t, %tb : (vector<128x256xf32, #o>, tile<128x256xf32, #o>) -> ()
+)",
+             {{"SA", "256x128xf32"}, {"SB", "128x256xf32"}, {"SC", "1xf32"},
+              {"i", "wg_map<sg_layout = [4, 8], sg_data = [64, 16]>"},
+              {"o", "wg_map<sg_layout = [8, 4], sg_data = [16, 64]>"}}};
+  c.target = "dg2";
+  std::string text = runDiff(c);
+  EXPECT_NE(text.find("memref<128x128xf32, slm>"), std::string::npos) << text;
+}
+
+// The RFC appendix kernels themselves (examples/rfc_2_*.xt) through the frontend, shrunk so the
+// interpreter runs one workgroup in seconds: K becomes 64 (two steps of 32), every other 4096 the
+// workgroup tile's extent `n`, and the grid one workgroup. order-transpose, wg-distribute and
+// order-transpose run on the target's tables (pvc, whose SLM the exchanges must fit).
+namespace {
+std::string shrunkExample(const std::string& file, int64_t n) {
+  std::ifstream in(std::string(XTC_SOURCE_DIR) + "/examples/" + file);
+  EXPECT_TRUE(in) << file;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text = std::regex_replace(text, std::regex("0 \\.\\. 4096"), "0 .. 64");
+  text = std::regex_replace(text, std::regex("4096"), std::to_string(n));
+  return std::regex_replace(text, std::regex("grid\\([0-9, ]+\\)"), "grid(1, 1)");
+}
+
+std::string diffExample(const std::string& file, int64_t n, double tolerance = 0.0) {
+  IRFixture f;
+  f.sm.addBuffer(file, shrunkExample(file, n));
+  auto m = frontend::compileToTileIR(file, f.diags);
+  EXPECT_TRUE(m) << f.text();
+  if (!m) return "";
+  DiffCase c;
+  c.tolerance = tolerance;
+  c.orderTranspose = true;
+  return diffModule(f, m.get(), c);
+}
+}  // namespace
+
+TEST(DistributeDiff, RfcAppendix21GemmPrefetch) {
+  std::string text = diffExample("rfc_2_1_gemm_prefetch.xt", 256);
+  EXPECT_NE(text.find("tile.prefetch_tile"), std::string::npos) << text;
+}
+
+// The loop-carried BT tile re-mapped so its transpose is in registers (RFC appendix 2.3), the bias
+// broadcast, the convert_layout in two rounds (256 KiB on pvc's 128 KiB: the only SLM buffer) and the
+// local row reduction.
+TEST(DistributeDiff, RfcAppendix22GemmTransposeBroadcastReduce) {
+  std::string text = diffExample("rfc_2_2_gemm_transpose_bcast_reduce.xt", 256);
+  EXPECT_EQ(countOf(text, "gpu.slm_alloc"), 1u) << text;
+  EXPECT_NE(text.find("gpu.slm_alloc : () -> (memref<128x256xf32, slm>)"), std::string::npos) << text;
+  // Two barriers per round; an SLM transpose in the loop would add two more.
+  EXPECT_EQ(countOf(text, "gpu.barrier"), 4u) << text;
+}
+
+TEST(DistributeDiff, RfcAppendix23TransposeOpt) {
+  std::string text = diffExample("rfc_2_3_transpose_opt.xt", 256);
+  EXPECT_EQ(text.find("gpu.slm_alloc"), std::string::npos) << text;
+}
+
+TEST(DistributeDiff, RfcAppendix24GemmSlm) {
+  std::string text = diffExample("rfc_2_4_gemm_slm.xt", 256);
+  EXPECT_NE(text.find("num_subgroups = 64"), std::string::npos) << text;
+}
+
+TEST(DistributeDiff, RfcAppendix25GemmTwoCacheLevels) { diffExample("rfc_2_5_gemm_two_cache_levels.xt", 512); }

@@ -231,7 +231,8 @@ xtc.kernel @k(%A: memref<64x64xf32>) {arg_names = ["A"]} launch {
 
 TEST(WgDistribute, SlmOverflowIsADiagnosticAtTheOp) {
   IRFixture f;
-  // A 256x256 f32 convert_layout needs 256 KiB of SLM; pvc has 128 KiB.
+  // A 256x256 f32 convert_layout from whole columns to whole rows needs 256 KiB of SLM and cannot be
+  // split into rounds (no slab of either dimension holds whole blocks); pvc has 128 KiB.
   auto m = f.parse(substitute(R"(
 xtc.kernel @k(%A: memref<256x256xf32>) {arg_names = ["A"]} launch {
   %c1 = arith.constant {value = 1 : index} : () -> (index)
@@ -244,7 +245,7 @@ xtc.kernel @k(%A: memref<256x256xf32>) {arg_names = ["A"]} launch {
   xtc.return : () -> ()
 }
 )",
-                              {{"a", "wg_map<sg_layout = [8, 4], sg_data = [32, 64]>"},
+                              {{"a", "wg_map<sg_layout = [1, 32], sg_data = [256, 8]>"},
                                {"b", "wg_map<sg_layout = [32, 1], sg_data = [8, 256]>"}}));
   ASSERT_TRUE(m);
   EXPECT_FALSE(passes::runWgDistribute(m.get(), f.diags, pvc()));

@@ -2,7 +2,9 @@
 // both directions: every 2D block shape and DPAS form a table offers must have a probe kernel that
 // uses exactly that form (the isa label compiles each probe through xtc and checks the disassembly),
 // and every form a probe proves must be in its target's table. Removing a table entry, or offering a
-// shape nobody probed, fails here.
+// shape nobody probed, fails here. 2D stores and prefetches (inline vISA, backends/spirv/VisaEmitter)
+// are checked in the first direction only: their probes (visa_*.ir) belong to the vISA emitter,
+// whose table block decides which probed shapes the blocking pass may use.
 #include "ir/Module.h"
 #include "ir/Parser.h"
 #include "ir/ops/LaneOps.h"
@@ -97,7 +99,9 @@ TEST(TargetTableProbes, EveryProbedFormIsInTheTable) {
   std::map<std::string, std::string> probes = probeForms();
   EXPECT_GE(probes.size(), 20u) << "the probes were not found";
   for (const auto& [key, file] : probes)
-    EXPECT_TRUE(table.count(key)) << file << " proves '" << key << "', which its target's table does not list";
+    if (key.find(" store ") == std::string::npos && key.find(" prefetch ") == std::string::npos) {
+      EXPECT_TRUE(table.count(key)) << file << " proves '" << key << "', which its target's table does not list";
+    }
 }
 
 }  // namespace

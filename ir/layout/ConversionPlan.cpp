@@ -136,6 +136,32 @@ Expected<SlmPlan> chooseSwizzle(const LinearLayout& store, const LinearLayout& l
   return best;
 }
 
+Expected<LinearLayout> slmBlockAccessLayout(int rows, int cols, int blockRows, int blockCols, int lanes) {
+  for (int v : {rows, cols, blockRows, blockCols, lanes})
+    if (v < 1 || !std::has_single_bit(unsigned(v)))
+      return Error{fmt::format("SLM block access {}x{} of a {}x{} buffer by {} lanes: sizes must be powers of two", blockRows,
+                               blockCols, rows, cols, lanes)};
+  if (blockRows > rows || blockCols > cols)
+    return Error{fmt::format("SLM block {}x{} is larger than its {}x{} buffer", blockRows, blockCols, rows, cols)};
+  const int wb = log2i(blockCols), hb = log2i(blockRows), lb = log2i(lanes);
+  std::vector<std::vector<int32_t>> lane, reg;
+  for (int i = 0; i < wb + hb; ++i) {
+    std::vector<int32_t> v = i < wb ? std::vector<int32_t>{0, 1 << i} : std::vector<int32_t>{1 << (i - wb), 0};
+    (i < lb ? lane : reg).push_back(std::move(v));
+  }
+  for (int i = wb + hb; i < lb; ++i) lane.push_back({0, 0});
+  return LinearLayout::make({InDim{"register", reg}, InDim{"lane", lane}}, {OutDim{"dim0", rows}, OutDim{"dim1", cols}});
+}
+
+Expected<SlmPlan> planSlmExchange(int rows, int cols, int elemBytes, std::array<int, 2> writeBlock,
+                                  std::array<int, 2> readBlock, int lanes, const BankModel& banks) {
+  auto store = slmBlockAccessLayout(rows, cols, writeBlock[0], writeBlock[1], lanes);
+  if (!store) return Error{store.error()};
+  auto load = slmBlockAccessLayout(rows, cols, readBlock[0], readBlock[1], lanes);
+  if (!load) return Error{load.error()};
+  return chooseSwizzle(*store, *load, elemBytes, banks);
+}
+
 Expected<ConversionPlan> planConversion(const LinearLayout& src, const LinearLayout& dst,
                                         const ConversionOptions& options) {
   if (src.outDims() != dst.outDims())

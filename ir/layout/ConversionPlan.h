@@ -6,6 +6,7 @@
 // to a source hardware index holding the same element); only the per-register tables are enumerated.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,5 +82,19 @@ Expected<ConversionPlan> planConversion(const LinearLayout& src, const LinearLay
 // on a row-major rows x cols tile; reports the ways of both.
 Expected<SlmPlan> chooseSwizzle(const LinearLayout& store, const LinearLayout& load, int elemBytes,
                                 const BankModel& banks);
+
+// The access of one block of a row-major rows x cols SLM buffer by one subgroup (the model
+// wg-distribute plans its exchange buffers for): the block's elements in row-major order, `lanes` at a
+// time — lane l takes element l of each group, register r the r-th group — mapped to dim0, dim1 of
+// the buffer for the block at offset 0 (block offsets are multiples of the block size, so another
+// offset only xors a constant into every address and changes no bank conflict). With fewer elements
+// than lanes, the extra lanes repeat the block. Sizes must be powers of two.
+Expected<LinearLayout> slmBlockAccessLayout(int rows, int cols, int blockRows, int blockCols, int lanes);
+
+// The swizzle for an exchange through a row-major rows x cols buffer written in blocks of
+// writeBlock and read in blocks of readBlock (each {rows, cols}, accessed as slmBlockAccessLayout
+// describes): chooseSwizzle on the two accesses.
+Expected<SlmPlan> planSlmExchange(int rows, int cols, int elemBytes, std::array<int, 2> writeBlock,
+                                  std::array<int, 2> readBlock, int lanes, const BankModel& banks);
 
 }  // namespace xtc::layout

@@ -14,6 +14,7 @@
 
 #include "ir/Builder.h"
 #include "ir/Module.h"
+#include "ir/layout/ConversionPlan.h"
 #include "ir/passes/PassManager.h"
 #include "ir/passes/WgDistributeMap.h"
 
@@ -244,13 +245,28 @@ private:
     return bytes;
   }
   // The pass's exchange buffers are shared by shape and element type: every exchange ends with a
-  // barrier after its last read, so a later exchange (or loop iteration) may reuse the buffer.
-  Value* slmBuffer(const std::vector<int64_t>& shape, ElemKind elem) {
+  // barrier after its last read, so a later exchange (or loop iteration) may reuse the buffer. A new
+  // buffer gets the swizzle the ir/layout planner picks for the first exchange's write and read
+  // blocks on the target's banks (`swizzle = [B, M, S]`: Swizzle<B,M,S> of the row-major byte offset)
+  // when it has fewer bank conflicts than none; a later exchange with other blocks keeps it (correct
+  // either way: every access of the buffer goes through the same bijection).
+  Value* slmBuffer(const std::vector<int64_t>& shape, ElemKind elem, const std::vector<int64_t>& writeBlock,
+                   const std::vector<int64_t>& readBlock) {
     auto key = std::make_pair(shape, elem);
     auto it = slmBuffers_.find(key);
     if (it != slmBuffers_.end()) return it->second;
     slmUsed_ += slmBytes(shape, elem);
-    return slmBuffers_[key] = pro().create("gpu.slm_alloc", {}, {Type::memref(shape, elem, ir::MemSpace::Slm)})->result();
+    Operation* alloc = pro().create("gpu.slm_alloc", {}, {Type::memref(shape, elem, ir::MemSpace::Slm)});
+    if (shape.size() == 2 && target_.subgroupSize > 0) {
+      auto i32 = [](int64_t v) { return static_cast<int>(std::min<int64_t>(v, 1 << 30)); };
+      auto plan = layout::planSlmExchange(i32(shape[0]), i32(shape[1]), static_cast<int>(slmElemBytes(elem)),
+                                          {i32(writeBlock[0]), i32(writeBlock[1])}, {i32(readBlock[0]), i32(readBlock[1])},
+                                          static_cast<int>(target_.subgroupSize), layout::BankModel{static_cast<int>(target_.slmBanks), 4});
+      if (plan && plan->swizzle.bits > 0 &&
+          std::max(plan->storeConflictWays, plan->loadConflictWays) < std::max(plan->unswizzledStoreWays, plan->unswizzledLoadWays))
+        alloc->setAttr("swizzle", Attribute::intArray({plan->swizzle.bits, plan->swizzle.base, plan->swizzle.shift}));
+    }
+    return slmBuffers_[key] = alloc->result();
   }
   bool slmFits(const std::vector<int64_t>& shape, ElemKind elem) const {
     return slmBuffers_.count({shape, elem}) || slmUsed_ + slmBytes(shape, elem) <= static_cast<int64_t>(target_.slmBytes);
@@ -336,7 +352,7 @@ private:
     int64_t rounds = shape[dim] / slab;
     std::vector<int64_t> slabShape = shape;
     slabShape[dim] = slab;
-    Value* buf = slmBuffer(slabShape, elem);
+    Value* buf = slmBuffer(slabShape, elem, writes.front().shape, reads.front().shape);
     auto local = [&](const SlmAccess& a) {
       std::vector<Value*> o = a.offs;
       if (rounds > 1) o[dim] = remc(pro(), o[dim], slab);

@@ -203,3 +203,33 @@ TEST(ConversionPlan, Errors) {
   auto off = blockOffsetLayout({16, 16, 8, 1});
   EXPECT_FALSE(planConversion(*off, a->layout).ok());  // offset is not a register/lane dim
 }
+
+// wg-distribute's SLM access model: a 64x4 block of a 256x32 buffer, 16 lanes per access: lane l is
+// element l of the block's row-major order (row l / 4, column l % 4), register r the r-th 16 elements.
+TEST(ConversionPlan, SlmBlockAccessLayoutIsRowMajorLanesFirst) {
+  auto a = slmBlockAccessLayout(256, 32, 64, 4, 16);
+  ASSERT_TRUE(a) << a.error();
+  EXPECT_EQ(a->inDimSize("lane"), 16);
+  EXPECT_EQ(a->inDimSize("register"), 16);
+  EXPECT_EQ(a->apply(std::vector<int32_t>{0, 5}), (std::vector<int32_t>{1, 1}));
+  EXPECT_EQ(a->apply(std::vector<int32_t>{1, 0}), (std::vector<int32_t>{4, 0}));
+  EXPECT_EQ(a->apply(std::vector<int32_t>{15, 15}), (std::vector<int32_t>{63, 3}));
+  // A 1x8 block: lanes 8..15 repeat lanes 0..7.
+  auto b = slmBlockAccessLayout(16, 8, 1, 8, 16);
+  ASSERT_TRUE(b) << b.error();
+  EXPECT_EQ(b->apply(std::vector<int32_t>{0, 13}), (std::vector<int32_t>{0, 5}));
+  EXPECT_FALSE(slmBlockAccessLayout(256, 32, 48, 4, 16));
+  EXPECT_FALSE(slmBlockAccessLayout(16, 32, 64, 4, 16));
+}
+
+// The transpose exchange of that buffer: 4 rows of 128 bytes per access conflict 4 ways on 16 banks
+// without a swizzle; the planner's swizzle removes it on both sides.
+TEST(ConversionPlan, PlanSlmExchangeRemovesRowPitchConflicts) {
+  auto p = planSlmExchange(256, 32, 4, {64, 4}, {64, 4}, 16, BankModel{16, 4});
+  ASSERT_TRUE(p) << p.error();
+  EXPECT_EQ(p->unswizzledStoreWays, 4);
+  EXPECT_EQ(p->unswizzledLoadWays, 4);
+  EXPECT_EQ(p->storeConflictWays, 1);
+  EXPECT_EQ(p->loadConflictWays, 1);
+  EXPECT_GT(p->swizzle.bits, 0);
+}

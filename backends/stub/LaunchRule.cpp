@@ -191,8 +191,8 @@ private:
       if (!intScalar(op, op.operand(0)->type()) || !intScalar(op, rt)) return false;
       const CVal* a = get(op, 0);
       if (!a) return false;
-      // Integers widen signed, so an i1 `true` becomes -1 (docs/ir.md, arith.convert).
-      std::string e = op.operand(0)->type().elem() == ElemKind::I1 ? fmt::format("-({})", a->c) : a->c;
+      // Integers widen signed, i1 unsigned (true is 1, as MLIR's extui); to i1 is "!= 0" (docs/ir.md).
+      std::string e = rt.elem() == ElemKind::I1 ? fmt::format("({} != 0 ? 1 : 0)", a->c) : a->c;
       define(op, e, a->pretty, intBits(rt.elem()), a->compound);
       return true;
     }

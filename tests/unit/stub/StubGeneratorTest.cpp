@@ -363,7 +363,7 @@ TEST(StubLaunchRule, MatchesTheReferenceInterpreterOnRandomArguments) {
     Value* uu = op1(b, "arith.minui", {op1(b, "arith.convert", {sh}, idx), op1(b, "arith.maxui", {M, N}, idx)}, idx);
     g2 = op1(b, "arith.addi", {g2, op1(b, "arith.floordivsi", {uu, op1(b, "arith.addi", {s, b.constantIndex(1)}, idx)}, idx)}, idx);
     Value* big = op1(b, "arith.cmpi", {M, N}, i1, {{"predicate", Attribute::enumValue("cmpi", "uge")}});
-    g2 = op1(b, "arith.addi", {g2, op1(b, "arith.convert", {big}, idx)}, idx);  // i1 true widens to -1
+    g2 = op1(b, "arith.addi", {g2, op1(b, "arith.convert", {big}, idx)}, idx);  // i1 true widens to 1
     Value* sht = op1(b, "arith.shli", {b.constantIndex(1), op1(b, "arith.convert", {op1(b, "arith.remsi", {t, b.constantInt(70, ElemKind::I32)}, i32)}, idx)}, idx);
     g2 = op1(b, "arith.addi", {g2, op1(b, "arith.andi", {sht, b.constantIndex(1)}, idx)}, idx);
     b.create("xtc.grid", {g0, g1, g2}, {});

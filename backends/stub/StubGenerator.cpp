@@ -289,7 +289,7 @@ private:
                      " * OpenCL (used on GPU devices only; see {0}_cl_build). */\n"
                      "#ifndef XTC_STUB_NO_LEVEL_ZERO\nstatic const char {0}_build_flags_ze[] = \"{1}\";\n#endif\n"
                      "#ifndef XTC_STUB_NO_OPENCL\nstatic const char {0}_build_flags_cl[] = \"{2}\";\n#endif\n",
-                     n_, cEscape(buildOptions()), cEscape(openclOptions(buildOptions())));
+                     n_, cEscape(buildOptions()), cEscape(openclBuildOptions(buildOptions())));
     c += "#endif\n#ifndef XTC_STUB_NO_LEVEL_ZERO\n";
     c += fmt::format("static const uint32_t {}_wg_size[{}][3] = {{", n_, kernels_.size());
     for (size_t i = 0; i < kernels_.size(); ++i)
@@ -314,19 +314,6 @@ private:
     return c;
   }
 
-  // The Level Zero option names the lowering uses, in the spelling Intel's OpenCL driver takes.
-  static std::string openclOptions(const std::string& ze) {
-    static const std::vector<std::pair<std::string, std::string>> map = {
-        {"-ze-opt-large-register-file", "-cl-intel-256-GRF-per-thread"}};
-    std::string out, word;
-    std::istringstream in(ze);
-    while (in >> word) {
-      for (const auto& [from, to] : map)
-        if (word == from) word = to;
-      out += (out.empty() ? "" : " ") + word;
-    }
-    return out;
-  }
 
   std::string buildOptions() const {
     // One program holds every kernel, so they share one option string (generateStub checks that
@@ -994,6 +981,19 @@ bool generateStub(const ir::Operation& module, const std::vector<uint32_t>& spir
   if (!ok) return false;
   out = gen.generate();
   return true;
+}
+
+std::string openclBuildOptions(const std::string& levelZeroOptions) {
+  static const std::vector<std::pair<std::string, std::string>> map = {
+      {"-ze-opt-large-register-file", "-cl-intel-256-GRF-per-thread"}};
+  std::string out, word;
+  std::istringstream in(levelZeroOptions);
+  while (in >> word) {
+    for (const auto& [from, to] : map)
+      if (word == from) word = to;
+    out += (out.empty() ? "" : " ") + word;
+  }
+  return out;
 }
 
 }  // namespace xtc::backend

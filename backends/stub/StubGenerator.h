@@ -42,6 +42,11 @@ enum class StubError : int32_t {
   BadAlignment = 0x7E000009,    // a buffer base the 2D block IO cannot take (pvc: 64-byte aligned)
 };
 
+// A kernel's build_options (written in Level Zero's spelling by the lowering) in the spelling Intel's
+// OpenCL GPU driver takes (-ze-opt-large-register-file -> -cl-intel-256-GRF-per-thread); other
+// words pass through. Used by the stub and by `xtc run`.
+std::string openclBuildOptions(const std::string& levelZeroOptions);
+
 // True if `name` can prefix C symbols: [A-Za-z_][A-Za-z0-9_]*, not a C/C++ keyword, not reserved
 // (`__x`, `_X`).
 bool isValidStubName(std::string_view name);

@@ -2,6 +2,8 @@
 // (OCL_ICD_VENDORS / OCL_ICD_FILENAMES), ocl-icd is pointed at the project's CPU runtime folder.
 #include "driver/runtime/OpenCLRuntime.h"
 
+#include "backends/stub/StubGenerator.h"
+
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 300
 #endif
@@ -10,7 +12,6 @@
 #include <algorithm>
 
 #include <cstdlib>
-#include <sstream>
 #include <string>
 
 #ifndef XTC_DEFAULT_ICD_VENDORS
@@ -118,22 +119,9 @@ using Event = ClHandle<cl_event, clReleaseEvent>;
 
 }  // namespace
 
-// build_options come in Level Zero's spelling; Intel's OpenCL GPU driver takes other names for the
-// same options (the host stub's table, backends/stub/StubGenerator.cpp, does the same mapping).
-// They are GPU options: the CPU runtime rejects them ("Unrecognized build options"), so a CPU
-// device gets none, as in the host stub.
-std::string openclBuildFlags(const std::string& buildOptions, bool gpu) {
-  if (!gpu) return "";
-  static const std::pair<const char*, const char*> kSpelling[] = {{"-ze-opt-large-register-file", "-cl-intel-256-GRF-per-thread"}};
-  std::string out, word;
-  std::istringstream in(buildOptions);
-  while (in >> word) {
-    for (const auto& [ze, cl] : kSpelling)
-      if (word == ze) word = cl;
-    out += (out.empty() ? "" : " ") + word;
-  }
-  return out;
-}
+// build_options are GPU options: the CPU runtime rejects them ("Unrecognized build options"), so a
+// CPU device gets none, as in the host stub.
+std::string openclBuildFlags(const std::string& buildOptions, bool gpu) { return gpu ? backend::openclBuildOptions(buildOptions) : ""; }
 
 namespace {
 

@@ -429,6 +429,7 @@ private:
   void convertYield(Operation* op, Builder& b);
   void convertInitTile(Operation* op, Builder& b);
   void convertPerBlock(Operation* op, Builder& b, const SgDistribution& d, Value* guardCond);
+  void convertReplicatedAtomic(Operation* op, Builder& b, const SgDistribution& d);
   void convertMma(Operation* op, Builder& b);
   void convertTranspose(Operation* op, Builder& b);
   void convertReduction(Operation* op, Builder& b);
@@ -571,10 +572,7 @@ void KernelDistributor::convertOp(Operation* op, Builder& b) {
   }
   if (n == "tile.atomic_rmw") {
     SgDistribution d = distOf(op->operand(1));
-    if (d.isReplicated() && op->result()->hasUses())
-      return error(op->loc(), fmt::format("atomic_rmw on a replicated tile ({} on {}) whose old values are used is not "
-                                          "implemented yet",
-                                          mapStr(d.map()), op->operand(1)->type().str()));
+    if (d.isReplicated() && op->result()->hasUses()) return convertReplicatedAtomic(op, b, d);
     return convertPerBlock(op, b, d, primaryCond(d));
   }
   if (op->dialect() == "arith" || op->dialect() == "math" || n == "vector.splat") {
@@ -624,6 +622,39 @@ void KernelDistributor::convertPerBlock(Operation* op, Builder& b, const SgDistr
     if (results[i].size() == 1 && d.numBlocks() > 1) results[i].assign(d.numBlocks(), results[i][0]);
     dist_[op->result(i)] = results[i];
   }
+}
+
+// An atomic_rmw on a replicated tile whose old values are used: only the primary replica may run the
+// atomics (once per element), so its old values are yielded out of the guard (the other replicas yield
+// zeros) and exchanged through SLM: the primary writes them, every replica reads its blocks.
+void KernelDistributor::convertReplicatedAtomic(Operation* op, Builder& b, const SgDistribution& d) {
+  Value* res = op->result();
+  for (Value* v : {op->operand(0), op->operand(1)})
+    if (!requireSame(op, v, d, v == op->operand(0) ? "the value" : "the tile")) return;
+  if (!wgMapOf(res->type()) || !SgDistribution(res->type().shape(), *wgMapOf(res->type())).sameOwnership(d))
+    return error(op->loc(), fmt::format("result of '{}' must be distributed like its tile ({})", op->name(), mapStr(d.map())));
+  Type bt = blockType(res->type(), d.blockShape());
+  Value* cond = primaryCond(d);
+  Operation* ifOp = b.create("scf.if", {cond}, std::vector<Type>(d.numBlocks(), bt), {}, 2);
+  Builder tb(&ifOp->region(0).addBlock());
+  tb.setLoc(op->loc());
+  std::vector<Value*> old;
+  for (int64_t blk = 0; blk < d.numBlocks(); ++blk)
+    old.push_back(tb.create(op->name(), {blocks(op->operand(0))[blk], blocks(op->operand(1))[blk]}, {bt}, op->attrs())->result());
+  tb.create("scf.yield", old, {});
+  Builder eb(&ifOp->region(1).addBlock());
+  eb.setLoc(op->loc());
+  Attribute zero = ir::isFloatElem(bt.elem()) ? Attribute::denseFloat(bt, {0.0}) : Attribute::denseInt(bt, {0});
+  Value* z = eb.create("arith.constant", {}, {bt}, {{"value", zero}})->result();
+  eb.create("scf.yield", std::vector<Value*>(d.numBlocks(), z), {});
+  std::vector<SlmAccess> writes, reads;
+  for (int64_t blk = 0; blk < d.numBlocks(); ++blk) {
+    writes.push_back({blockOffsets(d, blk), d.blockShape(), ifOp->result(blk)});
+    reads.push_back({blockOffsets(d, blk), d.blockShape()});
+  }
+  std::vector<Value*> results = exchange(b, res->type().shape(), bt.elem(), cond, writes, reads, op->loc(), "this atomic_rmw's old values");
+  for (Value* r : results) r->setNameHint(res->nameHint());
+  dist_[res] = results;
 }
 
 void KernelDistributor::convertInitTile(Operation* op, Builder& b) {

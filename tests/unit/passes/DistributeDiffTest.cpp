@@ -382,6 +382,30 @@ TEST(DistributeDiff, ConvertLayoutInRounds) {
   }
 }
 
+// atomic_rmw on a replicated tile whose old values are used: A (64x16, [2, 2] x [32, 16]: two replicas
+// per block) gets += 1 by the primary replica alone (twice otherwise: A would differ), and the old
+// values, exchanged through SLM, are the mma's A operand in every subgroup; C is not replicated, so
+// every subgroup's C block (stored by itself) shows whether its old values arrived.
+TEST(DistributeDiff, ReplicatedAtomicWithUsedOldValues) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<64x16xf16, #a>)
+  %c1h = arith.constant {value = 1.0 : f16} : () -> (f16)
+  %one = vector.splat %c1h : (f16) -> (vector<64x16xf16, #a>)
+  %old = tile.atomic_rmw %one, %ta {kind = atomic<addf>} : (vector<64x16xf16, #a>, tile<64x16xf16, #a>) -> (vector<64x16xf16, #a>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<16x64xf16, #b>)
+  %vb = tile.load_tile %tb : (tile<16x64xf16, #b>) -> (vector<16x64xf16, #b>)
+  %d = tile.tile_mma %old, %vb : (vector<64x16xf16, #a>, vector<16x64xf16, #b>) -> (vector<64x64xf32, #c>)
+  %tc = tile.init_tile %C, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SC>, index, index) -> (tile<64x64xf32, #c>)
+  tile.store_tile %d, %tc : (vector<64x64xf32, #c>, tile<64x64xf32, #c>) -> ()
+)",
+                              {{"SA", "64x16xf16"}, {"SB", "16x64xf16"}, {"SC", "64x64xf32"},
+                               {"a", "wg_map<sg_layout = [2, 2], sg_data = [32, 16]>"},
+                               {"b", "wg_map<sg_layout = [2, 2], sg_data = [16, 32]>"},
+                               {"c", "wg_map<sg_layout = [2, 2], sg_data = [32, 32]>"}}});
+  EXPECT_EQ(countOf(text, "tile.atomic_rmw"), 1u) << text;
+  EXPECT_NE(text.find("gpu.slm_alloc : () -> (memref<64x16xf16, slm>)"), std::string::npos) << text;
+}
+
 // Two convert_layouts of one shape and type (there and back) share one SLM buffer: each exchange ends
 // with a barrier after its last read, so the second may overwrite it.
 TEST(DistributeDiff, ExchangesShareTheirBuffer) {

@@ -150,6 +150,8 @@ std::vector<int64_t> attrInts(const ir::Operation& op, const std::string& name);
 // The kernel's global buffer holding host bytes [addr, addr + n), or null (raw addresses:
 // xe.base_address results, i64 tile sources).
 Buffer* globalBufferAt(Executor& ex, uintptr_t addr, size_t n);
+// "0x..." for messages about raw addresses.
+std::string hexAddress(uint64_t a);
 
 // Memory access with the checks of the interpreter (buffer bounds, SLM races). `linear` is the
 // element index into the memref's buffer.

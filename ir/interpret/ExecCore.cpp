@@ -4,6 +4,7 @@
 
 #include "ir/interpret/Numeric.h"
 
+#include <cstdio>
 #include <thread>
 
 namespace xtc::interp {
@@ -162,6 +163,12 @@ Buffer* globalBufferAt(Executor& ex, uintptr_t addr, size_t n) {
     if (addr >= lo && addr + n <= lo + b->bytes.size()) return b;
   }
   return nullptr;
+}
+
+std::string hexAddress(uint64_t a) {
+  char s[24];
+  std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(a));
+  return s;
 }
 
 int64_t WorkgroupCtx::phase() const { return scheduler ? scheduler->phase() : 0; }

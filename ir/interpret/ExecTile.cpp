@@ -71,15 +71,10 @@ double paddingValue(const ir::Operation& op) {
 std::shared_ptr<const MemRefVal> rawAddressView(Executor& ex, const ir::Operation& op, ElemKind elem, int64_t& elem0) {
   int64_t addr = ex.scalarInt(op, 0);
   Buffer* b = globalBufferAt(ex, static_cast<uintptr_t>(addr), 1);
-  auto hex = [](int64_t a) {
-    char s[32];
-    std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(a));
-    return std::string(s);
-  };
-  if (!b) fail(op, "tile.init_tile: the address " + hex(addr) + " is not inside any kernel buffer");
+  if (!b) fail(op, "tile.init_tile: the address " + hexAddress(static_cast<uint64_t>(addr)) + " is not inside any kernel buffer");
   int64_t byte = addr - static_cast<int64_t>(reinterpret_cast<uintptr_t>(b->bytes.data()));
   if (b->elem != elem || byte % b->elemSize() != 0)
-    fail(op, "tile.init_tile: the address " + hex(addr) + " is byte " + std::to_string(byte) + " of a " + std::string(ir::elemName(b->elem)) +
+    fail(op, "tile.init_tile: the address " + hexAddress(static_cast<uint64_t>(addr)) + " is byte " + std::to_string(byte) + " of a " + std::string(ir::elemName(b->elem)) +
                  " buffer, not an element of the tile's type " + std::string(ir::elemName(elem)));
   elem0 = byte / b->elemSize();
   auto m = std::make_shared<MemRefVal>();

@@ -40,12 +40,6 @@ bool boolAttr(const ir::Operation& op, const char* name) {
   return a && a->kind() == ir::AttrKind::Bool && a->getBool();
 }
 
-std::string hexAddr(uintptr_t a) {
-  char s[32];
-  std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(a));
-  return s;
-}
-
 void execBaseAddress(Executor& ex, const ir::Operation& op) {
   int64_t L = lanesOf(ex, op);
   const MemRefVal& m = ex.memref(op, 0);
@@ -69,7 +63,7 @@ uint8_t* surfaceElem(Executor& ex, const ir::Operation& op, const Surface& s, in
   if (row < 0 || row >= s.height || col < 0 || (col + 1) * eb > s.width) return nullptr;
   uintptr_t a = static_cast<uintptr_t>(s.base + row * s.pitch + col * eb);
   if (!globalBufferAt(ex, a, static_cast<size_t>(eb)))
-    fail(op, op.name() + ": element (" + std::to_string(row) + ", " + std::to_string(col) + ") of the surface (address " + hexAddr(a) +
+    fail(op, op.name() + ": element (" + std::to_string(row) + ", " + std::to_string(col) + ") of the surface (address " + hexAddress(a) +
                  ") is inside its width/height but outside every kernel buffer");
   return reinterpret_cast<uint8_t*>(a);
 }
@@ -200,7 +194,7 @@ void execPrefetch1d(Executor& ex, const ir::Operation& op) {
   // No effect on results, but a prefetch of an unmapped address can fault on the device.
   for (int64_t l = 0; l < L; ++l)
     if (!globalBufferAt(ex, static_cast<uintptr_t>(a.i[l]), 1))
-      fail(op, "xe.prefetch_1d: lane " + std::to_string(l) + " prefetches address " + hexAddr(static_cast<uintptr_t>(a.i[l])) +
+      fail(op, "xe.prefetch_1d: lane " + std::to_string(l) + " prefetches address " + hexAddress(static_cast<uintptr_t>(a.i[l])) +
                    ", outside every kernel buffer");
 }
 

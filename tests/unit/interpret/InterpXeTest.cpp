@@ -32,6 +32,14 @@ std::string attrs(const Msg& m) {
          ", vnni = " + (m.vnni ? "true" : "false") + "}";
 }
 
+// A one-workgroup pvc kernel (16 lanes) with `params`, named by `names`, and `body`.
+std::string pvcKernel(const std::string& params, const std::string& names, const std::string& extraAttrs, const std::string& body) {
+  return "xtc.kernel @k(" + params + ") {arg_names = [" + names + "], sg_size = 16, target = \"pvc\"" + extraAttrs + "} launch {\n"
+         "  %one = arith.constant {value = 1 : index} : () -> (index)\n"
+         "  xtc.grid %one, %one, %one : (index, index, index) -> ()\n"
+         "} body {\n" + body + "  xtc.return : () -> ()\n}\n";
+}
+
 // A pvc kernel over surface S (rows x cols of `st`) that loads one message at (x, y) with `n`
 // registers of `rt` per lane and stores register k of lane j to O[j][k]. The surface's width is
 // `widthElems` elements and its height `height` rows (pitch = cols: the whole row).
@@ -49,10 +57,7 @@ std::string loadKernel(const Msg& m, const std::string& st, const std::string& r
             "  %c" + ks + " = arith.constant {value = " + ks + " : index} : () -> (index)\n" + "  lane.store %e" + ks + ", %O, %lane, %c" +
             ks + " : (" + rt + ", " + o + ", index, index) -> ()\n";
   }
-  return "xtc.kernel @k(%S: memref<?x?x" + st + ">, %O: " + o + ") {arg_names = [\"S\", \"O\"], sg_size = 16, target = \"pvc\"} launch {\n"
-         "  %one = arith.constant {value = 1 : index} : () -> (index)\n"
-         "  xtc.grid %one, %one, %one : (index, index, index) -> ()\n"
-         "} body {\n" + body + "  xtc.return : () -> ()\n}\n";
+  return pvcKernel("%S: memref<?x?x" + st + ">, %O: " + o, "\"S\", \"O\"", "", body);
 }
 
 struct Ran {
@@ -221,10 +226,7 @@ std::string storeKernel(int64_t width, int64_t height, int64_t x, int64_t y) {
   body += "  %v = vector.from_elements " + regs + " : (f32, f32, f32, f32) -> (vector<4xf32>)\n" +
           "  xe.store_2d %base, %w, %h, %p, %x, %y, %v " + attrs({32, 16, 4, 1}) +
           " : (i64, i32, i32, i32, i32, i32, vector<4xf32>) -> () loc(\"x.xt\":9:3)\n";
-  return "xtc.kernel @k(%S: memref<?x?xf32>) {arg_names = [\"S\"], sg_size = 16, target = \"pvc\"} launch {\n"
-         "  %one = arith.constant {value = 1 : index} : () -> (index)\n"
-         "  xtc.grid %one, %one, %one : (index, index, index) -> ()\n"
-         "} body {\n" + body + "  xtc.return : () -> ()\n}\n";
+  return pvcKernel("%S: memref<?x?xf32>", "\"S\"", "", body);
 }
 }  // namespace
 
@@ -253,11 +255,7 @@ namespace {
 // 1-D block IO: reads 2 registers from G at `start`, writes them to SLM at 8, reads them back from
 // SLM and block-writes them to O at 0; also stores the first read per lane (O2[lane][k]).
 std::string blockKernel(int64_t start) {
-  return "xtc.kernel @k(%G: memref<100xf32>, %O: memref<40xf32>, %O2: memref<16x2xf32>) {arg_names = [\"G\", \"O\", \"O2\"], sg_size = 16, "
-         "target = \"pvc\", wg_size = [16, 1, 1]} launch {\n"
-         "  %one = arith.constant {value = 1 : index} : () -> (index)\n"
-         "  xtc.grid %one, %one, %one : (index, index, index) -> ()\n"
-         "} body {\n"
+  return pvcKernel("%G: memref<100xf32>, %O: memref<40xf32>, %O2: memref<16x2xf32>", "\"G\", \"O\", \"O2\"", ", wg_size = [16, 1, 1]",
          "  %s = arith.constant {value = " + std::to_string(start) + " : index} : () -> (index)\n"
          "  %c0 = arith.constant {value = 0 : index} : () -> (index)\n"
          "  %c1 = arith.constant {value = 1 : index} : () -> (index)\n"
@@ -271,8 +269,7 @@ std::string blockKernel(int64_t start) {
          "  %e0 = vector.extract %v {index = 0} : (vector<2xf32>) -> (f32)\n"
          "  %e1 = vector.extract %v {index = 1} : (vector<2xf32>) -> (f32)\n"
          "  lane.store %e0, %O2, %lane, %c0 : (f32, memref<16x2xf32>, index, index) -> ()\n"
-         "  lane.store %e1, %O2, %lane, %c1 : (f32, memref<16x2xf32>, index, index) -> ()\n"
-         "  xtc.return : () -> ()\n}\n";
+         "  lane.store %e1, %O2, %lane, %c1 : (f32, memref<16x2xf32>, index, index) -> ()\n");
 }
 KernelArgs blockArgs() {
   Buffer g(ElemKind::F32, {100});
@@ -301,10 +298,7 @@ TEST(InterpXe, BlockReadPastTheBufferIsAnError) {
 
 namespace {
 std::string prefetchKernel(int64_t offset) {
-  return "xtc.kernel @k(%G: memref<16xf32>) {arg_names = [\"G\"], sg_size = 16, target = \"pvc\"} launch {\n"
-         "  %one = arith.constant {value = 1 : index} : () -> (index)\n"
-         "  xtc.grid %one, %one, %one : (index, index, index) -> ()\n"
-         "} body {\n"
+  return pvcKernel("%G: memref<16xf32>", "\"G\"", "",
          "  %base = xe.base_address %G : (memref<16xf32>) -> (i64)\n"
          "  %lane = gpu.lane_id : () -> (index)\n"
          "  %l64 = arith.convert %lane : (index) -> (i64)\n"
@@ -313,8 +307,7 @@ std::string prefetchKernel(int64_t offset) {
          "  %b = arith.muli %l64, %four : (i64, i64) -> (i64)\n"
          "  %c = arith.addi %b, %off : (i64, i64) -> (i64)\n"
          "  %a = arith.addi %base, %c : (i64, i64) -> (i64)\n"
-         "  xe.prefetch_1d %a {cache = 4} : (i64) -> () loc(\"x.xt\":3:3)\n"
-         "  xtc.return : () -> ()\n}\n";
+         "  xe.prefetch_1d %a {cache = 4} : (i64) -> () loc(\"x.xt\":3:3)\n");
 }
 }  // namespace
 

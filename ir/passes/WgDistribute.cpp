@@ -789,16 +789,16 @@ void KernelDistributor::convertReduction(Operation* op, Builder& b) {
                        [&](const std::vector<int64_t>& off) { return byDim(d, off[d] * n, off[o]); });
   if (m) {
     for (int64_t j = 0; j < out.numBlocks(); ++j) results.push_back(reduce(b, blocks(x)[(*m)[j]], n, ob));
-  } else if (ib[d] % n == 0 || n % ib[d] == 0) {
-    // Partial results through SLM: each block reduces what it holds; the buffer row along `d` is the
-    // partial's group index; readers finish the reduction over the partials of their output block.
-    bool wholeGroups = ib[d] % n == 0;
-    int64_t groupsPerBlock = wholeGroups ? ib[d] / n : 1;  // partial rows per input block
-    int64_t unit = wholeGroups ? n : ib[d];                 // input rows per partial row
+  } else {
+    // Partial results through SLM: each block reduces groups of `unit` rows (gcd of its rows and the
+    // reduction size, so groups never straddle blocks or outputs); the buffer row along `d` is the
+    // group's index; readers finish the reduction over the partials of their output block.
+    int64_t unit = std::gcd(ib[d], n);                  // input rows per partial row
+    int64_t groupsPerBlock = ib[d] / unit;             // partial rows per input block
     std::vector<int64_t> bufShape = byDim(d, x->type().shape()[d] / unit, x->type().shape()[o]);
     std::vector<SlmAccess> writes, reads;
     for (int64_t i = 0; i < in.numBlocks(); ++i) {
-      Value* partial = reduce(b, blocks(x)[i], wholeGroups ? n : ib[d], byDim(d, groupsPerBlock, ib[o]));
+      Value* partial = reduce(b, blocks(x)[i], unit, byDim(d, groupsPerBlock, ib[o]));
       const auto& io = blockOffsets(in, i);
       writes.push_back({byDim(d, divc(pro(), io[d], unit), io[o]), byDim(d, groupsPerBlock, ib[o]), partial});
     }
@@ -809,9 +809,6 @@ void KernelDistributor::convertReduction(Operation* op, Builder& b) {
     }
     for (Value* v : exchange(b, bufShape, x->type().elem(), primaryCond(in), writes, reads, op->loc(), "this cross-subgroup reduction"))
       results.push_back(rowsPerOut == 1 ? v : reduce(b, v, rowsPerOut, ob));
-  } else {
-    return error(op->loc(), fmt::format("reduction with reduction_size {} over blocks of {} rows ({}) is not implemented yet", n,
-                                        ib[d], mapStr(in.map())));
   }
   for (Value* r : results) r->setNameHint(res->nameHint());
   dist_[res] = results;

@@ -229,6 +229,25 @@ TEST(DistributeDiff, CrossSubgroupReductionThroughSlm) {
   EXPECT_NE(text.find("gpu.barrier"), std::string::npos) << text;
 }
 
+// A partial reduction whose reduction size (48) and input block rows (32) do not divide one another:
+// blocks reduce groups of gcd = 16 rows, the readers add 3 partial rows per output row. 96x16 by
+// [3, 2] x [32, 8] -> 2x16 by [1, 6] x [2, 8] (wrap-around: three replicas of each output block).
+TEST(DistributeDiff, PartialReductionOfNonDividingSizes) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<96x16xi32, #i>)
+  %v = tile.load_tile %ta : (tile<96x16xi32, #i>) -> (vector<96x16xi32, #i>)
+  %r = tile.reduction %v {dims = [0], kind = reduce<add>, reduction_size = 48} : (vector<96x16xi32, #i>) -> (vector<2x16xi32, #o>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<2x16xi32, #o>)
+  tile.store_tile %r, %tb : (vector<2x16xi32, #o>, tile<2x16xi32, #o>) -> ()
+)",
+                              {{"SA", "96x16xi32"}, {"SB", "2x16xi32"}, {"SC", "1xf32"},
+                               {"i", "wg_map<sg_layout = [3, 2], sg_data = [32, 8]>"},
+                               {"o", "wg_map<sg_layout = [1, 6], sg_data = [2, 8]>"}}});
+  EXPECT_NE(text.find("gpu.slm_alloc : () -> (memref<6x16xi32, slm>)"), std::string::npos) << text;
+  EXPECT_NE(text.find("reduction_size = 16"), std::string::npos) << text;
+  EXPECT_NE(text.find("reduction_size = 3"), std::string::npos) << text;
+}
+
 // Partial reduction (reduction_size) of the RFC: 256x128 by [8, 4] x [32, 32], reduce 32 rows -> 8x128.
 TEST(DistributeDiff, PartialReductionLocal) {
   runDiff({R"(

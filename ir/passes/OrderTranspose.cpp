@@ -114,27 +114,40 @@ private:
     std::vector<int64_t> seg = op->attr("segments") ? op->attr("segments")->getIntArray()
                                                     : std::vector<int64_t>{op->numOperands() - 1, 0, 0};
     Value* src = op->operand(0);
-    if (seg[0] != 2) return error(op->loc(), "a column-major tile over a source of rank other than 2 is not implemented yet");
-    std::vector<Value*> operands{src, op->operand(2), op->operand(1)};
-    if (seg[1] == 2) {
-      // shape [M, N] and strides [1, ld] of the logical view -> [N, M] and [ld, 1] of the physical one.
-      operands.push_back(op->operand(4));
-      operands.push_back(op->operand(3));
-      operands.push_back(op->operand(6));
-      operands.push_back(op->operand(5));
+    // The tile covers the source's two innermost dimensions (r >= 2 for a 2-D tile): they swap; outer
+    // dimensions keep their offsets, sizes and strides.
+    const int64_t r = seg[0];
+    if (r < 2) return error(op->loc(), "a column-major tile needs a source of rank 2 or more");
+    auto swapLast = [r](std::vector<Value*> v) {
+      std::swap(v[r - 2], v[r - 1]);
+      return v;
+    };
+    auto operandsAt = [&](int64_t first) {
+      std::vector<Value*> v;
+      for (int64_t i = 0; i < r; ++i) v.push_back(op->operand(static_cast<unsigned>(first + i)));
+      return v;
+    };
+    std::vector<Value*> operands{src};
+    for (Value* v : swapLast(operandsAt(1))) operands.push_back(v);
+    if (seg[1] == r) {
+      // shape [.., M, N] and strides [.., 1, ld] of the logical view -> [.., N, M] and [.., ld, 1].
+      for (Value* v : swapLast(operandsAt(1 + r))) operands.push_back(v);
+      for (Value* v : swapLast(operandsAt(1 + 2 * r))) operands.push_back(v);
     } else {
       const Type& mt = src->type();
-      if (!mt.isMemRef() || !mt.hasStaticShape() || mt.strides().size() != 2 || mt.strides()[0] != 1 || mt.strides()[1] == ir::kDynamic)
+      bool ok = mt.isMemRef() && mt.hasStaticShape() && static_cast<int64_t>(mt.strides().size()) == r && mt.strides()[r - 2] == 1;
+      for (int64_t i = 0; ok && i < r; ++i) ok = mt.strides()[i] != ir::kDynamic;
+      if (!ok)
         return error(op->loc(), fmt::format("tile with order = [0, 1] needs a column-major source (strides = [1, N]) or explicit "
                                             "shape and strides; got {}",
                                             mt.str()));
-      operands.push_back(b.constantIndex(mt.shape()[1]));
-      operands.push_back(b.constantIndex(mt.shape()[0]));
-      operands.push_back(b.constantIndex(mt.strides()[1]));
-      operands.push_back(b.constantIndex(1));
+      std::vector<int64_t> dims;  // the physical order: the two innermost swapped
+      for (int64_t i = 0; i < r; ++i) dims.push_back(i < r - 2 ? i : 2 * r - 3 - i);
+      for (int64_t i : dims) operands.push_back(b.constantIndex(mt.shape()[i]));
+      for (int64_t i : dims) operands.push_back(b.constantIndex(mt.strides()[i]));
     }
     ir::AttrMap attrs = op->attrs();
-    attrs["segments"] = Attribute::intArray({2, 2, 2});
+    attrs["segments"] = Attribute::intArray({r, r, r});
     Operation* n = b.create(op->name(), operands, {op->result()->type()}, attrs);
     n->result()->setNameHint(op->result()->nameHint());
     op->result()->replaceAllUsesWith(n->result());

@@ -7,14 +7,15 @@
 
 #include "ir/Module.h"
 #include "ir/ops/LaneOps.h"
+#include "ir/passes/LoweredValues.h"
 #include "ir/passes/PassManager.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <map>
-#include <unordered_map>
 
 namespace xtc::passes {
 
@@ -82,39 +83,6 @@ private:
   Type laneVectorType(const Type& t, const Operation& op) {
     return Type::vector({layoutOf(t, op).numRegs()}, t.elem());
   }
-  // The lane-level types of one subgroup-level value.
-  std::vector<Type> lowerType(const Type& t, const Operation& op) {
-    if (t.isTile()) fail(op, "lower-generic: tiles yielded by scf.if are not implemented yet");
-    if (t.isVector()) return {laneVectorType(t, op)};
-    return {t};
-  }
-
-  // Values.
-  const std::vector<Value*>& get(Value* v, const Operation& user) {
-    auto it = map_.find(v);
-    if (it == map_.end()) fail(user, "lower-generic: internal error: operand not lowered yet");
-    return it->second;
-  }
-  Value* get1(Value* v, const Operation& user) {
-    const auto& vs = get(v, user);
-    if (vs.size() != 1) fail(user, "lower-generic: internal error: expected one lowered value");
-    return vs[0];
-  }
-  const TileState& tile(Value* v, const Operation& user) {
-    auto it = tiles_.find(v);
-    if (it == tiles_.end()) fail(user, "lower-generic: internal error: tile not lowered yet");
-    return it->second;
-  }
-  std::vector<Value*> flatten(const std::vector<Value*>& olds, const Operation& user) {
-    std::vector<Value*> r;
-    for (Value* v : olds)
-      for (Value* n : get(v, user)) r.push_back(n);
-    return r;
-  }
-  // Maps old values (results or block arguments) to consecutive slices of `news`.
-  void mapSlices(const std::vector<Value*>& olds, const std::vector<Value*>& news, const std::vector<Value*>& inits,
-                 const Operation& op);
-
   // Prologue values (top of the kernel body, dominating everything).
   Value* cIndex(int64_t v) {
     auto it = constIndex_.find(v);
@@ -143,6 +111,14 @@ private:
   void lowerMma(Operation& op);
   void lowerReduction(Operation& op);
   void lowerBroadcast(Operation& op);
+  void lowerTranspose(Operation& op);
+  // Register-level data movement between two subgroup values: destination element (r, c) is source
+  // element `from(r, c)` (nullopt: don't care). Returns the destination's registers.
+  using ElementMap = std::function<std::pair<int64_t, int64_t>(int64_t, int64_t)>;
+  std::vector<Value*> moveElements(const std::vector<Value*>& src, const CoopLayout& ls, const CoopLayout& ld,
+                                   ElemKind ek, const ElementMap& from);
+  // A per-lane index value whose value in lane p is table[p] (-1 = any value); cached per table.
+  Value* laneTable(std::vector<int64_t> table);
   Value* combine(const std::string& kind, ElemKind ek, Value* a, Value* b);
   Value* identity(const std::string& kind, ElemKind ek);
   Value* butterfly(const std::string& kind, ElemKind ek, Value* v, int64_t firstMask);
@@ -160,8 +136,9 @@ private:
   Value* laneId_ = nullptr;
   std::map<int64_t, Value*> constIndex_;
   std::map<std::pair<int64_t, bool>, Value*> laneDerived_;
-  std::unordered_map<Value*, std::vector<Value*>> map_;
-  std::unordered_map<Value*, TileState> tiles_;
+  std::map<std::vector<int64_t>, Value*> laneTables_;
+  Value* proZero_ = nullptr;  // index 0 usable inside the prologue
+  LoweredValues<TileState> vals_{[this](const Operation& op, const std::string& msg) { fail(op, "lower-generic: " + msg); }};
 };
 
 Value* KernelLowering::laneDerived(int64_t I, bool row) {
@@ -209,27 +186,6 @@ std::vector<Value*> KernelLowering::extractAll(Value* vec, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     r.push_back(b_.create("vector.extract", {vec}, {et}, {{"index", Attribute::integer(i)}})->result());
   return r;
-}
-
-void KernelLowering::mapSlices(const std::vector<Value*>& olds, const std::vector<Value*>& news,
-                               const std::vector<Value*>& inits, const Operation& op) {
-  // `inits` are the old values whose tile state (memref) the olds inherit (loop/if results and
-  // loop block arguments carry a tile of the same memref as what initialised them).
-  size_t pos = 0;
-  for (size_t i = 0; i < olds.size(); ++i) {
-    Value* o = olds[i];
-    if (o->type().isTile()) {
-      if (i >= inits.size()) fail(op, "lower-generic: internal error: tile without an initial value");
-      TileState s = tile(inits[i], op);
-      s.offs.assign(news.begin() + static_cast<long>(pos), news.begin() + static_cast<long>(pos + s.offs.size()));
-      pos += s.offs.size();
-      tiles_[o] = s;
-      map_[o] = s.offs;
-    } else {
-      map_[o] = {news.at(pos)};
-      ++pos;
-    }
-  }
 }
 
 // ----- ops ----------------------------------------------------------------------------------------
@@ -298,27 +254,25 @@ void KernelLowering::lowerInitTile(Operation& op) {
   if (tt.rank() > mt.rank()) fail(op, "lower-generic: the tile has more dimensions than its memref");
   layoutOf(tt, op);  // rejects shapes without a layout here, at the tile's definition
   TileState s;
-  s.mem = get1(src, op);
+  s.mem = vals_.get1(src, op);
   s.type = tt;
-  for (int64_t i = 0; i < nOffsets; ++i) s.offs.push_back(get1(op.operand(static_cast<unsigned>(1 + i)), op));
-  tiles_[op.result()] = s;
-  map_[op.result()] = s.offs;
+  for (int64_t i = 0; i < nOffsets; ++i) s.offs.push_back(vals_.get1(op.operand(static_cast<unsigned>(1 + i)), op));
+  vals_.setTile(op.result(), s);
 }
 
 void KernelLowering::lowerUpdateOffset(Operation& op) {
-  TileState s = tile(op.operand(0), op);
+  TileState s = vals_.tile(op.operand(0), op);
   unsigned nd = op.numOperands() - 1;
   if (op.operand(1)->type().isVector()) fail(op, "lower-generic: scattered tile offsets are not implemented yet");
   if (nd > s.offs.size()) fail(op, "lower-generic: too many offsets for the tile's memref");
   // The deltas apply to the last `nd` dimensions (the tile's own dims).
   size_t first = s.offs.size() - nd;
-  for (unsigned i = 0; i < nd; ++i) s.offs[first + i] = add(s.offs[first + i], get1(op.operand(1 + i), op));
-  tiles_[op.result()] = s;
-  map_[op.result()] = s.offs;
+  for (unsigned i = 0; i < nd; ++i) s.offs[first + i] = add(s.offs[first + i], vals_.get1(op.operand(1 + i), op));
+  vals_.setTile(op.result(), s);
 }
 
 void KernelLowering::lowerLoadTile(Operation& op) {
-  const TileState& t = tile(op.operand(0), op);
+  const TileState& t = vals_.tile(op.operand(0), op);
   CoopLayout l = layoutOf(t.type, op);
   ElemKind ek = t.type.elem();
   ir::AttrMap attrs;
@@ -339,15 +293,15 @@ void KernelLowering::lowerLoadTile(Operation& op) {
           b_.create("lane.load", operands, {Type::scalar(ek)}, attrs)->result();
     }
   Value* v = b_.create("vector.from_elements", regs, {Type::vector({l.numRegs()}, ek)})->result();
-  map_[op.result()] = {v};
+  vals_.set(op.result(), {v});
 }
 
 void KernelLowering::lowerStoreTile(Operation& op) {
-  const TileState& t = tile(op.operand(1), op);
+  const TileState& t = vals_.tile(op.operand(1), op);
   CoopLayout l = layoutOf(t.type, op);
   if (op.operand(0)->type().shape() != t.type.shape())
     fail(op, "lower-generic: store_tile value and tile shapes differ");
-  std::vector<Value*> regs = extractAll(get1(op.operand(0), op), l.numRegs());
+  std::vector<Value*> regs = extractAll(vals_.get1(op.operand(0), op), l.numRegs());
   for (int64_t w = 0; w < l.kb; ++w)
     for (int64_t u = 0; u < l.ru; ++u) {
       Value *r, *c, *mask;
@@ -387,11 +341,11 @@ void KernelLowering::lowerMma(Operation& op) {
     for (Value*& v : regs) v = b_.create("arith.convert", {v}, {f32})->result();
     return regs;
   };
-  std::vector<Value*> a = toF32(extractAll(get1(op.operand(0), op), la.numRegs()), at.elem());
-  std::vector<Value*> bregs = toF32(extractAll(get1(op.operand(1), op), lb.numRegs()), bt.elem());
+  std::vector<Value*> a = toF32(extractAll(vals_.get1(op.operand(0), op), la.numRegs()), at.elem());
+  std::vector<Value*> bregs = toF32(extractAll(vals_.get1(op.operand(1), op), lb.numRegs()), bt.elem());
   std::vector<Value*> c;
   if (op.numOperands() == 3) {
-    c = toF32(extractAll(get1(op.operand(2), op), lc.numRegs()), op.operand(2)->type().elem());
+    c = toF32(extractAll(vals_.get1(op.operand(2), op), lc.numRegs()), op.operand(2)->type().elem());
   } else {
     Value* zero = pro_.constantFloat(0.0, ElemKind::F32);
     c.assign(static_cast<size_t>(lc.numRegs()), zero);
@@ -408,7 +362,7 @@ void KernelLowering::lowerMma(Operation& op) {
         c[ci] = b_.create("lane.fma", {av, bv, c[ci]}, {f32})->result();
       }
     }
-  map_[op.result()] = {b_.create("vector.from_elements", c, {Type::vector({lc.numRegs()}, acc)})->result()};
+  vals_.set(op.result(), {b_.create("vector.from_elements", c, {Type::vector({lc.numRegs()}, acc)})->result()});
 }
 
 // ----- reductions and broadcasts within a subgroup tile ------------------------------------------------
@@ -463,7 +417,7 @@ void KernelLowering::lowerReduction(Operation& op) {
   std::string kind = op.attr("kind")->getString();
   ElemKind ek = st.elem();
   CoopLayout ls = layoutOf(st, op), lr = layoutOf(rt, op);
-  std::vector<Value*> src = extractAll(get1(op.operand(0), op), ls.numRegs());
+  std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op), ls.numRegs());
   Value* lrow = laneRow(ls);
   std::vector<Value*> out(static_cast<size_t>(lr.numRegs()));
   if (dims[0] == 1) {
@@ -507,7 +461,7 @@ void KernelLowering::lowerReduction(Operation& op) {
       out[static_cast<size_t>(lr.reg(0, w))] = ls.g > 1 ? butterfly(kind, ek, part, ls.I) : part;
     }
   }
-  map_[op.result()] = {b_.create("vector.from_elements", out, {Type::vector({lr.numRegs()}, ek)})->result()};
+  vals_.set(op.result(), {b_.create("vector.from_elements", out, {Type::vector({lr.numRegs()}, ek)})->result()});
 }
 
 void KernelLowering::lowerBroadcast(Operation& op) {
@@ -515,11 +469,23 @@ void KernelLowering::lowerBroadcast(Operation& op) {
   const Type& rt = op.result()->type();
   std::vector<int64_t> dims = op.attr("dims") ? op.attr("dims")->getIntArray() : std::vector<int64_t>{};
   if (st.rank() != 2 || dims.size() != 1) fail(op, "lower-generic: only broadcasts along one dimension of a rank-2 vector are implemented");
-  if (op.hasAttr("broadcast_size")) fail(op, "lower-generic: broadcast_size is not implemented yet");
   ElemKind ek = st.elem();
   Type et = Type::scalar(ek);
   CoopLayout ls = layoutOf(st, op), ld = layoutOf(rt, op);
-  std::vector<Value*> src = extractAll(get1(op.operand(0), op), ls.numRegs());
+  std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op), ls.numRegs());
+  int64_t d = dims[0], srcDim = st.shape()[static_cast<size_t>(d)];
+  if (srcDim != 1) {
+    // wg-distribute's broadcast_size n: destination row (column) x is source row (column) x / n.
+    int64_t n = rt.shape()[static_cast<size_t>(d)] / srcDim;
+    if (op.hasAttr("broadcast_size") && op.intAttr("broadcast_size", 0) != n)
+      fail(op, "lower-generic: broadcast_size does not match the operand and result shapes");
+    std::vector<Value*> out = moveElements(src, ls, ld, ek, [&](int64_t r, int64_t c) {
+      return d == 0 ? std::make_pair(r / n, c) : std::make_pair(r, c / n);
+    });
+    vals_.set(op.result(), {b_.create("vector.from_elements", out, {Type::vector({ld.numRegs()}, ek)})->result()});
+    return;
+  }
+  // A source dimension of 1 (broadcast_size, if given, is the result's size): the one row or column.
   std::vector<Value*> out(static_cast<size_t>(ld.numRegs()));
   for (int64_t w = 0; w < ld.kb; ++w)
     for (int64_t u = 0; u < ld.ru; ++u) {
@@ -543,12 +509,139 @@ void KernelLowering::lowerBroadcast(Operation& op) {
       }
       out[static_cast<size_t>(ld.reg(u, w))] = v;
     }
-  map_[op.result()] = {b_.create("vector.from_elements", out, {Type::vector({ld.numRegs()}, ek)})->result()};
+  vals_.set(op.result(), {b_.create("vector.from_elements", out, {Type::vector({ld.numRegs()}, ek)})->result()});
+}
+
+// ----- data movement between layouts (transpose, broadcast_size) -------------------------------
+
+Value* KernelLowering::laneTable(std::vector<int64_t> t) {
+  auto known = [&](size_t p) { return t[p] >= 0; };
+  // Prologue constants: cIndex(0) is the prologue's anchor, so a prologue op cannot use it.
+  auto pIndex = [&](int64_t c) {
+    if (c != 0) return cIndex(c);
+    if (!proZero_) proZero_ = pro_.constantIndex(0);
+    return proZero_;
+  };
+  auto it = laneTables_.find(t);
+  if (it != laneTables_.end()) return it->second;
+  Value* v = nullptr;
+  // Affine in (p % a, p / a) for a power-of-two a: identity, constants, transposed lane grids. The
+  // coefficients come from pairs of known entries that differ in one coordinate only.
+  for (int64_t a = 1; a <= S_ && !v; a *= 2) {
+    int64_t x = 0, y = 0, z = 0, p0 = -1;
+    for (int64_t p = 0; p < S_; ++p) {
+      if (!known(static_cast<size_t>(p))) continue;
+      if (p0 < 0) p0 = p;
+      for (int64_t q = p + 1; q < S_; ++q) {
+        if (!known(static_cast<size_t>(q))) continue;
+        int64_t dt = t[static_cast<size_t>(q)] - t[static_cast<size_t>(p)];
+        if (q / a == p / a && (q % a - p % a) != 0 && dt % (q % a - p % a) == 0) x = dt / (q % a - p % a);
+        if (q % a == p % a && (q / a - p / a) != 0 && dt % (q / a - p / a) == 0) y = dt / (q / a - p / a);
+      }
+    }
+    if (p0 >= 0) z = t[static_cast<size_t>(p0)] - (p0 % a) * x - (p0 / a) * y;
+    bool ok = true;
+    for (int64_t p = 0; p < S_ && ok; ++p)
+      ok = !known(static_cast<size_t>(p)) || t[static_cast<size_t>(p)] == (p % a) * x + (p / a) * y + z;
+    if (!ok) continue;
+    auto formula = std::vector<int64_t>{-2, a, x, y, z};  // a cache key no table can equal
+    if (auto f = laneTables_.find(formula); f != laneTables_.end()) {
+      v = f->second;
+      break;
+    }
+    Value* acc = nullptr;
+    auto term = [&](Value* base, int64_t k) {
+      if (k == 0) return;
+      Value* m = k == 1 ? base : pro_.create("arith.muli", {base, pIndex(k)}, {Type::index()})->result();
+      acc = acc ? pro_.create("arith.addi", {acc, m}, {Type::index()})->result() : m;
+    };
+    if (a > 1) term(laneDerived(a, false), x);
+    if (a < S_) term(a == 1 ? laneId_ : laneDerived(a, true), y);
+    if (z != 0 || !acc) acc = acc ? pro_.create("arith.addi", {acc, pIndex(z)}, {Type::index()})->result() : pIndex(z);
+    v = acc;
+    laneTables_[formula] = v;
+  }
+  if (!v) {
+    // Any other table: a select chain on the lane id.
+    Type i1 = Type::scalar(ElemKind::I1);
+    v = pIndex(known(0) ? t[0] : 0);
+    for (int64_t p = 1; p < S_; ++p) {
+      if (!known(static_cast<size_t>(p))) continue;
+      Value* is = pro_.create("arith.cmpi", {laneId_, pIndex(p)}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "eq")}})->result();
+      v = pro_.create("arith.select", {is, pIndex(t[static_cast<size_t>(p)]), v}, {Type::index()})->result();
+    }
+  }
+  laneTables_[t] = v;
+  return v;
+}
+
+std::vector<Value*> KernelLowering::moveElements(const std::vector<Value*>& src, const CoopLayout& ls,
+                                                 const CoopLayout& ld, ElemKind ek, const ElementMap& from) {
+  Type et = Type::scalar(ek);
+  std::vector<Value*> out(static_cast<size_t>(ld.numRegs()));
+  for (int64_t w = 0; w < ld.kb; ++w)
+    for (int64_t u = 0; u < ld.ru; ++u) {
+      // Per lane: the source register and lane of this destination register's element.
+      std::map<int64_t, std::vector<int64_t>> groups;  // source register -> source lane per lane (-1: not in group)
+      std::vector<int64_t> groupOf(static_cast<size_t>(S_), -1);
+      for (int64_t p = 0; p < S_; ++p) {
+        int64_t r = p / ld.I + u * ld.g, c = p % ld.I + w * ld.I;
+        if (r >= ld.rows) continue;  // the masked tail: any value
+        auto [sr, sc] = from(r, c);
+        int64_t q = ls.ownerReg(sr, sc);
+        auto& g = groups[q];
+        if (g.empty()) g.assign(static_cast<size_t>(S_), -1);
+        g[static_cast<size_t>(p)] = ls.ownerLane(sr, sc);
+        groupOf[static_cast<size_t>(p)] = q;
+      }
+      if (groups.empty()) {
+        out[static_cast<size_t>(ld.reg(u, w))] = src[0];
+        continue;
+      }
+      Value* acc = nullptr;
+      Value* gid = groups.size() > 1 ? laneTable(groupOf) : nullptr;
+      for (auto& [q, lanes] : groups) {
+        bool identity = true, uniform = true;
+        int64_t first = -1;
+        for (int64_t p = 0; p < S_; ++p) {
+          int64_t l = lanes[static_cast<size_t>(p)];
+          if (l < 0) continue;
+          identity = identity && l == p;
+          if (first < 0) first = l;
+          uniform = uniform && l == first;
+        }
+        Value* s = src[static_cast<size_t>(q)];
+        Value* v = identity ? s
+                   : uniform ? b_.create("lane.broadcast", {s, cIndex(first)}, {et})->result()
+                             : b_.create("lane.shuffle", {s, laneTable(lanes)}, {et})->result();
+        if (!acc) {
+          acc = v;
+          continue;
+        }
+        Value* mine = b_.create("arith.cmpi", {gid, cIndex(q)}, {Type::scalar(ElemKind::I1)},
+                                {{"predicate", Attribute::enumValue("cmpi", "eq")}})->result();
+        acc = b_.create("arith.select", {mine, v, acc}, {et})->result();
+      }
+      out[static_cast<size_t>(ld.reg(u, w))] = acc;
+    }
+  return out;
+}
+
+void KernelLowering::lowerTranspose(Operation& op) {
+  const Type& st = op.operand(0)->type();
+  const Type& rt = op.result()->type();
+  std::vector<int64_t> perm = op.attr("permutation") ? op.attr("permutation")->getIntArray() : std::vector<int64_t>{1, 0};
+  if (st.rank() != 2 || perm != std::vector<int64_t>{1, 0})
+    fail(op, "lower-generic: only transposes of rank-2 vectors are implemented");
+  CoopLayout ls = layoutOf(st, op), ld = layoutOf(rt, op);
+  std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op), ls.numRegs());
+  std::vector<Value*> out = moveElements(src, ls, ld, st.elem(), [](int64_t r, int64_t c) { return std::make_pair(c, r); });
+  vals_.set(op.result(), {b_.create("vector.from_elements", out, {Type::vector({ld.numRegs()}, st.elem())})->result()});
 }
 
 void KernelLowering::lowerElementwise(Operation& op) {
   std::vector<Value*> operands;
-  for (Value* v : op.operands()) operands.push_back(get1(v, op));
+  for (Value* v : op.operands()) operands.push_back(vals_.get1(v, op));
   std::vector<Type> results;
   for (Value* r : op.results()) {
     if (r->type().isTile()) fail(op, fmt::format("lower-generic: '{}' on tiles is not supported", op.name()));
@@ -571,61 +664,18 @@ void KernelLowering::lowerElementwise(Operation& op) {
   Operation* n = b_.create(op.name(), operands, results, attrs);
   for (unsigned i = 0; i < op.numResults(); ++i) {
     n->result(i)->setNameHint(op.result(i)->nameHint());
-    map_[op.result(i)] = {n->result(i)};
+    vals_.set(op.result(i), {n->result(i)});
   }
 }
 
 void KernelLowering::lowerFor(Operation& op) {
-  std::vector<Value*> olds(op.operands().begin() + 3, op.operands().end());
-  std::vector<Value*> inits = flatten(olds, op);
-  std::vector<Value*> operands{get1(op.operand(0), op), get1(op.operand(1), op), get1(op.operand(2), op)};
-  std::vector<Type> types;
-  for (Value* v : inits) {
-    operands.push_back(v);
-    types.push_back(v->type());
-  }
-  Operation* nf = b_.create("scf.for", operands, types, op.attrs(), 1);
-  ir::Block& ob = op.region(0).block();
-  ir::Block& nb = nf->region(0).addBlock();
-  Value* iv = nb.addArgument(Type::index());
-  iv->setNameHint(ob.argument(0)->nameHint());
-  map_[ob.argument(0)] = {iv};
-  std::vector<Value*> newArgs;
-  for (const Type& t : types) newArgs.push_back(nb.addArgument(t));
-  std::vector<Value*> oldArgs = ob.arguments();  // a copy: arguments() returns by value
-  oldArgs.erase(oldArgs.begin());                 // the induction variable, mapped above
-  mapSlices(oldArgs, newArgs, olds, op);
-  for (size_t i = 0; i < oldArgs.size(); ++i)
-    if (!oldArgs[i]->type().isTile()) map_[oldArgs[i]][0]->setNameHint(oldArgs[i]->nameHint());
-
-  ir::Builder saved = b_;
-  b_.setInsertionPointToEnd(&nb);
-  lowerBlock(ob);
-  b_ = saved;
-  mapSlices(op.results(), nf->results(), olds, op);
+  vals_.rebuildFor(op, b_, [this](ir::Block& body) { lowerBlock(body); });
 }
 
 void KernelLowering::lowerIf(Operation& op) {
-  std::vector<Type> types;
-  for (Value* r : op.results())
-    for (const Type& t : lowerType(r->type(), op)) types.push_back(t);
-  Operation* ni = b_.create("scf.if", {get1(op.operand(0), op)}, types, op.attrs(), op.numRegions());
-  ir::Builder saved = b_;
-  for (unsigned r = 0; r < op.numRegions(); ++r) {
-    if (op.region(r).empty()) continue;
-    ir::Block& nb = ni->region(r).addBlock();
-    b_.setInsertionPointToEnd(&nb);
-    lowerBlock(op.region(r).block());
-  }
-  b_ = saved;
-  // A tile yielded by an if must come from the same memref in both branches; take its state from
-  // the then-branch's yield.
-  std::vector<Value*> inits;
-  if (op.numResults() > 0) {
-    Operation* y = op.region(0).block().terminator();
-    inits = y->operands();
-  }
-  mapSlices(op.results(), ni->results(), inits, op);
+  vals_.rebuildIf(
+      op, b_, [&](Value* r) { return std::vector<Type>{r->type().isVector() ? laneVectorType(r->type(), op) : r->type()}; },
+      [this](ir::Block& body) { lowerBlock(body); });
 }
 
 void KernelLowering::lowerOp(Operation& op) {
@@ -640,10 +690,16 @@ void KernelLowering::lowerOp(Operation& op) {
   if (n == "tile.prefetch_tile") return;  // a cache hint; the generic target has no prefetch to emit
   if (n == "tile.reduction") return lowerReduction(op);
   if (n == "tile.broadcast") return lowerBroadcast(op);
+  if (n == "tile.transpose") return lowerTranspose(op);
+  if (n == "tile.convert_layout" && op.operand(0)->type().shape() == op.result()->type().shape()) {
+    // Subgroup level: the cooperative-matrix layout is a function of the shape, so nothing moves.
+    vals_.set(op.result(), {vals_.get1(op.operand(0), op)});
+    return;
+  }
   if (n == "scf.for") return lowerFor(op);
   if (n == "scf.if") return lowerIf(op);
   if (n == "scf.yield" || n == "xtc.return") {
-    b_.create(n, flatten(op.operands(), op), {}, op.attrs());
+    b_.create(n, vals_.flatten(op.operands(), op), {}, op.attrs());
     return;
   }
   if (op.dialect() == "tile")
@@ -663,7 +719,7 @@ void KernelLowering::run() {
   // Detach the old ops; the block (and its arguments, the kernel parameters) stays.
   std::vector<std::unique_ptr<Operation>> old;
   for (Operation* op : body.opsSnapshot()) old.push_back(op->remove());
-  for (Value* a : body.arguments()) map_[a] = {a};
+  for (Value* a : body.arguments()) vals_.set(a, {a});
 
   b_.setInsertionPointToEnd(&body);
   b_.setLoc(kernel_->loc());

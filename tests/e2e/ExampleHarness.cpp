@@ -6,11 +6,15 @@
 #include "ir/ops/Ops.h"
 #include "tests/e2e/OpenCLRunner.h"
 
+#include <gtest/gtest.h>
+
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
 
 #include <unistd.h>
@@ -128,6 +132,51 @@ bool runOnDevice(const std::vector<uint32_t>& spirv, const ir::Operation& kernel
   for (interp::KernelArg& a : args.args)
     if (a.isBuffer) a.buffer.bytes = bytes[next++];
   return true;
+}
+
+const PreparedExample& prepareExample(const std::string& file) {
+  static std::map<std::string, std::unique_ptr<PreparedExample>> cache;
+  std::unique_ptr<PreparedExample>& p = cache[file];
+  if (!p) {
+    p = std::make_unique<PreparedExample>();
+    std::string err;
+    if (!loadExample(file, p->tile, &err)) p->failure = err;
+    else if (!compileExampleGeneric(file, p->spirv, &err)) p->failure = err;
+  }
+  return *p;
+}
+
+interp::KernelArgs runAndCheck(const std::string& file, const interp::KernelArgs& args, size_t out,
+                               const std::array<int64_t, 3>& grid, int64_t subgroups,
+                               const std::function<void(int64_t, double*, double*)>& expect) {
+  interp::KernelArgs onInterp = args, onDevice = args;
+  const PreparedExample& p = prepareExample(file);
+  if (!p.failure.empty()) {
+    ADD_FAILURE() << p.failure;
+    return onDevice;
+  }
+  EXPECT_EQ(interp::evaluateLaunchGrid(*p.tile.kernel, args), grid);
+  std::string err;
+  if (!interpret(*p.tile.kernel, onInterp, &err) ||
+      !runOnDevice(p.spirv, *p.tile.kernel, onDevice, grid, {16 * subgroups, 1, 1}, &err)) {
+    ADD_FAILURE() << err;
+    return onDevice;
+  }
+  const interp::Buffer &dev = onDevice.args[out].buffer, &itp = onInterp.args[out].buffer;
+  bool isFloat = ir::isFloatElem(dev.elem);
+  int bad = 0;
+  for (int64_t e = 0; e < dev.numElements(); ++e) {
+    double ref = 0, tol = 0;
+    expect(e, &ref, &tol);
+    double d = isFloat ? dev.getFloat(e) : static_cast<double>(dev.getInt(e));
+    double i = isFloat ? itp.getFloat(e) : static_cast<double>(itp.getInt(e));
+    bool ok = std::fabs(d - ref) <= tol && std::fabs(i - ref) <= tol && std::fabs(d - i) <= 2 * tol;
+    if (!ok && bad++ < 5)
+      ADD_FAILURE() << "element " << e << ": device " << d << ", interpreter " << i << ", reference " << ref
+                    << " (tolerance " << tol << ")";
+  }
+  EXPECT_EQ(bad, 0);
+  return onDevice;
 }
 
 interp::Buffer randomBuffer(ir::ElemKind elem, std::vector<int64_t> shape, unsigned seed, double lo, double hi) {

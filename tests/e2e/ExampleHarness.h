@@ -9,6 +9,7 @@
 #include "ir/support/Diagnostics.h"
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <sstream>
@@ -42,6 +43,26 @@ bool interpret(const ir::Operation& kernel, interp::KernelArgs& args, std::strin
 // `wgSize` in work-items (the kernel's wg_size).
 bool runOnDevice(const std::vector<uint32_t>& spirv, const ir::Operation& kernel, interp::KernelArgs& args,
                  const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& wgSize, std::string* error);
+
+// An example loaded through the frontend and compiled with `xtc compile --target generic` (+ spirv-val).
+struct PreparedExample {
+  std::string failure;  // empty when both steps worked
+  TileKernel tile;
+  std::vector<uint32_t> spirv;
+};
+
+// Loads and compiles examples/<file> once per process (cached); callers assert `failure` is empty (a
+// failure in a suite setup would show up as "skipped" in ctest).
+const PreparedExample& prepareExample(const std::string& file);
+
+// Runs `file` on copies of `args` in the interpreter and on the device (workgroups of 16 x
+// `subgroups` work-items, after checking the launch rule gives `grid`), then compares argument
+// `out` element by element: `expect(e, &ref, &tol)` gives element e's exact value and tolerance; the
+// device and the interpreter must each be within tol of it and within 2 * tol of each other. Reports
+// the first mismatches as test failures; returns the device's arguments.
+interp::KernelArgs runAndCheck(const std::string& file, const interp::KernelArgs& args, size_t out,
+                               const std::array<int64_t, 3>& grid, int64_t subgroups,
+                               const std::function<void(int64_t, double*, double*)>& expect);
 
 // A buffer of `shape` with values drawn uniformly from +-[lo, hi] (random sign), rounded to `elem`;
 // never zero (a draw that rounds to zero is replaced by the type's rounding of `hi`).

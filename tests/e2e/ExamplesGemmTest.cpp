@@ -4,13 +4,13 @@
 //   (b) the reference interpreter (interp::runKernel) on the frontend's tile IR,
 // on seeded random non-zero inputs at aligned sizes, unaligned sizes and K smaller than the K step.
 //
+// gemm_bt (B given transposed; an in-register transpose per K step) runs here too.
 // Not yet covered on the device (lower-generic rejects them with "not implemented yet"); each is
 // checked against a C++ reference through the interpreter only, in ExamplesInterpTest.cpp:
-//   gemm_i8 (tile_mma with an i32 accumulator), gemm_bt and transpose (tile.transpose),
-//   gemm_splitk (tile.atomic_rmw), bias_relu (wg-distribute gives its broadcast a broadcast_size,
-//   which lower-generic rejects; the subgroup-level sg_bias_relu runs on the device in
-//   ExamplesRowOpsTest.cpp), gather_scatter (scattered tiles, load_gather/store_scatter).
-// softmax, row_sum and sg_bias_relu run on the device and in the interpreter in ExamplesRowOpsTest.cpp.
+//   gemm_i8 (tile_mma with an i32 accumulator), gemm_splitk (tile.atomic_rmw), gather_scatter
+//   (scattered tiles, load_gather/store_scatter).
+// softmax, row_sum, sg_bias_relu, bias_relu and transpose run on the device and in the interpreter in
+// ExamplesRowOpsTest.cpp.
 // gemm_bf16 (256x256 blocks, 32 subgroups) runs on the device in ExampleGemmTest.cpp; each launch
 // of that kernel took over 10 s on this loaded 2-core machine, so it is compared with the interpreter
 // at 257x129x65 in ExamplesInterpTest.cpp instead of being launched again.
@@ -30,7 +30,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <map>
 
 namespace xtc {
 namespace {
@@ -42,81 +41,54 @@ using ir::ElemKind;
 // One GEMM example and the facts about it the test checks the compiler against.
 struct GemmExample {
   const char* file;
-  ElemKind in;            // element type of A and B (C is f32)
+  ElemKind in;            // element type of A and B
   int64_t tileM, tileN;   // C block per workgroup (the example's grid rule divides by these)
   int64_t subgroups;      // subgroups per workgroup: wg_size = 16 * subgroups
   bool accumulate;        // C += A x B (C is read) instead of C = A x B
+  bool bTransposed = false;  // B is passed as BT (N x K)
+  ElemKind acc = ElemKind::F32;  // element type of C
+  int64_t splitK = 0;     // K chunk per workgroup along the grid's third dimension (0: no split)
 };
 
 const GemmExample kSgF16{"sg_gemm_f16.xt", ElemKind::F16, 8, 32, 1, false};
 const GemmExample kWgF16{"gemm_f16.xt", ElemKind::F16, 32, 64, 4, false};
 const GemmExample kWgAcc{"gemm_acc.xt", ElemKind::F32, 16, 32, 2, true};
-
-struct Prepared {
-  std::string failure;
-  e2e::TileKernel tile;
-  std::vector<uint32_t> spirv;
-};
-
-// Frontend + `xtc compile` once per example; every test asserts it worked (a failure in a suite
-// setup would show up as "skipped" in ctest).
-const Prepared& prepare(const char* file) {
-  static std::map<std::string, std::unique_ptr<Prepared>> cache;
-  std::unique_ptr<Prepared>& p = cache[file];
-  if (!p) {
-    p = std::make_unique<Prepared>();
-    std::string err;
-    if (!e2e::loadExample(file, p->tile, &err)) p->failure = err;
-    else if (!e2e::compileExampleGeneric(file, p->spirv, &err)) p->failure = err;
-  }
-  return *p;
-}
+const GemmExample kBt{"gemm_bt.xt", ElemKind::F32, 8, 16, 1, false, true};
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 void runGemm(const GemmExample& ex, int64_t M, int64_t N, int64_t K) {
   SCOPED_TRACE(testing::Message() << ex.file << " " << M << "x" << N << "x" << K);
-  const Prepared& p = prepare(ex.file);
-  ASSERT_TRUE(p.failure.empty()) << p.failure;
-
   unsigned seed = static_cast<unsigned>(M * 131 + N * 17 + K);
+  bool isInt = !ir::isFloatElem(ex.in);
+  double lo = isInt ? 1 : 0.25, hi = isInt ? 127 : 2.0;
   interp::KernelArgs args;
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ex.in, {M, K}, seed, 0.25, 2.0)));
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ex.in, {K, N}, seed + 1, 0.25, 2.0)));
-  // C = A x B: C starts as NaN, so an element nobody writes fails the comparison.
-  args.args.push_back(KernelArg::fromBuffer(ex.accumulate ? e2e::randomBuffer(ElemKind::F32, {M, N}, seed + 2, 1.0, 8.0)
-                                                          : e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
-  const Buffer &a = args.args[0].buffer, &b = args.args[1].buffer, c0 = args.args[2].buffer;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ex.in, {M, K}, seed, lo, hi)));
+  args.args.push_back(KernelArg::fromBuffer(
+      e2e::randomBuffer(ex.in, ex.bTransposed ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N}, seed + 1, lo, hi)));
+  // C = A x B: C starts as NaN (an integer C as a garbage pattern), so an element nobody writes fails.
+  Buffer c0 = ex.accumulate ? e2e::randomBuffer(ex.acc, {M, N}, seed + 2, 1.0, 8.0)
+                            : e2e::filledBuffer(ex.acc, {M, N}, isInt ? 0x5a5a5a5a : std::nan(""));
+  args.args.push_back(KernelArg::fromBuffer(c0));
+  const Buffer &a = args.args[0].buffer, &b = args.args[1].buffer;
 
-  // The launch rule, evaluated as the ABI says, must be the example's documented one.
-  std::array<int64_t, 3> grid = interp::evaluateLaunchGrid(*p.tile.kernel, args);
-  ASSERT_EQ(grid, (std::array<int64_t, 3>{ceilDiv(M, ex.tileM), ceilDiv(N, ex.tileN), 1}));
-
-  interp::KernelArgs onInterp = args, onDevice = args;
-  std::string err;
-  ASSERT_TRUE(e2e::interpret(*p.tile.kernel, onInterp, &err)) << err;
-  ASSERT_TRUE(e2e::runOnDevice(p.spirv, *p.tile.kernel, onDevice, grid, {16 * ex.subgroups, 1, 1}, &err)) << err;
-  const Buffer &gotDev = onDevice.args[2].buffer, &gotInt = onInterp.args[2].buffer;
-
-  const double gamma = static_cast<double>(K + 2) * std::ldexp(1.0, -24);
-  int bad = 0;
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      int64_t at = i * N + j;
-      double ref = ex.accumulate ? c0.getFloat(at) : 0.0;
-      double mag = std::fabs(ref);
-      for (int64_t k = 0; k < K; ++k) {
-        double prod = a.getFloat(i * K + k) * b.getFloat(k * N + j);
-        ref += prod;
-        mag += std::fabs(prod);
-      }
-      double tol = gamma * mag, dev = gotDev.getFloat(at), itp = gotInt.getFloat(at);
-      bool ok = std::fabs(dev - ref) <= tol && std::fabs(itp - ref) <= tol && std::fabs(dev - itp) <= 2 * tol;
-      if (!ok && bad++ < 5)
-        ADD_FAILURE() << "C[" << i << "][" << j << "]: device " << dev << ", interpreter " << itp << ", reference "
-                      << ref << " (tolerance " << tol << ")";
-    }
-  EXPECT_EQ(bad, 0);
+  // Tolerance (floats): gamma * sum|terms| with gamma = (K + 2 + chunks) * 2^-24, see the top of the
+  // file; a split-K run adds one rounding per K chunk (each chunk's sum is added to C atomically).
+  // Integers (i8 x i8 -> i32, no overflow at these sizes: 127 * 127 * K < 2^31) are exact.
+  int64_t chunks = ex.splitK ? ceilDiv(K, ex.splitK) : 0;
+  const double gamma = isInt ? 0.0 : static_cast<double>(K + 2 + chunks) * std::ldexp(1.0, -24);
+  e2e::runAndCheck(ex.file, args, 2, {ceilDiv(M, ex.tileM), ceilDiv(N, ex.tileN), ex.splitK ? chunks : 1},
+                   ex.subgroups, [&](int64_t at, double* ref, double* tol) {
+                     int64_t i = at / N, j = at % N;
+                     double r = ex.accumulate ? c0.getFloat(at) : 0.0, mag = std::fabs(r);
+                     for (int64_t k = 0; k < K; ++k) {
+                       double prod = a.getFloat(i * K + k) * b.getFloat(ex.bTransposed ? j * K + k : k * N + j);
+                       r += prod;
+                       mag += std::fabs(prod);
+                     }
+                     *ref = r;
+                     *tol = gamma * mag;
+                   });
 }
 
 // Subgroup-level f16 GEMM (8x32 block, K step 16). Its aligned, small unaligned and K < step cases
@@ -134,6 +106,12 @@ TEST(ExampleGemmF16, OneRow1x4096x512) { runGemm(kWgF16, 1, 4096, 512); }
 TEST(ExampleGemmAcc, Aligned32x64x32) { runGemm(kWgAcc, 32, 64, 32); }
 TEST(ExampleGemmAcc, Unaligned257x129x65) { runGemm(kWgAcc, 257, 129, 65); }
 TEST(ExampleGemmAcc, KSmallerThanStep) { runGemm(kWgAcc, 17, 33, 3); }
+
+// C = A x transpose(BT) in f32 (8x16 block, 1 subgroup, K step 8): BT's 16x8 block is transposed in
+// registers every K step.
+TEST(ExampleGemmBt, Aligned64x64x64) { runGemm(kBt, 64, 64, 64); }
+TEST(ExampleGemmBt, Unaligned257x129x65) { runGemm(kBt, 257, 129, 65); }
+TEST(ExampleGemmBt, KSmallerThanStep) { runGemm(kBt, 9, 17, 3); }
 
 }  // namespace
 }  // namespace xtc

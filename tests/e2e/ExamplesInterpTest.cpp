@@ -100,20 +100,6 @@ void checkGemmF32(const Buffer& a, const Buffer& b, bool bt, const Buffer* c0, c
   EXPECT_EQ(bad, 0);
 }
 
-void gemmBt(int64_t M, int64_t N, int64_t K) {
-  SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K);
-  unsigned seed = static_cast<unsigned>(11 * M + 3 * N + K);
-  interp::KernelArgs args;
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, K}, seed, 0.25, 2.0)));
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {N, K}, seed + 1, 0.25, 2.0)));
-  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
-  ASSERT_TRUE(run("gemm_bt.xt", args, {ceilDiv(M, 8), ceilDiv(N, 16), 1}));
-  checkGemmF32(args.args[0].buffer, args.args[1].buffer, true, nullptr, args.args[2].buffer, M, N, K, 0);
-}
-TEST(ExampleInterpGemmBt, Aligned64x64x64) { gemmBt(64, 64, 64); }
-TEST(ExampleInterpGemmBt, Unaligned257x129x65) { gemmBt(257, 129, 65); }
-TEST(ExampleInterpGemmBt, KSmallerThanStep) { gemmBt(9, 17, 3); }
-
 void gemmSplitK(int64_t M, int64_t N, int64_t K) {
   SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K);
   unsigned seed = static_cast<unsigned>(13 * M + 7 * N + K);
@@ -143,52 +129,6 @@ void gemmBf16(int64_t M, int64_t N, int64_t K) {
 }
 TEST(ExampleInterpGemmBf16, Unaligned257x129x65) { gemmBf16(257, 129, 65); }
 TEST(ExampleInterpGemmBf16, KSmallerThanStep) { gemmBf16(40, 300, 9); }
-
-// ---- bias_relu (workgroup level): exact ----
-void biasRelu(int64_t M, int64_t N) {
-  SCOPED_TRACE(testing::Message() << M << "x" << N);
-  unsigned seed = static_cast<unsigned>(M * 3 + N);
-  interp::KernelArgs args;
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, seed, 0.25, 2.0)));
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {1, N}, seed + 1, 0.25, 2.0)));
-  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
-  const Buffer x = args.args[0].buffer, bias = args.args[1].buffer;
-  ASSERT_TRUE(run("bias_relu.xt", args, {ceilDiv(M, 16), ceilDiv(N, 32), 1}));
-  int bad = 0, positive = 0;
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      float ref = std::max(static_cast<float>(x.getFloat(i * N + j)) + static_cast<float>(bias.getFloat(j)), 0.0f);
-      positive += ref > 0;
-      double g = args.args[2].buffer.getFloat(i * N + j);
-      if (g != static_cast<double>(ref) && bad++ < 5)
-        ADD_FAILURE() << "Y[" << i << "][" << j << "] = " << g << ", expected " << ref;
-    }
-  EXPECT_EQ(bad, 0);
-  EXPECT_GT(positive, 0);  // the inputs exercise both sides of the relu
-  EXPECT_LT(positive, M * N);
-}
-TEST(ExampleInterpBiasRelu, Aligned32x64) { biasRelu(32, 64); }
-TEST(ExampleInterpBiasRelu, Unaligned37x45) { biasRelu(37, 45); }
-
-// ---- transpose: exact ----
-void transpose(int64_t M, int64_t N) {
-  SCOPED_TRACE(testing::Message() << M << "x" << N);
-  interp::KernelArgs args;
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, static_cast<unsigned>(M * 5 + N), 0.25, 2.0)));
-  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {N, M}, std::nan(""))));
-  const Buffer x = args.args[0].buffer;
-  ASSERT_TRUE(run("transpose.xt", args, {ceilDiv(M, 16), ceilDiv(N, 16), 1}));
-  int bad = 0;
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      double g = args.args[1].buffer.getFloat(j * M + i);
-      if (g != x.getFloat(i * N + j) && bad++ < 5)
-        ADD_FAILURE() << "Y[" << j << "][" << i << "] = " << g << ", expected " << x.getFloat(i * N + j);
-    }
-  EXPECT_EQ(bad, 0);
-}
-TEST(ExampleInterpTranspose, Aligned32x64) { transpose(32, 64); }
-TEST(ExampleInterpTranspose, Unaligned37x45) { transpose(37, 45); }
 
 // ---- gather_scatter: exact ----
 void gatherScatter(int64_t size, int64_t n) {

@@ -1,12 +1,13 @@
-// e2e: the row-wise examples that compile for the generic target -- softmax.xt (subgroup level),
-// row_sum.xt (workgroup level, 4 subgroups) and sg_bias_relu.xt (subgroup level) -- through the real
+// e2e: the row-wise and data-movement examples -- softmax.xt (subgroup level), row_sum.xt (workgroup
+// level, 4 subgroups), sg_bias_relu.xt (subgroup level), bias_relu.xt (workgroup level: its broadcast
+// gets a broadcast_size from wg-distribute) and transpose.xt (an in-register transpose) -- through the real
 // `xtc compile --target generic` + spirv-val, run on the CPU OpenCL device and compared with
 //   (a) plain C++ references in double written here, and
 //   (b) the reference interpreter on the frontend's tile IR,
 // on seeded random non-zero inputs at aligned and unaligned sizes. (ExampleRowOpsTest.cpp runs softmax
 // and row_sum on the device against host loops only; this file adds the interpreter and other sizes.)
 //
-// Tolerances: sg_bias_relu is exact (the f32 sum of two f32 inputs is their double sum rounded once,
+// Tolerances: transpose only moves data and is exact; sg_bias_relu and bias_relu are exact (the f32 sum of two f32 inputs is their double sum rounded once,
 // then max with 0). row_sum: a sum of n f32 terms in any order is within (n + 2) * 2^-24 * sum|x| of the
 // exact sum. softmax: relative 2^-17 (exp, the 64-term sum and the division each add a few f32
 // roundings; 64 * 2^-24 = 2^-18). Device and interpreter, each within tol of the exact value, must
@@ -27,52 +28,10 @@ using interp::Buffer;
 using interp::KernelArg;
 using ir::ElemKind;
 
-struct Prepared {
-  std::string failure;
-  e2e::TileKernel tile;
-  std::vector<uint32_t> spirv;
-};
-
-// Frontend + `xtc compile` once per example, asserted in every test.
-const Prepared& prepare(const char* file) {
-  static std::map<std::string, std::unique_ptr<Prepared>> cache;
-  std::unique_ptr<Prepared>& p = cache[file];
-  if (!p) {
-    p = std::make_unique<Prepared>();
-    std::string err;
-    if (!e2e::loadExample(file, p->tile, &err)) p->failure = err;
-    else if (!e2e::compileExampleGeneric(file, p->spirv, &err)) p->failure = err;
-  }
-  return *p;
-}
+using e2e::runAndCheck;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 const double kU = std::ldexp(1.0, -24);  // f32 unit roundoff
-
-// Runs `file` on copies of `args` in the interpreter and on the device; `out` is the index of the
-// output argument. `expect(e, &ref, &tol)` gives element e's exact value and tolerance.
-void runAndCheck(const char* file, const interp::KernelArgs& args, size_t out, const std::array<int64_t, 3>& grid,
-                 int64_t subgroups, const std::function<void(int64_t, double*, double*)>& expect) {
-  const Prepared& p = prepare(file);
-  ASSERT_TRUE(p.failure.empty()) << p.failure;
-  ASSERT_EQ(interp::evaluateLaunchGrid(*p.tile.kernel, args), grid);
-  interp::KernelArgs onInterp = args, onDevice = args;
-  std::string err;
-  ASSERT_TRUE(e2e::interpret(*p.tile.kernel, onInterp, &err)) << err;
-  ASSERT_TRUE(e2e::runOnDevice(p.spirv, *p.tile.kernel, onDevice, grid, {16 * subgroups, 1, 1}, &err)) << err;
-  const Buffer &dev = onDevice.args[out].buffer, &itp = onInterp.args[out].buffer;
-  int bad = 0;
-  for (int64_t e = 0; e < dev.numElements(); ++e) {
-    double ref = 0, tol = 0;
-    expect(e, &ref, &tol);
-    double d = dev.getFloat(e), i = itp.getFloat(e);
-    bool ok = std::fabs(d - ref) <= tol && std::fabs(i - ref) <= tol && std::fabs(d - i) <= 2 * tol;
-    if (!ok && bad++ < 5)
-      ADD_FAILURE() << "element " << e << ": device " << d << ", interpreter " << i << ", reference " << ref
-                    << " (tolerance " << tol << ")";
-  }
-  EXPECT_EQ(bad, 0);
-}
 
 // ---- softmax: rows of 64, 8 rows per subgroup ----
 void softmax(int64_t M) {
@@ -137,6 +96,44 @@ void sgBiasRelu(int64_t M, int64_t N) {
 }
 TEST(ExampleSgBiasRelu, Aligned32x64) { sgBiasRelu(32, 64); }
 TEST(ExampleSgBiasRelu, Unaligned37x45) { sgBiasRelu(37, 45); }
+
+// ---- bias_relu (workgroup level, 2 subgroups, 16x32 per workgroup): exact ----
+void biasRelu(int64_t M, int64_t N) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N);
+  unsigned seed = static_cast<unsigned>(M * 3 + N);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, seed, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {1, N}, seed + 1, 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
+  const Buffer x = args.args[0].buffer, bias = args.args[1].buffer;
+  int positive = 0;
+  runAndCheck("bias_relu.xt", args, 2, {ceilDiv(M, 16), ceilDiv(N, 32), 1}, 2, [&](int64_t e, double* ref, double* tol) {
+    float y = static_cast<float>(x.getFloat(e)) + static_cast<float>(bias.getFloat(e % N));
+    *ref = std::max(y, 0.0f);
+    *tol = 0;
+    positive += *ref > 0;
+  });
+  EXPECT_GT(positive, 0);  // the inputs exercise both sides of the relu
+  EXPECT_LT(positive, M * N);
+}
+TEST(ExampleBiasRelu, Aligned32x64) { biasRelu(32, 64); }
+TEST(ExampleBiasRelu, Unaligned37x45) { biasRelu(37, 45); }
+
+// ---- transpose (one 16x16 block per subgroup): exact; Y starts as NaN so a missed element fails ----
+void transpose(int64_t M, int64_t N) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, static_cast<unsigned>(M * 5 + N), 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {N, M}, std::nan(""))));
+  const Buffer x = args.args[0].buffer;
+  runAndCheck("transpose.xt", args, 1, {ceilDiv(M, 16), ceilDiv(N, 16), 1}, 1, [&](int64_t e, double* ref, double* tol) {
+    int64_t j = e / M, i = e % M;  // Y[j][i] = X[i][j]
+    *ref = x.getFloat(i * N + j);
+    *tol = 0;
+  });
+}
+TEST(ExampleTranspose, Aligned32x64) { transpose(32, 64); }
+TEST(ExampleTranspose, Unaligned37x45) { transpose(37, 45); }
 
 }  // namespace
 }  // namespace xtc

@@ -6,6 +6,7 @@
 #include "ir/interpret/Numeric.h"
 
 #include <cmath>
+#include <limits>
 
 namespace xtc::interp {
 
@@ -78,7 +79,14 @@ void crossLane(Executor& ex, const ir::Operation& op, bool uniform) {
   Tensor r(x.elem, {L});
   for (int64_t l = 0; l < L; ++l) {
     int64_t s = src.i[l];
-    if (s < 0 || s >= L) fail(op, "lane " + std::to_string(l) + " reads lane " + std::to_string(s) + " of a " + std::to_string(L) + "-lane subgroup");
+    if (s < 0 || s >= L) {
+      // An out-of-range source lane gives an undefined value (OpenCL sub-group shuffles), which a
+      // correct program never uses (lowerings select it away). It reads as NaN / a fixed garbage
+      // integer here, so a use that reaches memory shows up as a mismatch.
+      if (r.isFloat()) r.f[l] = std::numeric_limits<double>::quiet_NaN();
+      else r.i[l] = wrapToElem(static_cast<int64_t>(0x5A5A5A5A5A5A5A5AULL), r.elem);
+      continue;
+    }
     if (r.isFloat()) r.f[l] = x.f[s];
     else r.i[l] = x.i[s];
   }

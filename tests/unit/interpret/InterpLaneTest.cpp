@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace xtc;
 using namespace xtc::interp;
 using namespace xtc::interp::test;
@@ -133,4 +135,23 @@ TEST(InterpLane, ConvergentOpInDivergentCodeIsReported) {
                          "(lane 4, 5, 6, 7, ... (12 lanes) inactive here)"),
             std::string::npos)
       << r.diags;
+}
+
+TEST(InterpLane, ShuffleFromAMissingLaneIsUndefinedNotAnError) {
+  // y = shuffle(x, 2 lane): lanes 0-7 read lane 2l; lanes 8-15 name lanes 16..30, which do not
+  // exist: an undefined value (NaN here) that lowerings select away, not an error.
+  LaneKernel k({"out"}, {Type::memref({16}, F32)});
+  KernelBuilder& kb = k.kb;
+  Value* x = kb.op("arith.convert", {k.lane}, Type::scalar(F32));
+  Value* src = kb.op("arith.muli", {k.lane, kb.idx(2)}, Type::index());
+  Value* y = kb.op("lane.shuffle", {x, src}, Type::scalar(F32));
+  kb.b.create("lane.store", {y, kb.arg(0), k.lane}, {});
+  kb.finish();
+  KernelArgs args{{buf(F32, {16})}};
+  RunResult r = run(kb, args);
+  ASSERT_TRUE(r.ok) << r.diags;
+  for (int l = 0; l < 16; ++l) {
+    if (l < 8) EXPECT_EQ(args.args[0].buffer.getFloat(l), 2 * l) << l;
+    else EXPECT_TRUE(std::isnan(args.args[0].buffer.getFloat(l))) << l;
+  }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs `xtc run --check` on every example of examples/ for one target (generic, or pvc: emulated on
 # the CPU device) at small, unaligned sizes, so the compiled kernel is compared with the reference
-# interpreter element by element. Prints one line per example: "NAME: ok", or "NAME: skipped (...)"
+# interpreter element by element; then the lowered IR (--emit=ir, lane level) runs in the interpreter
+# against the source's result. Prints one line per example: "NAME: ok", or "NAME: skipped (...)"
 # when the example does not compile for the target yet (a missing-feature error: the day it
 # compiles, it is checked) or has static full-size shapes. Exit 1 when a compiled example fails its
 # check, when an example fails in another way, or when an example has no sizes below (add them).
@@ -9,22 +10,28 @@
 set -u
 xtc=$1 target=$2 dir=$3
 
-# Small sizes per example: unaligned to the tile sizes, so edges and padding are exercised.
+# Small sizes per example, unaligned to the tile sizes so edges and padding are exercised; given as
+# whole shapes (the lowered IR has no tile_mma, so GEMM size names would not apply to it). `outputs`:
+# the memrefs the kernel writes.
 declare -A sizes=(
   [bias_relu]="--arg X=37x70 --arg bias=1x70 --arg Y=37x70"
   [gather_scatter]="--arg Src=100 --arg Idx=1x40 --arg Dst=100"
-  [gemm_acc]="--arg M=37 --arg N=45 --arg K=29"
-  [gemm_bf16]="--arg M=70 --arg N=40 --arg K=40"
+  [gemm_acc]="--arg A=37x29 --arg B=29x45 --arg C=37x45"
+  [gemm_bf16]="--arg A=70x40 --arg B=40x40 --arg C=70x40"
   [gemm_bt]="--arg A=37x29 --arg BT=45x29 --arg C=37x45"
-  [gemm_f16]="--arg M=37 --arg N=70 --arg K=29"
-  [gemm_i8]="--arg M=37 --arg N=45 --arg K=40"
+  [gemm_f16]="--arg A=37x29 --arg B=29x70 --arg C=37x70"
+  [gemm_i8]="--arg A=37x40 --arg B=40x45 --arg C=37x45"
   [gemm_splitk]="--arg A=37x130 --arg B=130x45 --arg C=37x45"
   [row_sum]="--arg X=37x70 --arg S=37x1"
   [sg_bias_relu]="--arg X=37x70 --arg bias=1x70 --arg Y=37x70"
-  [sg_gemm_f16]="--arg M=37 --arg N=45 --arg K=29"
-  [sg_gemm_f32]="--arg M=37 --arg N=45 --arg K=29"
+  [sg_gemm_f16]="--arg A=37x29 --arg B=29x45 --arg C=37x45"
+  [sg_gemm_f32]="--arg A=37x29 --arg B=29x45 --arg C=37x45"
   [softmax]="--arg X=37x64 --arg Y=37x64"
   [transpose]="--arg X=37x45 --arg Y=45x37"
+)
+declare -A outputs=(
+  [bias_relu]=Y [gather_scatter]=Dst [gemm_acc]=C [gemm_bf16]=C [gemm_bt]=C [gemm_f16]=C [gemm_i8]=C
+  [gemm_splitk]=C [row_sum]=S [sg_bias_relu]=Y [sg_gemm_f16]=C [sg_gemm_f32]=C [softmax]=Y [transpose]=Y
 )
 # The RFC examples are written for fixed 4096x4096 matrices (memref types with static shapes): too
 # big for the interpreter in a cheap test (tests/golden/frontend, tests/isa and the wg-distribute
@@ -34,6 +41,8 @@ static_rfc="rfc_2_1_gemm_prefetch rfc_2_2_gemm_transpose_bcast_reduce rfc_2_3_tr
 # A compile error that states a missing feature (lower-generic's "not implemented yet", emulate-xe's
 # "only ... is emulated yet").
 unsupported="not implemented yet|is emulated yet|not emulated yet"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 status=0
 for f in "$dir"/*.xt; do
   name=$(basename "$f" .xt)
@@ -52,6 +61,19 @@ for f in "$dir"/*.xt; do
   if [ $rc -eq 0 ]; then
     echo "$name: ok"
     echo "$out" | grep -E "^xtc run: build options" | sed "s/^xtc run: /$name: /"
+    # The lowered IR itself (lane level; for pvc the xe.* messages and DPAS, not emulated) in the
+    # interpreter must give what the source gives: a device-free check of the lowering.
+    o=${outputs[$name]}
+    # shellcheck disable=SC2086
+    if "$xtc" compile "$f" --target "$target" --emit=ir -o "$tmp/$name.ir" &&
+      "$xtc" run "$f" ${sizes[$name]} --runtime interpreter --output "$o=$tmp/$name.npy" > /dev/null &&
+      lowered=$("$xtc" run "$tmp/$name.ir" ${sizes[$name]} --runtime interpreter --expect "$o=$tmp/$name.npy" 2>&1); then
+      echo "$name: lowered IR in the interpreter: $(echo "$lowered" | grep -m1 "^check $o:" | sed 's/ (.*//')"
+    else
+      echo "$name: FAILED (the lowered IR in the interpreter)"
+      echo "$lowered" | sed 's/^/  /'
+      status=1
+    fi
   elif ! echo "$out" | grep -q "xtc run: compile (" && echo "$out" | grep -qE "$unsupported"; then
     echo "$name: skipped (does not compile for $target: $(echo "$out" | grep -m1 -E "$unsupported" | sed 's/.*error: //'))"
   else

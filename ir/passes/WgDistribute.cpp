@@ -876,19 +876,110 @@ void KernelDistributor::convertConvertLayout(Operation* op, Builder& b) {
   dist_[res] = results;
 }
 
+// A splat constant is the same splat for every block. A non-splat constant differs per block position:
+// each distinct block content becomes one constant, and a block picks its content by its offsets (a
+// chain of scf.if on the prologue offsets; blocks whose offsets are constants pick directly).
 void KernelDistributor::convertConstant(Operation* op, Builder& b) {
   Value* res = op->result();
   SgDistribution d = distOf(res);
   const Attribute* v = op->attr("value");
-  if (!v || !v->isa(AttrKind::Dense) || !v->isSplat())
-    return error(op->loc(), "a non-splat constant with a wg_map is not implemented yet");
+  if (!v || !v->isa(AttrKind::Dense)) return error(op->loc(), "a constant with a wg_map needs a dense value");
   Type bt = blockType(res->type(), d.blockShape());
-  Attribute nv = v->denseIsFloat() ? Attribute::denseFloat(bt, v->denseFloats()) : Attribute::denseInt(bt, v->denseInts());
+  const bool fl = v->denseIsFloat();
   ir::AttrMap attrs = op->attrs();
-  attrs["value"] = nv;
-  Value* c = b.create(op->name(), {}, {bt}, attrs)->result();
-  c->setNameHint(res->nameHint());
-  dist_[res] = std::vector<Value*>(d.numBlocks(), c);
+  auto constantOf = [&](Builder& cb, const Attribute& value) {
+    attrs["value"] = value;
+    Value* c = cb.create(op->name(), {}, {bt}, attrs)->result();
+    c->setNameHint(res->nameHint());
+    return c;
+  };
+  if (v->isSplat()) {
+    Value* c = constantOf(b, fl ? Attribute::denseFloat(bt, v->denseFloats()) : Attribute::denseInt(bt, v->denseInts()));
+    dist_[res] = std::vector<Value*>(d.numBlocks(), c);
+    return;
+  }
+  // Every block position of the tile (row-major over the positions of each dimension) and its content.
+  const std::vector<int64_t>& shape = d.shape();
+  const std::vector<int64_t>& bs = d.blockShape();
+  const size_t rank = shape.size();
+  std::vector<int64_t> perDim(rank);
+  int64_t positions = 1, blockElems = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    perDim[i] = shape[i] / bs[i];
+    positions *= perDim[i];
+    blockElems *= bs[i];
+  }
+  std::vector<std::vector<int64_t>> posOffsets;
+  std::map<std::vector<double>, Value*> byFloats;
+  std::map<std::vector<int64_t>, Value*> byInts;
+  std::vector<Value*> posValue;
+  for (int64_t p = 0; p < positions; ++p) {
+    std::vector<int64_t> off(rank);
+    for (size_t i = rank, rest = static_cast<size_t>(p); i-- > 0;) {
+      off[i] = static_cast<int64_t>(rest % static_cast<size_t>(perDim[i])) * bs[i];
+      rest /= static_cast<size_t>(perDim[i]);
+    }
+    posOffsets.push_back(off);
+    // Flat indices of the block's elements in the whole constant, row-major.
+    std::vector<int64_t> idx;
+    for (int64_t e = 0; e < blockElems; ++e) {
+      int64_t flat = 0;
+      for (size_t i = 0, rest = static_cast<size_t>(e), stride = static_cast<size_t>(blockElems); i < rank; ++i) {
+        stride /= static_cast<size_t>(bs[i]);
+        flat = flat * shape[i] + off[i] + static_cast<int64_t>(rest / stride);
+        rest %= stride;
+      }
+      idx.push_back(flat);
+    }
+    if (fl) {
+      std::vector<double> vals;
+      for (int64_t f : idx) vals.push_back(v->denseFloats()[static_cast<size_t>(f)]);
+      Value*& c = byFloats[vals];
+      if (!c) c = constantOf(b, Attribute::denseFloat(bt, vals));
+      posValue.push_back(c);
+    } else {
+      std::vector<int64_t> vals;
+      for (int64_t f : idx) vals.push_back(v->denseInts()[static_cast<size_t>(f)]);
+      Value*& c = byInts[vals];
+      if (!c) c = constantOf(b, Attribute::denseInt(bt, vals));
+      posValue.push_back(c);
+    }
+  }
+  std::vector<Value*> results;
+  for (int64_t blk = 0; blk < d.numBlocks(); ++blk) {
+    const std::vector<Value*>& offs = blockOffsets(d, blk);
+    Value* cur = nullptr;
+    for (int64_t p = 0; p < positions; ++p) {
+      // Does this block sit at position p? Known when its offsets are constants.
+      Value* cond = nullptr;
+      bool never = false;
+      for (size_t i = 0; i < rank && !never; ++i) {
+        int64_t c = 0;
+        if (constOf(offs[i], &c)) {
+          never = c != posOffsets[p][i];
+          continue;
+        }
+        Value* eq = pro().create("arith.cmpi", {offs[i], cst(posOffsets[p][i])}, {Type::scalar(ElemKind::I1)},
+                                 {{"predicate", Attribute::enumValue("cmpi", "eq")}})->result();
+        cond = cond ? pro().create("arith.andi", {cond, eq}, {Type::scalar(ElemKind::I1)})->result() : eq;
+      }
+      if (never || posValue[p] == cur) continue;
+      if (!cur || !cond) {  // the first candidate, or a certain match
+        cur = posValue[p];
+        continue;
+      }
+      Operation* ifOp = b.create("scf.if", {cond}, {bt}, {}, 2);
+      Builder tb(&ifOp->region(0).addBlock());
+      tb.setLoc(op->loc());
+      tb.create("scf.yield", {posValue[p]}, {});
+      Builder eb(&ifOp->region(1).addBlock());
+      eb.setLoc(op->loc());
+      eb.create("scf.yield", {cur}, {});
+      cur = ifOp->result();
+    }
+    results.push_back(cur);
+  }
+  dist_[res] = results;
 }
 
 void KernelDistributor::convertFor(Operation* op, Builder& b) {

@@ -425,6 +425,28 @@ TEST(DistributeDiff, ReplicatedAtomicWithUsedOldValues) {
   EXPECT_NE(text.find("gpu.slm_alloc : () -> (memref<64x16xf16, slm>)"), std::string::npos) << text;
 }
 
+// Non-splat constants with a wg_map: every subgroup gets its own block of the 8x8 value (chosen by its
+// offsets at run time), round-robin ([2, 2] x [2, 2]: four blocks per subgroup) and replicated
+// ([4, 1] x [4, 8]: two replicas of each block). B = A + K1 + K2.
+TEST(DistributeDiff, NonSplatConstants) {
+  std::string text = runDiff({R"(
+  %ta = tile.init_tile %A, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SA>, index, index) -> (tile<8x8xi32, #r>)
+  %v = tile.load_tile %ta : (tile<8x8xi32, #r>) -> (vector<8x8xi32, #r>)
+  %k1 = arith.constant {value = dense<[#K]> : vector<8x8xi32, #r>} : () -> (vector<8x8xi32, #r>)
+  %s = arith.addi %v, %k1 : (vector<8x8xi32, #r>, vector<8x8xi32, #r>) -> (vector<8x8xi32, #r>)
+  %w = tile.convert_layout %s : (vector<8x8xi32, #r>) -> (vector<8x8xi32, #p>)
+  %k2 = arith.constant {value = dense<[#K]> : vector<8x8xi32, #p>} : () -> (vector<8x8xi32, #p>)
+  %t = arith.addi %w, %k2 : (vector<8x8xi32, #p>, vector<8x8xi32, #p>) -> (vector<8x8xi32, #p>)
+  %tb = tile.init_tile %B, %c0, %c0 {segments = [2, 0, 0]} : (memref<#SB>, index, index) -> (tile<8x8xi32, #p>)
+  tile.store_tile %t, %tb : (vector<8x8xi32, #p>, tile<8x8xi32, #p>) -> ()
+)",
+                              {{"SA", "8x8xi32"}, {"SB", "8x8xi32"}, {"SC", "1xf32"},
+                               {"K", "-11, -4, 3, 10, -6, 1, 8, -8, -1, 6, -10, -3, 4, 11, -5, 2, 9, -7, 5, 7, -9, -2, 5, -11, -4, 3, 10, -6, 1, 8, -8, -1, 6, -10, -3, 4, 11, -5, 2, 9, -7, 5, 7, -9, -2, 5, -11, -4, 3, 10, -6, 1, 8, -8, -1, 6, -10, -3, 4, 11, -5, 2, 9, -7"},
+                               {"r", "wg_map<sg_layout = [2, 2], sg_data = [2, 2]>"},
+                               {"p", "wg_map<sg_layout = [4, 1], sg_data = [4, 8]>"}}});
+  EXPECT_NE(text.find("dense<["), std::string::npos) << text;
+}
+
 // Two convert_layouts of one shape and type (there and back) share one SLM buffer: each exchange ends
 // with a barrier after its last read, so the second may overwrite it.
 TEST(DistributeDiff, ExchangesShareTheirBuffer) {
@@ -479,6 +501,7 @@ std::string shrunkExample(const std::string& file, int64_t n) {
 
 std::string diffExample(const std::string& file, int64_t n, double tolerance = 0.0) {
   IRFixture f;
+  ir::registerAllOps();  // the verifier needs them; IRFixture::parse is not used here
   f.sm.addBuffer(file, shrunkExample(file, n));
   auto m = frontend::compileToTileIR(file, f.diags);
   EXPECT_TRUE(m) << f.text();

@@ -326,28 +326,34 @@ void KernelLowering::lowerMma(Operation& op) {
                          "implemented yet",
                          N, S_));
   ElemKind acc = rt.elem();
-  if (acc != ElemKind::F32)
-    fail(op, fmt::format("lower-generic: tile_mma accumulating in {} is not implemented yet (f32 only)",
-                         ir::elemName(acc)));
+  bool isInt = !ir::isFloatElem(at.elem());
   for (const Type* t : {&at, &bt})
-    if (!ir::isFloatElem(t->elem()) || t->elem() == ElemKind::TF32)
-      fail(op, fmt::format("lower-generic: tile_mma on {} inputs is not implemented yet", ir::elemName(t->elem())));
+    if (ir::isFloatElem(t->elem()) == isInt || t->elem() == ElemKind::TF32 || t->elem() == ElemKind::I1 ||
+        t->elem() == ElemKind::Index)
+      fail(op, fmt::format("lower-generic: tile_mma on {} x {} inputs is not implemented yet", ir::elemName(at.elem()),
+                           ir::elemName(bt.elem())));
+  if (ir::isFloatElem(acc) == isInt || (isInt && acc != ElemKind::I32))
+    fail(op, fmt::format("lower-generic: tile_mma accumulating {} inputs in {} is not implemented yet",
+                         ir::elemName(at.elem()), ir::elemName(acc)));
   CoopLayout la = layoutOf(at, op), lb = layoutOf(bt, op), lc = layoutOf(rt, op);
   // N % S == 0: B and C have one lane per column (g == 1), so B's column n and C's column n live in
   // the same lane and register rows are matrix rows: B(k, w) is register k + w*K, C(m, w) is m + w*M.
-  Type f32 = Type::scalar(ElemKind::F32);
-  auto toF32 = [&](std::vector<Value*> regs, ElemKind from) {
-    if (from == ElemKind::F32) return regs;
-    for (Value*& v : regs) v = b_.create("arith.convert", {v}, {f32})->result();
+  // Floats accumulate in f32 (like the interpreter: f16/bf16 products are exact in f32, a narrower
+  // accumulator is rounded once at the end); integers in i32, wrapping (i8/i16 inputs sign-extended).
+  ElemKind work = isInt ? ElemKind::I32 : ElemKind::F32;
+  Type wt = Type::scalar(work);
+  auto widen = [&](std::vector<Value*> regs, ElemKind from) {
+    if (from == work) return regs;
+    for (Value*& v : regs) v = b_.create("arith.convert", {v}, {wt})->result();
     return regs;
   };
-  std::vector<Value*> a = toF32(extractAll(vals_.get1(op.operand(0), op), la.numRegs()), at.elem());
-  std::vector<Value*> bregs = toF32(extractAll(vals_.get1(op.operand(1), op), lb.numRegs()), bt.elem());
+  std::vector<Value*> a = widen(extractAll(vals_.get1(op.operand(0), op), la.numRegs()), at.elem());
+  std::vector<Value*> bregs = widen(extractAll(vals_.get1(op.operand(1), op), lb.numRegs()), bt.elem());
   std::vector<Value*> c;
   if (op.numOperands() == 3) {
-    c = toF32(extractAll(vals_.get1(op.operand(2), op), lc.numRegs()), op.operand(2)->type().elem());
+    c = widen(extractAll(vals_.get1(op.operand(2), op), lc.numRegs()), op.operand(2)->type().elem());
   } else {
-    Value* zero = pro_.constantFloat(0.0, ElemKind::F32);
+    Value* zero = isInt ? pro_.constantInt(0, work) : pro_.constantFloat(0.0, work);
     c.assign(static_cast<size_t>(lc.numRegs()), zero);
   }
   // C(m, n) += A(m, k) * B(k, n) for k ascending: A(m, k) is broadcast from the lane that owns it
@@ -355,13 +361,20 @@ void KernelLowering::lowerMma(Operation& op) {
   for (int64_t m = 0; m < M; ++m)
     for (int64_t k = 0; k < K; ++k) {
       Value* src = a[static_cast<size_t>(la.ownerReg(m, k))];
-      Value* av = b_.create("lane.broadcast", {src, cIndex(la.ownerLane(m, k))}, {f32})->result();
+      Value* av = b_.create("lane.broadcast", {src, cIndex(la.ownerLane(m, k))}, {wt})->result();
       for (int64_t w = 0; w < lc.kb; ++w) {
         size_t ci = static_cast<size_t>(lc.reg(m, w));
         Value* bv = bregs[static_cast<size_t>(lb.reg(k, w))];
-        c[ci] = b_.create("lane.fma", {av, bv, c[ci]}, {f32})->result();
+        if (isInt) {
+          Value* prod = b_.create("arith.muli", {av, bv}, {wt})->result();
+          c[ci] = b_.create("arith.addi", {c[ci], prod}, {wt})->result();
+        } else {
+          c[ci] = b_.create("lane.fma", {av, bv, c[ci]}, {wt})->result();
+        }
       }
     }
+  if (acc != work)
+    for (Value*& v : c) v = b_.create("arith.convert", {v}, {Type::scalar(acc)})->result();
   vals_.set(op.result(), {b_.create("vector.from_elements", c, {Type::vector({lc.numRegs()}, acc)})->result()});
 }
 

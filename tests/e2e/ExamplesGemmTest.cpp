@@ -4,10 +4,11 @@
 //   (b) the reference interpreter (interp::runKernel) on the frontend's tile IR,
 // on seeded random non-zero inputs at aligned sizes, unaligned sizes and K smaller than the K step.
 //
-// gemm_bt (B given transposed; an in-register transpose per K step) runs here too.
+// gemm_bt (B given transposed; an in-register transpose per K step) and gemm_i8 (i8 x i8 -> i32)
+// run here too.
 // Not yet covered on the device (lower-generic rejects them with "not implemented yet"); each is
 // checked against a C++ reference through the interpreter only, in ExamplesInterpTest.cpp:
-//   gemm_i8 (tile_mma with an i32 accumulator), gemm_splitk (tile.atomic_rmw), gather_scatter
+//   gemm_splitk (tile.atomic_rmw), gather_scatter
 //   (scattered tiles, load_gather/store_scatter).
 // softmax, row_sum, sg_bias_relu, bias_relu and transpose run on the device and in the interpreter in
 // ExamplesRowOpsTest.cpp.
@@ -54,6 +55,7 @@ const GemmExample kSgF16{"sg_gemm_f16.xt", ElemKind::F16, 8, 32, 1, false};
 const GemmExample kWgF16{"gemm_f16.xt", ElemKind::F16, 32, 64, 4, false};
 const GemmExample kWgAcc{"gemm_acc.xt", ElemKind::F32, 16, 32, 2, true};
 const GemmExample kBt{"gemm_bt.xt", ElemKind::F32, 8, 16, 1, false, true};
+const GemmExample kI8{"gemm_i8.xt", ElemKind::I8, 32, 32, 4, false, false, ElemKind::I32};
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -112,6 +114,11 @@ TEST(ExampleGemmAcc, KSmallerThanStep) { runGemm(kWgAcc, 17, 33, 3); }
 TEST(ExampleGemmBt, Aligned64x64x64) { runGemm(kBt, 64, 64, 64); }
 TEST(ExampleGemmBt, Unaligned257x129x65) { runGemm(kBt, 257, 129, 65); }
 TEST(ExampleGemmBt, KSmallerThanStep) { runGemm(kBt, 9, 17, 3); }
+
+// i8 x i8 -> i32 (32x32 block, 4 subgroups, K step 32): exact.
+TEST(ExampleGemmI8, Aligned64x64x64) { runGemm(kI8, 64, 64, 64); }
+TEST(ExampleGemmI8, Unaligned257x129x65) { runGemm(kI8, 257, 129, 65); }
+TEST(ExampleGemmI8, KSmallerThanStep) { runGemm(kI8, 40, 50, 7); }
 
 }  // namespace
 }  // namespace xtc

@@ -53,33 +53,6 @@ bool run(const char* file, interp::KernelArgs& args, const std::array<int64_t, 3
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 const double kU = std::ldexp(1.0, -24);  // f32 unit roundoff
 
-// ---- gemm_i8: C = A x B, i8 -> i32, exact ----
-void gemmI8(int64_t M, int64_t N, int64_t K) {
-  SCOPED_TRACE(testing::Message() << M << "x" << N << "x" << K);
-  unsigned seed = static_cast<unsigned>(7 * M + 5 * N + K);
-  interp::KernelArgs args;
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::I8, {M, K}, seed, 1, 127)));
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::I8, {K, N}, seed + 1, 1, 127)));
-  Buffer c(ElemKind::I32, {M, N});
-  for (int64_t i = 0; i < c.numElements(); ++i) c.setInt(i, 0x5a5a5a5a);  // garbage the kernel must overwrite
-  args.args.push_back(KernelArg::fromBuffer(c));
-  Buffer a = args.args[0].buffer, b = args.args[1].buffer;
-  ASSERT_TRUE(run("gemm_i8.xt", args, {ceilDiv(M, 32), ceilDiv(N, 32), 1}));
-  int bad = 0;
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      int64_t ref = 0;
-      for (int64_t k = 0; k < K; ++k) ref += a.getInt(i * K + k) * b.getInt(k * N + j);
-      if (args.args[2].buffer.getInt(i * N + j) != ref && bad++ < 5)
-        ADD_FAILURE() << "C[" << i << "][" << j << "] = " << args.args[2].buffer.getInt(i * N + j) << ", expected "
-                      << ref;
-    }
-  EXPECT_EQ(bad, 0);
-}
-TEST(ExampleInterpGemmI8, Aligned64x64x64) { gemmI8(64, 64, 64); }
-TEST(ExampleInterpGemmI8, Unaligned257x129x65) { gemmI8(257, 129, 65); }
-TEST(ExampleInterpGemmI8, KSmallerThanStep) { gemmI8(40, 50, 7); }
-
 // ---- gemm_bt and gemm_splitk: f32 GEMMs checked against a double triple loop ----
 // C = C0 + A x B where `bt` says B is passed transposed (N x K). `accumulate` = C0 is C's input.
 void checkGemmF32(const Buffer& a, const Buffer& b, bool bt, const Buffer* c0, const Buffer& got, int64_t M,

@@ -43,6 +43,7 @@ struct CompileCommandOptions {
   std::string stubDir;
   std::string emit = "spirv";
   bool emulateXe = false;
+  std::string xeCodegen = "visa";
   bool printLocs = false;
   bool verifyIsa = false;
   std::string renameBuiltinForTesting;
@@ -117,6 +118,7 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
       CompileOptions co;
       co.target = opts.target;
       co.emulateXe = opts.emulateXe;
+      co.xeCodegen = opts.xeCodegen;
       co.optLevel = opts.optLevel;
       co.runBackend = emit == EmitKind::Spirv || emit == EmitKind::SpirvAsm;
       co.wantLLVM = emit == EmitKind::LLVM;
@@ -195,6 +197,10 @@ void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitSta
                 "Define the Xe hardware builtins with portable code (runs pvc SPIR-V on any OpenCL device)");
   cmd->add_flag("--verify-isa", opts->verifyIsa,
                 "pvc/dg2: compile the SPIR-V with ocloc and check that every hardware call left its instruction");
+  cmd->add_option("--xe-codegen", opts->xeCodegen,
+                  "pvc: visa (2D stores and prefetches as inline vISA) or builtins (builtins only, per-lane stores)")
+      ->check(CLI::IsMember({"visa", "builtins"}))
+      ->capture_default_str();
   cmd->add_option("--rename-builtin-for-testing", opts->renameBuiltinForTesting,
                   "Test double for --verify-isa: FROM=TO misspells builtin FROM in the emitted module")
       ->group("");

@@ -103,6 +103,7 @@ bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& 
     backend::BackendOptions bo;
     bo.target = target;
     bo.optLevel = options.optLevel;
+    bo.xeCodegen = options.xeCodegen == "builtins" ? backend::XeCodegen::Builtins : backend::XeCodegen::Visa;
     if (options.wantLLVM && !backend::emitLLVMText(*module, bo, diags, result.llvmText)) return false;
     bo.hardwareCalls = options.verifyIsa ? &result.hardwareCalls : nullptr;
     bo.renameBuiltinForTesting = options.renameBuiltinForTesting;

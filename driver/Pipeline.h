@@ -17,6 +17,7 @@ namespace xtc::driver {
 struct CompileOptions {
   std::string target = "generic";  // pvc | dg2 | generic
   bool emulateXe = false;          // pvc/dg2 SPIR-V with portable definitions of the Xe builtins
+  std::string xeCodegen = "visa";  // pvc: visa (inline vISA where builtins fall short) | builtins
   int optLevel = 2;                // LLVM optimization: 0 or 2
   bool runBackend = true;          // false: stop after the passes (--emit=ir)
   bool wantLLVM = false;           // also fill CompileResult::llvmText

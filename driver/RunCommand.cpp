@@ -39,6 +39,7 @@ struct RunOptions {
   unsigned device = 0;
   bool listDevices = false;
   bool emulateXe = false;
+  std::string xeCodegen = "visa";
   bool verifyIsa = false;
   uint64_t seed = 1;
 };
@@ -244,6 +245,7 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
     CompileOptions co;
     co.target = opts.target;
     co.emulateXe = opts.emulateXe;
+    co.xeCodegen = opts.xeCodegen;
     if (opts.target != "generic" && !rt->device().intelXe && !opts.emulateXe) {
       co.emulateXe = true;
       std::cerr << "xtc run: note: '" << rt->device().name << "' has no Intel Xe DPAS/2D block IO: compiling for " << opts.target
@@ -377,6 +379,8 @@ void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus&
   cmd->add_flag("--list-devices", opts->listDevices, "List the Level Zero and OpenCL devices and exit");
   cmd->add_option("--target", opts->target, "Target: pvc, dg2 or generic")->check(CLI::IsMember({"pvc", "dg2", "generic"}));
   cmd->add_flag("--emulate-xe", opts->emulateXe, "pvc/dg2: define the Xe builtins portably (run on any OpenCL device)");
+  cmd->add_option("--xe-codegen", opts->xeCodegen, "pvc: visa (inline vISA 2D stores/prefetches) or builtins")
+      ->check(CLI::IsMember({"visa", "builtins"}));
   cmd->add_flag("--verify-isa", opts->verifyIsa,
                 "pvc/dg2: check the SPIR-V it runs with ocloc, as `xtc compile --verify-isa` does");
   cmd->add_option("--seed", opts->seed, "Seed for the random inputs");

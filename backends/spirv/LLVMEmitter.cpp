@@ -5,6 +5,7 @@
 // Itanium-mangled names; the translator turns them into SPIR-V builtin variables, OpGroup* and
 // OpenCL.std instructions.
 #include "backends/spirv/LLVMEmitter.h"
+#include "backends/spirv/VisaEmitter.h"
 #include "backends/spirv/XeBuiltins.h"
 
 #include "ir/Module.h"
@@ -12,6 +13,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Metadata.h>
@@ -22,6 +24,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 namespace xtc::backend {
@@ -43,8 +46,8 @@ struct EmitError {};
 
 class KernelEmitter {
 public:
-  KernelEmitter(llvm::Module& m, const targets::Target& target, DiagnosticEngine& diags)
-      : m_(m), ctx_(m.getContext()), b_(ctx_), target_(target), diags_(diags) {}
+  KernelEmitter(llvm::Module& m, const targets::Target& target, XeCodegen codegen, DiagnosticEngine& diags)
+      : m_(m), ctx_(m.getContext()), b_(ctx_), target_(target), codegen_(codegen), diags_(diags) {}
 
   void emitKernel(ir::Operation* kernel);
 
@@ -153,6 +156,9 @@ private:
   void emitReduce(ir::Operation& op);
   void emitFor(ir::Operation& op);
   void emitIf(ir::Operation& op);
+  // Loop-carried and merged values as whole LLVM vectors where the IR's registers come from one (see
+  // the definition); returns the value to use for each register.
+  std::vector<llvm::Value*> vectorizePhis(const std::vector<llvm::PHINode*>& phis);
 
   llvm::Value* convertScalar(llvm::Value* v, ElemKind from, ElemKind to, const ir::Operation& op);
   llvm::Value* bf16ToF32(llvm::Value* bits);
@@ -168,6 +174,7 @@ private:
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
   const targets::Target& target_;
+  XeCodegen codegen_;
   DiagnosticEngine& diags_;
   llvm::Function* fn_ = nullptr;
   std::unordered_map<const ir::Value*, std::vector<llvm::Value*>> vals_;
@@ -363,11 +370,12 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
   } else if (n == "scf.if") {
     emitIf(op);
   } else if (op.dialect() == "xe") {
-    // Hardware ops (pvc/dg2): Intel builtins, backends/spirv/XeBuiltins.cpp.
+    // Hardware ops (pvc/dg2): inline vISA (VisaEmitter.cpp) or Intel builtins (XeBuiltins.cpp).
     XeEmitContext xc{m_, &b_, target_, [&](ir::Value* v) -> const std::vector<llvm::Value*>& { return get(v, op); },
                      [&](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
                      [&](ir::Value* v) { return mem(v, op).ptr; }};
-    if (std::string e = emitXeOp(op, xc); !e.empty()) fail(op, e);
+    std::optional<std::string> visa = emitVisaOp(op, xc, codegen_);
+    if (std::string e = visa ? *visa : emitXeOp(op, xc); !e.empty()) fail(op, e);
   } else {
     fail(op, fmt::format("SPIR-V backend: '{}' is not a lane-level op (run the target's lowering first)", n));
   }
@@ -780,15 +788,103 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   b_.CreateBr(header);
   iv->addIncoming(next, latch);
   for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(yielded[i], latch);
+  std::vector<llvm::Value*> carried = vectorizePhis(phis);
 
   b_.SetInsertPoint(exit);
   pi = 0;
   for (unsigned r = 0; r < op.numResults(); ++r) {
     size_t w = width(op.result(r)->type());
-    set(op.result(r), std::vector<llvm::Value*>(phis.begin() + static_cast<long>(pi),
-                                                phis.begin() + static_cast<long>(pi + w)));
+    set(op.result(r), std::vector<llvm::Value*>(carried.begin() + static_cast<long>(pi),
+                                                carried.begin() + static_cast<long>(pi + w)));
     pi += w;
   }
+}
+
+// The emitter keeps one llvm::Value per register, so a loop-carried vector would become one scalar
+// phi per register, and IGC would gather a DPAS accumulator into contiguous registers and scatter
+// it back on every iteration (~170 movs per K step of the 32x64 GEMM, benchmarks/xe-isa-notes.md).
+// Here a run of phis whose incoming registers on some edge are exactly elements 0..n-1 of one
+// n-element LLVM vector (a DPAS result, a block load) becomes one vector phi; the other edges pass
+// the same vector or build it from their registers (constants fold). The scalar views become
+// extractelements of the vector phi, which -O2 folds into the next DPAS/load operand.
+namespace {
+
+// v as element `index` of a whole vector (through same-size bitcasts), or null.
+llvm::Value* wholeVectorOf(llvm::Value* v, unsigned* index) {
+  if (auto* bc = llvm::dyn_cast<llvm::BitCastInst>(v); bc && !bc->getSrcTy()->isVectorTy()) v = bc->getOperand(0);
+  auto* ee = llvm::dyn_cast<llvm::ExtractElementInst>(v);
+  if (!ee) return nullptr;
+  auto* ci = llvm::dyn_cast<llvm::ConstantInt>(ee->getIndexOperand());
+  if (!ci) return nullptr;
+  llvm::Value* vec = ee->getVectorOperand();
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(vec->getType());
+  while (auto* bc = llvm::dyn_cast<llvm::BitCastInst>(vec)) {
+    auto* st = llvm::dyn_cast<llvm::FixedVectorType>(bc->getSrcTy());
+    if (!st || st->getNumElements() != vt->getNumElements()) break;
+    vec = bc->getOperand(0);
+  }
+  *index = static_cast<unsigned>(ci->getZExtValue());
+  return vec;
+}
+
+}  // namespace
+
+std::vector<llvm::Value*> KernelEmitter::vectorizePhis(const std::vector<llvm::PHINode*>& phis) {
+  std::vector<llvm::Value*> out(phis.begin(), phis.end());
+  if (phis.empty()) return out;
+  llvm::BasicBlock* block = phis[0]->getParent();
+  // The vector a run of `n` phis starting at `i` carries on edge `e`, or null.
+  auto runOn = [&](size_t i, unsigned e, unsigned* n) -> llvm::Value* {
+    unsigned idx = 0;
+    llvm::Value* vec = wholeVectorOf(phis[i]->getIncomingValue(e), &idx);
+    if (!vec || idx != 0) return nullptr;
+    auto* vt = llvm::cast<llvm::FixedVectorType>(vec->getType());
+    unsigned len = vt->getNumElements();
+    llvm::Type* et = phis[i]->getType();
+    if (len < 2 || i + len > phis.size() || vt->getElementType()->getPrimitiveSizeInBits() != et->getPrimitiveSizeInBits())
+      return nullptr;
+    for (unsigned j = 0; j < len; ++j) {
+      unsigned k = 0;
+      if (phis[i + j]->getType() != et || wholeVectorOf(phis[i + j]->getIncomingValue(e), &k) != vec || k != j)
+        return nullptr;
+    }
+    *n = len;
+    return vec;
+  };
+  for (size_t i = 0; i < phis.size();) {
+    unsigned n = 0;
+    for (unsigned e = 0; e < phis[i]->getNumIncomingValues() && n == 0; ++e) runOn(i, e, &n);
+    if (n == 0) {
+      ++i;
+      continue;
+    }
+    llvm::Type* et = phis[i]->getType();
+    auto* vty = llvm::FixedVectorType::get(et, n);
+    llvm::IRBuilder<> pb(block, block->begin());
+    llvm::PHINode* vp = pb.CreatePHI(vty, phis[i]->getNumIncomingValues());
+    for (unsigned e = 0; e < phis[i]->getNumIncomingValues(); ++e) {
+      llvm::BasicBlock* pred = phis[i]->getIncomingBlock(e);
+      llvm::IRBuilder<> eb(pred->getTerminator());
+      unsigned m = 0;
+      llvm::Value* v = runOn(i, e, &m);
+      if (v) {
+        v = eb.CreateBitCast(v, vty);
+      } else {
+        v = llvm::UndefValue::get(vty);
+        for (unsigned j = 0; j < n; ++j) v = eb.CreateInsertElement(v, phis[i + j]->getIncomingValue(e), eb.getInt32(j));
+      }
+      vp->addIncoming(v, pred);
+    }
+    llvm::IRBuilder<> xb(block, block->getFirstInsertionPt());
+    for (unsigned j = 0; j < n; ++j) {
+      llvm::Value* x = xb.CreateExtractElement(vp, xb.getInt32(j));
+      phis[i + j]->replaceAllUsesWith(x);
+      phis[i + j]->eraseFromParent();
+      out[i + j] = x;
+    }
+    i += n;
+  }
+  return out;
 }
 
 void KernelEmitter::emitIf(ir::Operation& op) {
@@ -810,13 +906,14 @@ void KernelEmitter::emitIf(ir::Operation& op) {
   if (thenVals.size() != elseVals.size()) fail(op, "scf.if branches yield different numbers of values");
 
   b_.SetInsertPoint(merge);
-  std::vector<llvm::Value*> all;
+  std::vector<llvm::PHINode*> mergePhis;
   for (size_t i = 0; i < thenVals.size(); ++i) {
     llvm::PHINode* p = b_.CreatePHI(thenVals[i]->getType(), 2);
     p->addIncoming(thenVals[i], thenEnd);
     p->addIncoming(elseVals[i], elseEnd);
-    all.push_back(p);
+    mergePhis.push_back(p);
   }
+  std::vector<llvm::Value*> all = vectorizePhis(mergePhis);
   size_t pi = 0;
   for (unsigned r = 0; r < op.numResults(); ++r) {
     size_t w = width(op.result(r)->type());
@@ -828,7 +925,7 @@ void KernelEmitter::emitIf(ir::Operation& op) {
 }  // namespace
 
 std::unique_ptr<llvm::Module> emitLLVMModule(const ir::Operation& module, const targets::Target& target,
-                                             llvm::LLVMContext& ctx, DiagnosticEngine& diags) {
+                                             XeCodegen codegen, llvm::LLVMContext& ctx, DiagnosticEngine& diags) {
   auto m = std::make_unique<llvm::Module>("xtc", ctx);
   m->setTargetTriple("spir64-unknown-unknown");
   m->setDataLayout("e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64");
@@ -842,7 +939,7 @@ std::unique_ptr<llvm::Module> emitLLVMModule(const ir::Operation& module, const 
   bool ok = true;
   for (ir::Operation* k : ir::moduleKernels(const_cast<ir::Operation*>(&module))) {
     try {
-      KernelEmitter e(*m, target, diags);
+      KernelEmitter e(*m, target, codegen, diags);
       e.emitKernel(k);
     } catch (const EmitError&) {
       ok = false;

@@ -1,8 +1,9 @@
 // Internal to backends/spirv: builds the LLVM module (spir64, typed pointers) for a lane-level xtc
-// module. Every IR vector is scalarized into one LLVM value per register, so the LLVM IR has no
-// vector types (spirv-val accepts only 2/3/4/8/16-element vectors without extensions).
+// module. Every IR vector is scalarized into one LLVM value per register; hardware operands (DPAS,
+// 2D block IO) and the loop-carried values that come from them are whole LLVM vectors.
 #pragma once
 
+#include "backends/spirv/SpirvBackend.h"
 #include "ir/Operation.h"
 #include "ir/targets/Target.h"
 
@@ -17,6 +18,6 @@ namespace xtc::backend {
 
 // Returns null after reporting every problem to `diags`. The context must use typed pointers.
 std::unique_ptr<llvm::Module> emitLLVMModule(const ir::Operation& module, const targets::Target& target,
-                                             llvm::LLVMContext& ctx, DiagnosticEngine& diags);
+                                             XeCodegen codegen, llvm::LLVMContext& ctx, DiagnosticEngine& diags);
 
 }  // namespace xtc::backend

@@ -14,10 +14,16 @@
 
 namespace xtc::backend {
 
+// How xe.* ops reach the hardware on pvc (--xe-codegen): inline vISA (SPV_INTEL_inline_assembly)
+// where the builtins cannot express an instruction, or the builtins only, with per-lane fallbacks
+// for the 2D store and prefetch (the comparison baseline). docs/hardware.md, "Inline vISA".
+enum class XeCodegen { Visa, Builtins };
+
 struct BackendOptions {
   const targets::Target* target = nullptr;  // required: subgroup size and SPIR-V extensions
   int optLevel = 2;                         // 0: no LLVM optimization; otherwise the -O2 pipeline
   bool validate = true;                     // run SPIRV-Tools validation on the produced binary
+  XeCodegen xeCodegen = XeCodegen::Visa;    // pvc only; other targets never emit inline vISA
   // --verify-isa (emitSpirv only): receives every hardware builtin call of the module (XeBuiltins.h).
   std::vector<isa::HardwareCall>* hardwareCalls = nullptr;
   // Test double for --verify-isa: "FROM=TO" renames builtin FROM after the calls were listed.

@@ -12,8 +12,11 @@
 //     dg2: lane k/2, register 2m + k%2), B[k][n] from this lane's register k, converted to f32 and
 //     accumulated with lane.fma in K order (DPAS rounds its internal sums differently; results agree
 //     within the usual f32 accumulation bound);
-//   - xe.prefetch_1d is erased (a cache hint); xe.base_address ops left without uses are erased;
-//     other xe.* ops are errors (not implemented).
+//   - xe.store_2d (one plain block) -> one masked lane.store per register at the element the
+//     message's lane layout names (register i = row i, lane j = column j); elements outside the
+//     surface are dropped, as the hardware drops them;
+//   - xe.prefetch_1d and xe.prefetch_2d are erased (cache hints); xe.base_address ops left without
+//     uses are erased; other xe.* ops are errors (not implemented).
 #include "ir/Builder.h"
 #include "ir/Module.h"
 #include "ir/ops/XeOps.h"
@@ -51,6 +54,7 @@ private:
         ->result();
   }
   void load2d(Operation* op);
+  void store2d(Operation* op);
   void dpas(Operation* op);
 
   int64_t S_;
@@ -98,6 +102,33 @@ void XeEmulator::load2d(Operation* op) {
   }
   Value* v = b_.create("vector.from_elements", regs, {rt})->result();
   op->result()->replaceAllUsesWith(v);
+  op->erase();
+}
+
+void XeEmulator::store2d(Operation* op) {
+  Operation* ba = op->operand(0)->definingOp();
+  if (!ba || !ba->is("xe.base_address")) fail(*op, "the message base is not an xe.base_address of a memref");
+  Value* mem = ba->operand(0);
+  const Type& mt = mem->type();
+  Value* val = op->operand(6);
+  const Type& vt = val->type();
+  int64_t bits = op->intAttr("elem_bits", 0), W = op->intAttr("block_w", 0), H = op->intAttr("block_h", 0);
+  if (mt.rank() != 2 || ir::elemBits(mt.elem()) != bits || vt.elem() != mt.elem())
+    fail(*op, fmt::format("a d{} store on {} is not emulated yet", bits, mt.str()));
+  if (W != S_ || vt.shape()[0] != H) fail(*op, fmt::format("2D stores {} wide on {} lanes are not emulated yet", W, S_));
+  b_.setInsertionPoint(op);
+  b_.setLoc(op->loc());
+  Value* width = idx(op->operand(1));
+  Value* height = idx(op->operand(2));
+  Value* col = bin("arith.addi", idx(op->operand(4)), lane_);
+  Value* y = idx(op->operand(5));
+  Value* inCols = ult(bin("arith.muli", col, c(bits / 8)), width);
+  for (int64_t i = 0; i < H; ++i) {
+    Value* row = bin("arith.addi", y, c(i));
+    Value* mask = bin("arith.andi", ult(row, height), inCols, Type::scalar(ElemKind::I1));
+    Value* e = b_.create("vector.extract", {val}, {Type::scalar(vt.elem())}, {{"index", Attribute::integer(i)}})->result();
+    b_.create("lane.store", {e, mem, row, col, mask}, {});
+  }
   op->erase();
 }
 
@@ -152,7 +183,8 @@ void XeEmulator::run(Operation* kernel) {
     if (o->is("xe.base_address")) bases.push_back(o);
     else if (o->is("xe.load_2d")) load2d(o);
     else if (o->is("xe.dpas")) dpas(o);
-    else if (o->is("xe.prefetch_1d")) o->erase();  // a cache hint: no effect on results
+    else if (o->is("xe.store_2d")) store2d(o);
+    else if (o->is("xe.prefetch_1d") || o->is("xe.prefetch_2d")) o->erase();  // cache hints: no effect on results
     else fail(*o, fmt::format("'{}' is not emulated yet", o->name()));
   }
   for (Operation* o : bases)

@@ -9,10 +9,13 @@
 //     one select per register; a `per_lane` load -> one lane.load per register (any padding);
 //   - tile.tile_mma -> one xe.dpas per (m, n, k) DPAS block, K innermost, operands gathered from the
 //     registers the DPAS layouts name;
-//   - tile.store_tile -> one lane.store per register (clipped at the memref bounds). The 2D block store
-//     exists only as inline vISA (reference §3), which a later issue implements;
-//   - tile.prefetch_tile -> per-lane xe.prefetch_1d of every 64-byte line of the tile (the 2D prefetch
-//     is inline vISA only, reference §3, a later issue);
+//   - tile.store_tile -> one xe.store_2d per message when a store shape of the target table
+//     (blockStores: one block, subgroup-wide) tiles the value and its lane layout holds each message
+//     as the message's layout (register i = row i, lane = column); the hardware drops what falls
+//     outside the surface (the memref), which is the clipping. Any other store -> one lane.store per
+//     register (clipped at the memref bounds);
+//   - tile.prefetch_tile -> xe.prefetch_2d messages of the tallest table prefetch shape
+//     (blockPrefetches) that tiles the tile; otherwise per-lane xe.prefetch_1d of every 64-byte line;
 //   - tile.convert_layout runs the plan resolve-layouts recorded (register permutation or shuffles);
 //   - scf.for/scf.if keep their structure (the K loop is never unrolled);
 //   - kernel attributes sg_size, wg_size, target, and build_options = "-ze-opt-large-register-file"
@@ -24,8 +27,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace xtc::passes {
@@ -71,6 +76,10 @@ private:
     return *e;
   }
 
+  // Registers of `big` holding the block at (r0, c0) in the register order of the one-block layout
+  // `one`, or nullopt when some lane holds another element there.
+  std::optional<std::vector<int32_t>> gatherBlock(const layout::LinearLayout& big, const layout::LinearLayout& one,
+                                                  int64_t r0, int64_t c0);
   const std::vector<Value*>& get(Value* v, const Operation& user) {
     auto it = map_.find(v);
     if (it == map_.end()) fail(user, "internal error: operand not lowered yet");
@@ -124,6 +133,8 @@ private:
   void lowerLoadTile(Operation& op);
   void lowerPerLaneLoad(Operation& op);
   void lowerStoreTile(Operation& op);
+  bool storeBlocks(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
+  bool prefetchBlocks(const TileState& t, int64_t cache);
   void lowerPrefetch(Operation& op);
   void lowerMma(Operation& op);
   void lowerConvert(Operation& op);
@@ -361,6 +372,7 @@ void KernelLowerXe::lowerPrefetch(Operation& op) {
   if (const Attribute* a = op.attr("locality"))
     locality = a->isa(AttrKind::Int) ? a->getInt() : a->isa(AttrKind::Enum) ? std::atoll(a->getString().c_str()) : 3;
   int64_t cache = locality >= 2 ? 4 : 2;  // 4: L1 and L3 cached; 2: L3 only (reference §1)
+  if (prefetchBlocks(t, cache)) return;
   Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1), i64 = Type::scalar(ElemKind::I64);
   auto ult = [&](Value* a, Value* bnd) {
     return b_.create("arith.cmpi", {a, bnd}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
@@ -385,18 +397,105 @@ void KernelLowerXe::lowerPrefetch(Operation& op) {
   }
 }
 
+// The 2D block stores of a store_tile (see the contract at the top), or false when its value is not
+// laid out as whole store messages.
+bool KernelLowerXe::storeBlocks(Operation& op, const TileState& t, const layout::LinearLayout& l,
+                                const std::vector<Value*>& regs) {
+  const Type& vt = op.operand(0)->type();
+  int64_t rows = vt.shape()[0], cols = vt.shape()[1], bits = ir::elemBits(vt.elem());
+  const targets::BlockShape* shape = nullptr;
+  for (const targets::BlockShape& s : t_.blockStores)
+    if (s.elemBits == bits && s.width == S_ && s.arrayLength == 1 && rows % s.height == 0 && cols % S_ == 0 &&
+        (!shape || s.height > shape->height))
+      shape = &s;
+  if (!shape) return false;
+  int64_t h = shape->height;
+  xe::Message m;
+  m.elemBits = static_cast<int>(bits);
+  m.width = static_cast<int>(S_);
+  m.height = static_cast<int>(h);
+  auto one = xe::tileLoadLayout(m, h, S_, static_cast<int>(S_));
+  if (!one) return false;
+  std::vector<std::pair<std::pair<int64_t, int64_t>, std::vector<int32_t>>> blocks;
+  for (auto [r0, c0] : xe::messageOrigins(rows, cols, h, S_)) {
+    auto idx = gatherBlock(l, *one, r0, c0);
+    if (!idx) return false;
+    blocks.push_back({{r0, c0}, *idx});
+  }
+  const Surface& s = t.surf;
+  ir::AttrMap attrs{{"elem_bits", Attribute::integer(bits)}, {"block_w", Attribute::integer(S_)},
+                    {"block_h", Attribute::integer(h)},       {"array_len", Attribute::integer(1)},
+                    {"vnni", Attribute::boolean(false)},      {"transpose", Attribute::boolean(false)}};
+  for (auto& [origin, idx] : blocks) {
+    std::vector<Value*> v;
+    for (int32_t i : idx) v.push_back(regs[static_cast<size_t>(i)]);
+    Value* x = toI32(addC(t.offs[1], origin.second));
+    Value* y = toI32(addC(t.offs[0], origin.first));
+    b_.create("xe.store_2d", {s.base, s.width, s.height, s.pitch, x, y, fromElements(v, vt.elem())}, {}, attrs);
+  }
+  return true;
+}
+
+// 2D block prefetches of a prefetch_tile (see the contract at the top), or false when no prefetch
+// shape of the table tiles it. A prefetch has no result, so any shape covering the tile will do.
+bool KernelLowerXe::prefetchBlocks(const TileState& t, int64_t cache) {
+  int64_t rows = t.type.shape()[0], cols = t.type.shape()[1], bits = ir::elemBits(t.type.elem());
+  const targets::BlockShape* shape = nullptr;
+  for (const targets::BlockShape& s : t_.blockPrefetches)
+    if (s.elemBits == bits && !s.vnni && !s.transpose && rows % s.height == 0 && cols % (s.width * s.arrayLength) == 0 &&
+        (!shape || s.height > shape->height))
+      shape = &s;
+  if (!shape) return false;
+  int64_t w = shape->width, h = shape->height, blocks = shape->arrayLength;
+  const Surface& s = t.surf;
+  ir::AttrMap attrs{{"elem_bits", Attribute::integer(bits)}, {"block_w", Attribute::integer(w)},
+                    {"block_h", Attribute::integer(h)},       {"array_len", Attribute::integer(blocks)},
+                    {"vnni", Attribute::boolean(false)},      {"transpose", Attribute::boolean(false)},
+                    // L1 policy; L3 always caches (the vISA emitter writes .ca.ca or .uc.ca).
+                    {"cache", Attribute::enumValue("cache", cache == 4 ? "cached" : "uncached")}};
+  for (auto [r0, c0] : xe::messageOrigins(rows, cols, h, w * blocks)) {
+    Value* x = toI32(addC(t.offs[1], c0));
+    Value* y = toI32(addC(t.offs[0], r0));
+    b_.create("xe.prefetch_2d", {s.base, s.width, s.height, s.pitch, x, y}, {}, attrs);
+  }
+  return true;
+}
+
 void KernelLowerXe::lowerStoreTile(Operation& op) {
   const TileState& t = tile(op.operand(1), op);
   const Type& vt = op.operand(0)->type();
   const layout::LinearLayout& l = laneLayout(vt, op);
-  std::vector<Value*> lane = laneCoords(l, op);
   std::vector<Value*> regs = extractAll(get1(op.operand(0), op));
+  if (storeBlocks(op, t, l, regs)) return;
+  std::vector<Value*> lane = laneCoords(l, op);
   for (int64_t r = 0; r < static_cast<int64_t>(regs.size()); ++r) {
     std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
     Value* row = add(t.offs[0], addC(lane[0], c[0]));
     Value* col = add(t.offs[1], addC(lane[1], c[1]));
     b_.create("lane.store", {regs[static_cast<size_t>(r)], t.mem, row, col}, {});
   }
+}
+
+std::optional<std::vector<int32_t>> KernelLowerXe::gatherBlock(const layout::LinearLayout& big,
+                                                               const layout::LinearLayout& one, int64_t r0, int64_t c0) {
+  std::map<std::pair<int32_t, int32_t>, int32_t> at0;
+  for (int32_t r = 0; r < big.inDimSize("register"); ++r) {
+    auto c = big.apply(std::vector<int32_t>{r, 0});
+    at0[{c[0], c[1]}] = r;
+  }
+  std::vector<int32_t> regs;
+  for (int32_t i = 0; i < one.inDimSize("register"); ++i) {
+    auto c = one.apply(std::vector<int32_t>{i, 0});
+    auto it = at0.find({static_cast<int32_t>(c[0] + r0), static_cast<int32_t>(c[1] + c0)});
+    if (it == at0.end()) return std::nullopt;
+    for (int32_t lane = 0; lane < S_; ++lane) {
+      auto cb = big.apply(std::vector<int32_t>{it->second, lane});
+      auto co = one.apply(std::vector<int32_t>{i, lane});
+      if (cb[0] != co[0] + r0 || cb[1] != co[1] + c0) return std::nullopt;
+    }
+    regs.push_back(it->second);
+  }
+  return regs;
 }
 
 void KernelLowerXe::lowerMma(Operation& op) {
@@ -417,24 +516,9 @@ void KernelLowerXe::lowerMma(Operation& op) {
   // Registers of the block at (r0, c0) of a big layout, in the order of the one-block layout; every
   // lane must agree, or the operand is not in DPAS layout.
   auto gather = [&](const layout::LinearLayout& big, const layout::LinearLayout& one, int64_t r0, int64_t c0) {
-    std::map<std::pair<int32_t, int32_t>, int32_t> at0;
-    for (int32_t r = 0; r < big.inDimSize("register"); ++r) {
-      auto c = big.apply(std::vector<int32_t>{r, 0});
-      at0[{c[0], c[1]}] = r;
-    }
-    std::vector<int32_t> regs;
-    for (int32_t i = 0; i < one.inDimSize("register"); ++i) {
-      auto c = one.apply(std::vector<int32_t>{i, 0});
-      auto it = at0.find({static_cast<int32_t>(c[0] + r0), static_cast<int32_t>(c[1] + c0)});
-      if (it == at0.end()) fail(op, "internal error: an operand is not in its DPAS layout");
-      for (int32_t lane = 0; lane < S_; ++lane) {
-        auto cb = big.apply(std::vector<int32_t>{it->second, lane});
-        auto co = one.apply(std::vector<int32_t>{i, lane});
-        if (cb[0] != co[0] + r0 || cb[1] != co[1] + c0) fail(op, "internal error: an operand is not in its DPAS layout");
-      }
-      regs.push_back(it->second);
-    }
-    return regs;
+    auto regs = gatherBlock(big, one, r0, c0);
+    if (!regs) fail(op, "internal error: an operand is not in its DPAS layout");
+    return *regs;
   };
   std::vector<Value*> A = extractAll(get1(op.operand(0), op));
   std::vector<Value*> B = extractAll(get1(op.operand(1), op));

@@ -36,6 +36,12 @@ Target makePvc() {
   t.blockLoads.push_back({16, 16, 16, 1, true, false});
   t.blockLoads.push_back({8, 16, 32, 1, true, false});
   t.blockLoads.push_back({32, 8, 16, 1, false, true});
+  // Inline vISA (issue #13, backends/spirv/VisaEmitter.cpp; no builtin exists, reference §3), each
+  // with a tests/isa/builtins/visa_*.ir probe: the 2D store of one DPAS C block (d32 16x8), and 2D
+  // prefetches of 64-byte rows (d16, 2 blocks of 16) 8 or 32 rows high. lower-xe uses only these.
+  t.blockStores.push_back({32, 16, 8, 1});
+  t.blockPrefetches.push_back({16, 16, 8, 2});
+  t.blockPrefetches.push_back({16, 16, 32, 2});
   t.spirvExtensions = {"SPV_INTEL_subgroups", "SPV_INTEL_vector_compute", "SPV_INTEL_inline_assembly"};
   return t;
 }

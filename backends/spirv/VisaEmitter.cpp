@@ -1,0 +1,176 @@
+// xe.store_2d and xe.prefetch_2d (see VisaEmitter.h). The vISA forms (reference §3):
+//   lsc_store_block2d.ugm (M1, 16) flat[base,w-1,h-1,p-1,x,y] DATA:dBITS.1xWxHnn
+//   lsc_load_block2d.ugm.L1.L3 (M1, 16) %null:dBITS.BxWxHnn flat[base,w-1,h-1,p-1,x,y]   (prefetch)
+// The surface operands are subgroup-uniform ("rw.u"); the stored data is the lane's registers
+// ("rw"), which IGC lays out as the message payload (register i of lane j at (16 i + j) elements).
+// The builtins mode writes what the builtins path can: a masked per-lane store per register (the
+// hardware's clipping: outside the surface nothing is written) and one per-lane dword prefetch per
+// row of the message.
+#include "backends/spirv/VisaEmitter.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Module.h>
+
+#include <fmt/format.h>
+
+namespace xtc::backend {
+
+namespace {
+
+bool flag(const ir::Operation& op, const char* n) {
+  const ir::Attribute* a = op.attr(n);
+  return a && a->isa(ir::AttrKind::Bool) && a->getBool();
+}
+
+// The six surface operands of a message: base, width-1, height-1, pitch-1, x, y (reference §2.1).
+std::vector<llvm::Value*> surfaceArgs(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  auto minus1 = [&](unsigned i) { return b.CreateSub(ctx.get(op.operand(i)).at(0), b.getInt32(1)); };
+  return {ctx.get(op.operand(0)).at(0), minus1(1), minus1(2), minus1(3), ctx.get(op.operand(4)).at(0),
+          ctx.get(op.operand(5)).at(0)};
+}
+
+void callAsm(llvm::IRBuilder<>& b, const std::string& text, const std::string& constraints,
+             const std::vector<llvm::Value*>& args) {
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* a : args) types.push_back(a->getType());
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), types, false);
+  b.CreateCall(llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/true), args);
+}
+
+llvm::Value* laneId(XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  llvm::Module& m = ctx.module;
+  llvm::Function* f = m.getFunction("_Z22get_sub_group_local_idv");
+  if (!f) {
+    f = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), false), llvm::Function::ExternalLinkage,
+                               "_Z22get_sub_group_local_idv", m);
+    f->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    f->addFnAttr(llvm::Attribute::ReadNone);
+  }
+  llvm::CallInst* c = b.CreateCall(f);
+  c->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  return c;
+}
+
+// Whether the op's shape is in `table` (the target's stores or prefetches: each entry has a
+// tests/isa/builtins/visa_*.ir probe, tests/unit/isa/TargetTableProbesTest.cpp).
+bool inTable(const ir::Operation& op, const std::vector<targets::BlockShape>& table) {
+  for (const targets::BlockShape& s : table)
+    if (op.intAttr("elem_bits", 0) == s.elemBits && op.intAttr("block_w", 0) == s.width &&
+        op.intAttr("block_h", 0) == s.height && op.intAttr("array_len", 1) == s.arrayLength &&
+        flag(op, "vnni") == s.vnni && flag(op, "transpose") == s.transpose)
+      return true;
+  return false;
+}
+
+// Checks shared by both modes: pvc, a shape of the target table.
+std::string checkStore(const ir::Operation& op, const XeEmitContext& ctx, int64_t bits, int64_t w, int64_t h) {
+  if (ctx.target.kind != targets::TargetKind::Pvc)
+    return fmt::format("xe.store_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
+  if (!inTable(op, ctx.target.blockStores))
+    return fmt::format("xe.store_2d d{} {}x{} has no form proven by an ISA test yet (not implemented yet)", bits, w, h);
+  return "";
+}
+
+std::string emitStore2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b, XeCodegen mode) {
+  int64_t bits = op.intAttr("elem_bits", 0), w = op.intAttr("block_w", 0), h = op.intAttr("block_h", 0);
+  if (std::string e = checkStore(op, ctx, bits, w, h); !e.empty()) return e;
+  const std::vector<llvm::Value*>& regs = ctx.get(op.operand(6));
+  if (static_cast<int64_t>(regs.size()) != h) return "xe.store_2d: the value does not hold one register per row";
+  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
+  if (mode == XeCodegen::Visa) {
+    // The data as one <h x T> vector of the registers' own type (vISA reads raw bits; keeping the
+    // type lets -O2 pass a DPAS result or a loop's vector phi through unchanged).
+    llvm::Type* it = regs[0]->getType();
+    llvm::Value* data = llvm::UndefValue::get(llvm::FixedVectorType::get(it, static_cast<unsigned>(h)));
+    for (int64_t i = 0; i < h; ++i)
+      data = b.CreateInsertElement(data, regs[static_cast<size_t>(i)], b.getInt32(static_cast<uint32_t>(i)));
+    if (h == 1) data = b.CreateExtractElement(data, b.getInt32(0));
+    surf.push_back(data);
+    callAsm(b, fmt::format("lsc_store_block2d.ugm (M1, 16) flat[$0,$1,$2,$3,$4,$5] $6:d{}.1x{}x{}nn", bits, w, h),
+            "rw.u,rw.u,rw.u,rw.u,rw.u,rw.u,rw", surf);
+    return "";
+  }
+  // Builtins: register i of lane j is element (y + i, x + j); dropped outside the surface.
+  llvm::Value* eb = b.getInt32(static_cast<uint32_t>(bits / 8));
+  llvm::Value* col = b.CreateAdd(ctx.get(op.operand(4)).at(0), laneId(ctx, b));
+  llvm::Value* colBytes = b.CreateMul(col, eb);
+  llvm::Value* inCols = b.CreateICmpULT(colBytes, ctx.get(op.operand(1)).at(0));
+  llvm::Type* it = b.getIntNTy(static_cast<unsigned>(bits));
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  for (int64_t i = 0; i < h; ++i) {
+    llvm::Value* row = b.CreateAdd(ctx.get(op.operand(5)).at(0), b.getInt32(static_cast<uint32_t>(i)));
+    llvm::Value* ok = b.CreateAnd(inCols, b.CreateICmpULT(row, ctx.get(op.operand(2)).at(0)));
+    llvm::BasicBlock* doStore = llvm::BasicBlock::Create(b.getContext(), "store2d", fn);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(b.getContext(), "store2d.end", fn);
+    b.CreateCondBr(ok, doStore, next);
+    b.SetInsertPoint(doStore);
+    llvm::Value* off = b.CreateAdd(b.CreateMul(b.CreateZExt(row, b.getInt64Ty()), b.CreateZExt(ctx.get(op.operand(3)).at(0), b.getInt64Ty())),
+                                   b.CreateZExt(colBytes, b.getInt64Ty()));
+    llvm::Value* addr = b.CreateIntToPtr(b.CreateAdd(ctx.get(op.operand(0)).at(0), off), llvm::PointerType::get(it, 1));
+    b.CreateAlignedStore(b.CreateBitCast(regs[static_cast<size_t>(i)], it), addr, llvm::Align(static_cast<uint64_t>(bits / 8)));
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+  }
+  return "";
+}
+
+std::string emitPrefetch2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b, XeCodegen mode) {
+  int64_t bits = op.intAttr("elem_bits", 0), w = op.intAttr("block_w", 0), h = op.intAttr("block_h", 0),
+          n = op.intAttr("array_len", 1);
+  if (ctx.target.kind != targets::TargetKind::Pvc)
+    return fmt::format("xe.prefetch_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
+  if (!inTable(op, ctx.target.blockPrefetches))
+    return fmt::format("xe.prefetch_2d d{} {}x{}x{} has no form proven by an ISA test yet (not implemented yet)", bits, n,
+                       w, h);
+  const ir::Attribute* c = op.attr("cache");
+  bool l1 = !c || !c->isa(ir::AttrKind::Enum) || c->getString() != "uncached";
+  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
+  if (mode == XeCodegen::Visa) {
+    callAsm(b,
+            fmt::format("lsc_load_block2d.ugm.{}.ca (M1, 16) %null:d{}.{}x{}x{}nn flat[$0,$1,$2,$3,$4,$5]", l1 ? "ca" : "uc",
+                        bits, n, w, h),
+            "rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", surf);
+    return "";
+  }
+  // Builtins: lane j prefetches the dword at the start of rows j, j + 16, ... of the message (rows
+  // are at most 64 bytes: one cache line); rows outside the surface prefetch the base instead.
+  llvm::Type* ptrTy = llvm::PointerType::get(b.getInt32Ty(), 1);
+  llvm::Function* f = ctx.module.getFunction("__builtin_IB_lsc_prefetch_global_uint");
+  if (!f) {
+    f = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {ptrTy, b.getInt32Ty(), b.getInt32Ty()}, false),
+                               llvm::Function::ExternalLinkage, "__builtin_IB_lsc_prefetch_global_uint", ctx.module);
+    f->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+  }
+  llvm::Value* lane = laneId(ctx, b);
+  llvm::Value* x = b.CreateMul(ctx.get(op.operand(4)).at(0), b.getInt32(static_cast<uint32_t>(bits / 8)));
+  for (int64_t r0 = 0; r0 < h; r0 += ctx.target.subgroupSize) {
+    llvm::Value* r = b.CreateAdd(lane, b.getInt32(static_cast<uint32_t>(r0)));
+    llvm::Value* row = b.CreateAdd(ctx.get(op.operand(5)).at(0), r);
+    llvm::Value* ok = b.CreateAnd(b.CreateICmpULT(r, b.getInt32(static_cast<uint32_t>(h))),
+                                  b.CreateAnd(b.CreateICmpULT(row, ctx.get(op.operand(2)).at(0)),
+                                              b.CreateICmpULT(x, ctx.get(op.operand(1)).at(0))));
+    llvm::Value* off = b.CreateAdd(b.CreateMul(b.CreateZExt(row, b.getInt64Ty()), b.CreateZExt(ctx.get(op.operand(3)).at(0), b.getInt64Ty())),
+                                   b.CreateZExt(x, b.getInt64Ty()));
+    off = b.CreateSelect(ok, b.CreateAnd(off, b.getInt64(~uint64_t(3))), b.getInt64(0));
+    llvm::Value* addr = b.CreateIntToPtr(b.CreateAdd(ctx.get(op.operand(0)).at(0), off), ptrTy);
+    llvm::CallInst* call = b.CreateCall(f, {addr, b.getInt32(0), b.getInt32(l1 ? 4 : 2)});
+    call->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<std::string> emitVisaOp(const ir::Operation& op, XeEmitContext& ctx, XeCodegen mode) {
+  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
+  if (op.is("xe.store_2d")) return emitStore2d(op, ctx, b, mode);
+  if (op.is("xe.prefetch_2d")) return emitPrefetch2d(op, ctx, b, mode);
+  return std::nullopt;
+}
+
+}  // namespace xtc::backend

@@ -250,13 +250,16 @@ private:
   // blocks on the target's banks (`swizzle = [B, M, S]`: Swizzle<B,M,S> of the row-major byte offset)
   // when it has fewer bank conflicts than none; a later exchange with other blocks keeps it (correct
   // either way: every access of the buffer goes through the same bijection).
+  // The alloc carries the location of the op that first needs it, so later diagnostics about it (e.g. a
+  // lowering without SLM support) point at that op's line, not at the kernel.
   Value* slmBuffer(const std::vector<int64_t>& shape, ElemKind elem, const std::vector<int64_t>& writeBlock,
-                   const std::vector<int64_t>& readBlock) {
+                   const std::vector<int64_t>& readBlock, const SourceLoc& loc) {
     auto key = std::make_pair(shape, elem);
     auto it = slmBuffers_.find(key);
     if (it != slmBuffers_.end()) return it->second;
     slmUsed_ += slmBytes(shape, elem);
     Operation* alloc = pro().create("gpu.slm_alloc", {}, {Type::memref(shape, elem, ir::MemSpace::Slm)});
+    alloc->setLoc(loc);
     if (shape.size() == 2 && target_.subgroupSize > 0) {
       auto i32 = [](int64_t v) { return static_cast<int>(std::min<int64_t>(v, 1 << 30)); };
       auto plan = layout::planSlmExchange(i32(shape[0]), i32(shape[1]), static_cast<int>(slmElemBytes(elem)),
@@ -352,7 +355,7 @@ private:
     int64_t rounds = shape[dim] / slab;
     std::vector<int64_t> slabShape = shape;
     slabShape[dim] = slab;
-    Value* buf = slmBuffer(slabShape, elem, writes.front().shape, reads.front().shape);
+    Value* buf = slmBuffer(slabShape, elem, writes.front().shape, reads.front().shape, loc);
     auto local = [&](const SlmAccess& a) {
       std::vector<Value*> o = a.offs;
       if (rounds > 1) o[dim] = remc(pro(), o[dim], slab);

@@ -58,7 +58,9 @@ struct LowerError {};  // thrown after a diagnostic, caught per kernel
 struct TileState {
   Value* mem = nullptr;
   Type type;                  // the subgroup-level tile type
-  std::vector<Value*> offs;   // new (lane-level) index values
+  std::vector<Value*> offs;   // new (lane-level) index values; for a scattered tile one register
+                              // vector of element offsets into its 1-D memref, in the tile's layout
+  bool scattered = false;
 };
 
 class KernelLowering {
@@ -106,6 +108,8 @@ private:
   void lowerInitTile(Operation& op);
   bool isDenseView(const Operation& op, const std::vector<int64_t>& seg);
   void lowerUpdateOffset(Operation& op);
+  void lowerScatteredInit(Operation& op);
+  void lowerGatherScatter(Operation& op);
   void lowerLoadTile(Operation& op);
   void lowerStoreTile(Operation& op);
   void lowerMma(Operation& op);
@@ -203,6 +207,12 @@ bool isDimOf(Value* v, Value* mem, int64_t d) {
   return def->is("arith.constant") && size != ir::kDynamic && a && a->isa(AttrKind::Int) && a->getInt() == size;
 }
 
+// A load's padding in the element's own kind (an integer memref gets an integer padding).
+Attribute paddingAttr(const Attribute& p, ElemKind ek) {
+  if (ir::isFloatElem(ek)) return Attribute::floating(p.isa(AttrKind::Float) ? p.getFloat() : static_cast<double>(p.getInt()), ek);
+  return Attribute::integer(p.isa(AttrKind::Int) ? p.getInt() : static_cast<int64_t>(p.getFloat()), ek);
+}
+
 bool isConstant(Value* v, int64_t c) {
   Operation* def = v->definingOp();
   const Attribute* a = def && def->is("arith.constant") ? def->attr("value") : nullptr;
@@ -234,7 +244,7 @@ void KernelLowering::lowerInitTile(Operation& op) {
   const ir::TileInfo& info = tt.tileInfo();
   if (info.wgMap)
     fail(op, "lower-generic expects subgroup-level IR, but this tile has a wg_map (run the wg_map distribution first)");
-  if (info.scattered) fail(op, "lower-generic: scattered tiles are not implemented yet");
+  if (info.scattered) return lowerScatteredInit(op);
   if (!info.order.empty() && info.order != std::vector<int64_t>{1, 0})
     fail(op, "lower-generic: tiles with order = [0, 1] are not implemented yet (the order/transpose pass makes "
              "them row-major)");
@@ -260,10 +270,65 @@ void KernelLowering::lowerInitTile(Operation& op) {
   vals_.setTile(op.result(), s);
 }
 
+// A scattered tile (gather/scatter): a 1-D memref and one offset per element, held in the tile's own
+// layout, so element k's offset sits in the lane and register that hold element k of the data.
+void KernelLowering::lowerScatteredInit(Operation& op) {
+  const Type& tt = op.result()->type();
+  Value* src = op.operand(0);
+  if (tt.tileInfo().space != ir::MemSpace::Global) fail(op, "lower-generic: scattered SLM tiles are not implemented yet");
+  if (!src->type().isMemRef() || src->type().rank() != 1 || !src->type().strides().empty())
+    fail(op, "lower-generic: a scattered tile needs a dense 1-D memref");
+  if (op.numOperands() != 2 || op.operand(1)->type().shape() != tt.shape())
+    fail(op, "lower-generic: a scattered tile takes one index vector of its shape");
+  layoutOf(tt, op);
+  TileState s;
+  s.mem = vals_.get1(src, op);
+  s.type = tt;
+  s.offs = {vals_.get1(op.operand(1), op)};
+  s.scattered = true;
+  vals_.setTile(op.result(), s);
+}
+
+// load_gather / store_scatter: per register, one lane.load / lane.store at the lane's own offset,
+// masked by the lane's mask bit (and by the layout's tail); lane.load/store drop out-of-range offsets.
+void KernelLowering::lowerGatherScatter(Operation& op) {
+  bool gather = op.is("tile.load_gather");
+  const TileState& t = vals_.tile(op.operand(gather ? 0 : 2), op);
+  if (!t.scattered) fail(op, fmt::format("lower-generic: '{}' needs a scattered tile", op.name()));
+  CoopLayout l = layoutOf(t.type, op);
+  ElemKind ek = t.type.elem();
+  Type i1 = Type::scalar(ElemKind::I1);
+  std::vector<Value*> offs = extractAll(t.offs[0], l.numRegs());
+  std::vector<Value*> mask = extractAll(vals_.get1(op.operand(1), op), l.numRegs());
+  std::vector<Value*> vals = gather ? std::vector<Value*>{} : extractAll(vals_.get1(op.operand(0), op), l.numRegs());
+  ir::AttrMap attrs;
+  if (gather)
+    if (const Attribute* p = op.attr("padding")) attrs["padding"] = paddingAttr(*p, ek);
+  std::vector<Value*> regs(static_cast<size_t>(l.numRegs()));
+  for (int64_t w = 0; w < l.kb; ++w)
+    for (int64_t u = 0; u < l.ru; ++u) {
+      size_t k = static_cast<size_t>(l.reg(u, w));
+      Value *r, *c, *tail;
+      regPosition(l, u, w, &r, &c, &tail);
+      Value* m = tail ? b_.create("arith.andi", {mask[k], tail}, {i1})->result() : mask[k];
+      if (gather)
+        regs[k] = b_.create("lane.load", {t.mem, offs[k], m}, {Type::scalar(ek)}, attrs)->result();
+      else
+        b_.create("lane.store", {vals[k], t.mem, offs[k], m}, {});
+    }
+  if (gather) vals_.set(op.result(), {b_.create("vector.from_elements", regs, {Type::vector({l.numRegs()}, ek)})->result()});
+}
+
 void KernelLowering::lowerUpdateOffset(Operation& op) {
   TileState s = vals_.tile(op.operand(0), op);
   unsigned nd = op.numOperands() - 1;
-  if (op.operand(1)->type().isVector()) fail(op, "lower-generic: scattered tile offsets are not implemented yet");
+  if (s.scattered) {
+    if (nd != 1 || op.operand(1)->type().shape() != s.type.shape())
+      fail(op, "lower-generic: a scattered tile's offsets move by one index vector of its shape");
+    s.offs[0] = b_.create("arith.addi", {s.offs[0], vals_.get1(op.operand(1), op)}, {s.offs[0]->type()})->result();
+    vals_.setTile(op.result(), s);
+    return;
+  }
   if (nd > s.offs.size()) fail(op, "lower-generic: too many offsets for the tile's memref");
   // The deltas apply to the last `nd` dimensions (the tile's own dims).
   size_t first = s.offs.size() - nd;
@@ -276,11 +341,7 @@ void KernelLowering::lowerLoadTile(Operation& op) {
   CoopLayout l = layoutOf(t.type, op);
   ElemKind ek = t.type.elem();
   ir::AttrMap attrs;
-  if (const Attribute* p = op.attr("padding")) {
-    // Keep the padding in the element's own kind (an integer memref gets an integer padding).
-    if (ir::isFloatElem(ek)) attrs["padding"] = Attribute::floating(p->isa(AttrKind::Float) ? p->getFloat() : static_cast<double>(p->getInt()), ek);
-    else attrs["padding"] = Attribute::integer(p->isa(AttrKind::Int) ? p->getInt() : static_cast<int64_t>(p->getFloat()), ek);
-  }
+  if (const Attribute* p = op.attr("padding")) attrs["padding"] = paddingAttr(*p, ek);
   std::vector<Value*> regs(static_cast<size_t>(l.numRegs()));
   for (int64_t w = 0; w < l.kb; ++w)
     for (int64_t u = 0; u < l.ru; ++u) {
@@ -700,6 +761,7 @@ void KernelLowering::lowerOp(Operation& op) {
   if (n == "tile.load_tile") return lowerLoadTile(op);
   if (n == "tile.store_tile") return lowerStoreTile(op);
   if (n == "tile.tile_mma") return lowerMma(op);
+  if (n == "tile.load_gather" || n == "tile.store_scatter") return lowerGatherScatter(op);
   if (n == "tile.prefetch_tile") return;  // a cache hint; the generic target has no prefetch to emit
   if (n == "tile.reduction") return lowerReduction(op);
   if (n == "tile.broadcast") return lowerBroadcast(op);

@@ -118,7 +118,9 @@ public:
     if (op.numResults() > 0) thenYield = op.region(0).block().terminator()->operands();
     std::vector<ir::Type> types;
     for (ir::Value* r : op.results()) {
-      if (r->type().isTile()) {
+      if (r->type().isTile() && r->type().tileInfo().scattered) {
+        die(op, "scattered tiles yielded by scf.if are not implemented yet");
+      } else if (r->type().isTile()) {
         ir::Value* mem = tileMemRef(thenYield.at(r->index()));
         if (!mem) die(op, "tiles yielded by scf.if must come from an init_tile of a memref");
         for (int64_t d = 0; d < mem->type().rank(); ++d) types.push_back(ir::Type::index());

@@ -8,10 +8,9 @@
 // run here too.
 // Not yet covered on the device (lower-generic rejects them with "not implemented yet"); each is
 // checked against a C++ reference through the interpreter only, in ExamplesInterpTest.cpp:
-//   gemm_splitk (tile.atomic_rmw), gather_scatter
-//   (scattered tiles, load_gather/store_scatter).
-// softmax, row_sum, sg_bias_relu, bias_relu and transpose run on the device and in the interpreter in
-// ExamplesRowOpsTest.cpp.
+//   gemm_splitk (tile.atomic_rmw: the lane level has no atomic op yet).
+// softmax, row_sum, sg_bias_relu, bias_relu, transpose and gather_scatter run on the device and in
+// the interpreter in ExamplesRowOpsTest.cpp.
 // gemm_bf16 (256x256 blocks, 32 subgroups) runs on the device in ExampleGemmTest.cpp; each launch
 // of that kernel took over 10 s on this loaded 2-core machine, so it is compared with the interpreter
 // at 257x129x65 in ExamplesInterpTest.cpp instead of being launched again.

@@ -1,13 +1,14 @@
 // e2e: the row-wise and data-movement examples -- softmax.xt (subgroup level), row_sum.xt (workgroup
 // level, 4 subgroups), sg_bias_relu.xt (subgroup level), bias_relu.xt (workgroup level: its broadcast
-// gets a broadcast_size from wg-distribute) and transpose.xt (an in-register transpose) -- through the real
+// gets a broadcast_size from wg-distribute), transpose.xt (an in-register transpose) and gather_scatter.xt
+// (masked gather and scatter through per-lane offsets) -- through the real
 // `xtc compile --target generic` + spirv-val, run on the CPU OpenCL device and compared with
 //   (a) plain C++ references in double written here, and
 //   (b) the reference interpreter on the frontend's tile IR,
 // on seeded random non-zero inputs at aligned and unaligned sizes. (ExampleRowOpsTest.cpp runs softmax
 // and row_sum on the device against host loops only; this file adds the interpreter and other sizes.)
 //
-// Tolerances: transpose only moves data and is exact; sg_bias_relu and bias_relu are exact (the f32 sum of two f32 inputs is their double sum rounded once,
+// Tolerances: transpose and gather_scatter only move data (and double it) and are exact; sg_bias_relu and bias_relu are exact (the f32 sum of two f32 inputs is their double sum rounded once,
 // then max with 0). row_sum: a sum of n f32 terms in any order is within (n + 2) * 2^-24 * sum|x| of the
 // exact sum. softmax: relative 2^-17 (exp, the 64-term sum and the division each add a few f32
 // roundings; 64 * 2^-24 = 2^-18). Device and interpreter, each within tol of the exact value, must
@@ -20,6 +21,8 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <numeric>
+#include <random>
 
 namespace xtc {
 namespace {
@@ -134,6 +137,43 @@ void transpose(int64_t M, int64_t N) {
 }
 TEST(ExampleTranspose, Aligned32x64) { transpose(32, 64); }
 TEST(ExampleTranspose, Unaligned37x45) { transpose(37, 45); }
+
+// ---- gather_scatter (16 indices per subgroup): exact ----
+// Dst starts with values the kernel must keep where it does not write (masked-off lanes, the tail past
+// n, indices never named), so both stores and drops are checked.
+void gatherScatter(int64_t size, int64_t n) {
+  SCOPED_TRACE(testing::Message() << "size " << size << ", n " << n);
+  unsigned seed = static_cast<unsigned>(size * 7 + n);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {size}, seed, 0.25, 2.0)));
+  // n distinct indices in random order.
+  std::vector<int64_t> perm(static_cast<size_t>(size));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), std::mt19937(seed + 1));
+  Buffer idx(ElemKind::Index, {1, n});
+  for (int64_t i = 0; i < n; ++i) idx.setInt(i, perm[static_cast<size_t>(i)]);
+  args.args.push_back(KernelArg::fromBuffer(idx));
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {size}, seed + 2, 4.0, 8.0)));
+  const Buffer src = args.args[0].buffer, dst0 = args.args[2].buffer;
+  std::vector<double> ref(static_cast<size_t>(size));
+  for (int64_t e = 0; e < size; ++e) ref[static_cast<size_t>(e)] = dst0.getFloat(e);
+  int written = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t e = perm[static_cast<size_t>(i)];
+    if (src.getFloat(e) > 0) {
+      ref[static_cast<size_t>(e)] = 2 * src.getFloat(e);
+      ++written;
+    }
+  }
+  EXPECT_GT(written, 0);  // both masked-on and masked-off lanes occur
+  EXPECT_LT(written, n);
+  runAndCheck("gather_scatter.xt", args, 2, {ceilDiv(n, 16), 1, 1}, 1, [&](int64_t e, double* r, double* tol) {
+    *r = ref[static_cast<size_t>(e)];
+    *tol = 0;
+  });
+}
+TEST(ExampleGatherScatter, Aligned64Of128) { gatherScatter(128, 64); }
+TEST(ExampleGatherScatter, Unaligned37Of100) { gatherScatter(100, 37); }
 
 }  // namespace
 }  // namespace xtc

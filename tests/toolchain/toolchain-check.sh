@@ -29,7 +29,7 @@ fi
 
 # The CPU OpenCL runtime, exactly as the device tests find it.
 if [ -z "${OCL_ICD_VENDORS:-}" ]; then
-  miss "OCL_ICD_VENDORS" "ctest sets it to <repo>/.venv/xtc-vendors; $fix"
+  miss "OCL_ICD_VENDORS" "ctest sets it to <repo>/.venv/xtc-vendors-cpu; $fix"
 elif [ ! -d "$OCL_ICD_VENDORS" ] || ! ls "$OCL_ICD_VENDORS"/*.icd > /dev/null 2>&1; then
   miss "Intel CPU OpenCL runtime ICD file in $OCL_ICD_VENDORS" "$fix (PyPI intel-opencl-rt into .venv)"
 elif out=$("$run_spirv" --probe --platform "Intel(R) OpenCL" --device cpu 2>&1); then

@@ -538,6 +538,7 @@ llvm::Value* KernelEmitter::convertScalar(llvm::Value* v, ElemKind from, ElemKin
     if (to == ElemKind::I1) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
     return b_.CreateFPToSI(v, dst);
   }
+  if (from == ElemKind::I1) return fTo ? b_.CreateUIToFP(v, dst) : b_.CreateZExt(v, dst);  // unsigned, as MLIR: true is 1
   if (!fFrom && fTo) return b_.CreateSIToFP(v, dst);
   if (to == ElemKind::I1) return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   return b_.CreateSExtOrTrunc(v, dst);

@@ -19,12 +19,14 @@
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Module.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <regex>
 
 namespace xtc::backend {
 
@@ -143,24 +145,30 @@ struct LoadForm {
   bool vnni, transpose;
   std::string name;
   unsigned retBits, retCount;
-  const char* isa;  // the load_block2d mnemonic the disassembly shows
+  std::string isa;  // the disassembly line of the load (see load2dLine)
 };
+
+// A 2D block load with a register destination and the given data mnemonic ("d16", "d16v", "d32t"):
+// prefetches (destination null) do not count.
+std::string load2dLine(const std::string& data) {
+  return R"(send\.ugm \(16\|M0\) +r[0-9]+ .*load_block2d\.ugm\.)" + data + R"(\.a64)";
+}
 
 const std::vector<LoadForm>& loadForms() {
   static const std::vector<LoadForm> forms = [] {
     std::vector<LoadForm> f;
     for (unsigned h : {1u, 2u, 4u, 8u}) {
       f.push_back({16, 16, h, 2, false, false, fmt::format("__builtin_IB_subgroup_block_read_flat_u16_m{}k16v2", h), 16,
-                   2 * h, R"(load_block2d\.ugm\.d16\.a64)"});
+                   2 * h, load2dLine("d16")});
       f.push_back({8, 32, h, 2, false, false, fmt::format("__builtin_IB_subgroup_block_read_flat_u8_m{}k32v2", h), 16,
-                   2 * h, R"(load_block2d\.ugm\.d8\.a64)"});
+                   2 * h, load2dLine("d8")});
     }
     f.push_back({16, 16, 16, 1, true, false, "__builtin_IB_subgroup_block_read_flat_transform_u16_k16", 32, 8,
-                 R"(load_block2d\.ugm\.d16v\.a64)"});
+                 load2dLine("d16v")});
     f.push_back({8, 16, 32, 1, true, false, "__builtin_IB_subgroup_block_read_flat_transform_u8_k32", 32, 8,
-                 R"(load_block2d\.ugm\.d8v\.a64)"});
+                 load2dLine("d8v")});
     f.push_back({32, 8, 16, 1, false, true, "__builtin_IB_subgroup_block_read_flat_transpose_u32_k8", 32, 8,
-                 R"(load_block2d\.ugm\.d32t\.a64)"});
+                 load2dLine("d32t")});
     return f;
   }();
   return forms;
@@ -324,6 +332,25 @@ std::optional<std::string> hardwareCallPattern(const std::string& builtin) {
   return std::nullopt;
 }
 
+namespace {
+
+// The ISA line of an inline-vISA 2D block message (backends/spirv/VisaEmitter.cpp, reference §3):
+// "lsc_store_block2d ... DATA:d32.1x16x8nn" -> store_block2d.ugm.d32; "lsc_load_block2d ... %null:d16..."
+// -> a prefetch (null destination); any other load -> a load with its VNNI/transpose mnemonic.
+// nullopt for other asm (not a hardware message xtc knows).
+std::optional<std::string> inlineVisaPattern(const std::string& text) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(R"(:d(8|16|32)\.\d+x\d+x\d+([nt])([nt]))"))) return std::nullopt;
+  std::string bits = m[1];
+  if (text.starts_with("lsc_store_block2d")) return R"(send\.ugm .*store_block2d\.ugm\.d)" + bits + R"(\.a64)";
+  if (!text.starts_with("lsc_load_block2d")) return std::nullopt;
+  if (text.find("%null") != std::string::npos)
+    return R"(send\.ugm \(16\|M0\) +null .*load_block2d\.ugm\.d)" + bits + R"(\.a64)";
+  return load2dLine("d" + bits + (m[2] == "t" ? "t" : "") + (m[3] == "t" ? "v" : ""));
+}
+
+}  // namespace
+
 std::vector<isa::HardwareCall> listHardwareCalls(const llvm::Module& m) {
   std::map<std::string, isa::HardwareCall> calls;
   for (const llvm::Function& f : m) {
@@ -333,10 +360,12 @@ std::vector<isa::HardwareCall> listHardwareCalls(const llvm::Module& m) {
     for (const llvm::BasicBlock& bb : f)
       for (const llvm::Instruction& i : bb) {
         const auto* c = llvm::dyn_cast<llvm::CallInst>(&i);
-        const llvm::Function* callee = c ? c->getCalledFunction() : nullptr;
-        if (!callee) continue;
-        std::string name = callee->getName().str();
-        std::optional<std::string> pattern = hardwareCallPattern(name);
+        if (!c) continue;
+        const llvm::Function* callee = c->getCalledFunction();
+        const auto* asmCall = llvm::dyn_cast<llvm::InlineAsm>(c->getCalledOperand());
+        if (!callee && !asmCall) continue;
+        std::string name = callee ? callee->getName().str() : "inline vISA `" + asmCall->getAsmString() + "`";
+        std::optional<std::string> pattern = callee ? hardwareCallPattern(name) : inlineVisaPattern(asmCall->getAsmString());
         if (!pattern) continue;
         isa::HardwareCall& hc = calls[name];
         hc.builtin = name;

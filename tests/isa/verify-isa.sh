@@ -6,7 +6,9 @@
 #   3. the 16x8x2 load renamed to the 16-row form IGC drops without a word (reference §2.2 pitfalls):
 #      exit 3 naming the load, no file;
 #   4. no ocloc (XTC_OCLOC points nowhere): exit 1 with a clear message;
-#   5. --target generic: exit 1 (nothing to verify).
+#   5. --target generic: exit 1 (nothing to verify);
+#   6. an ocloc that drops the 2D stores (a wrapper deleting store_block2d from the disassembly, a test
+#      double of a silent IGC): exit 3 naming the inline-vISA store.
 # Needs XTC_BINARY (set by ctest) and ocloc with its disassembler.
 set -u
 xtc=${XTC_BINARY:?XTC_BINARY must point at the xtc binary}
@@ -37,8 +39,9 @@ expect calla 3 "^xtc: internal error: .*calla.*$dpas" -- \
   --rename-builtin-for-testing "$dpas=${dpas/matrix_mad/matrix_mbd}"
 [ -e "$work/calla.spv" ] && fail "calla: an output file was written"
 
+# (--xe-codegen=builtins: the default vISA mode loads A with inline vISA, not this builtin.)
 expect dropped 3 "^xtc: internal error: .*dropped a hardware call: $load" -- \
-  "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/dropped.spv" \
+  "$xtc" compile "$gemm" --target pvc --xe-codegen=builtins --verify-isa -o "$work/dropped.spv" \
   --rename-builtin-for-testing "$load=${load/m8k16v2/m16k16v2}"
 [ -e "$work/dropped.spv" ] && fail "dropped: an output file was written"
 
@@ -48,6 +51,17 @@ expect no-ocloc 1 "^xtc: error: --verify-isa needs Intel's offline compiler" -- 
 
 expect generic 1 "--verify-isa needs --target pvc or dg2" -- \
   "$xtc" compile "$gemm" --target generic --verify-isa -o "$work/gen.spv"
+
+cat >"$work/dropping-ocloc" <<'WRAP'
+#!/usr/bin/env bash
+ocloc "$@"; rc=$?
+[ "$1" = disasm ] && sed -i '/store_block2d/d' dis/*_KernelHeap.asm
+exit $rc
+WRAP
+chmod +x "$work/dropping-ocloc"
+expect store-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA .lsc_store_block2d" -- \
+  env XTC_OCLOC="$work/dropping-ocloc" "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/sd.spv"
+[ -e "$work/sd.spv" ] && fail "store-dropped: an output file was written"
 
 [ $bad -eq 0 ] && echo "verify-isa: PASS"
 exit $bad

@@ -1,4 +1,5 @@
-// xe.store_2d and xe.prefetch_2d (see VisaEmitter.h). The vISA forms (reference §3):
+// xe.store_2d, xe.prefetch_2d and the d16 16x8x2 xe.load_2d (see VisaEmitter.h). The vISA forms
+// (reference §3):
 //   lsc_store_block2d.ugm (M1, 16) flat[base,w-1,h-1,p-1,x,y] DATA:dBITS.1xWxHnn
 //   lsc_load_block2d.ugm.L1.L3 (M1, 16) %null:dBITS.BxWxHnn flat[base,w-1,h-1,p-1,x,y]   (prefetch)
 // The surface operands are subgroup-uniform ("rw.u"); the stored data is the lane's registers
@@ -164,12 +165,45 @@ std::string emitPrefetch2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IR
   return "";
 }
 
+// A d16 16x8x2 load (the A operand message) as two inline-vISA 1x16x8 loads of <8 x i16>, block 0
+// at x and block 1 at x + 16: the same registers as the 2-block response (reference §2.3), but each
+// half is exactly a DPAS A operand, so IGC does not copy it out of a 16-register value (reference §4:
+// 8 movs per operand; gemm_bf16: 137 -> 97 movs per K step, 4 more sends).
+std::optional<std::string> emitLoad2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  if (ctx.target.kind != targets::TargetKind::Pvc || op.intAttr("elem_bits", 0) != 16 || op.intAttr("block_w", 0) != 16 ||
+      op.intAttr("block_h", 0) != 8 || op.intAttr("array_len", 1) != 2 || flag(op, "vnni") || flag(op, "transpose"))
+    return std::nullopt;  // the builtins (XeBuiltins.cpp)
+  const ir::Type& rt = op.result()->type();
+  if (rt.shape()[0] != 16 || ir::elemBits(rt.elem()) != 16) return std::nullopt;
+  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
+  llvm::Type* half = llvm::FixedVectorType::get(b.getInt16Ty(), 8);
+  std::vector<llvm::Value*> regs;
+  for (int blk = 0; blk < 2; ++blk) {
+    std::vector<llvm::Value*> args = surf;
+    if (blk == 1) args[4] = b.CreateAdd(args[4], b.getInt32(16));
+    std::vector<llvm::Type*> types;
+    for (llvm::Value* a : args) types.push_back(a->getType());
+    auto* fty = llvm::FunctionType::get(half, types, false);
+    llvm::Value* v = b.CreateCall(llvm::InlineAsm::get(fty, "lsc_load_block2d.ugm (M1, 16) $0:d16.1x16x8nn flat[$1,$2,$3,$4,$5,$6]",
+                                                       "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
+                                  args);
+    llvm::Type* regTy = rt.elem() == ir::ElemKind::F16 ? b.getHalfTy() : b.getInt16Ty();
+    for (unsigned i = 0; i < 8; ++i) {
+      llvm::Value* e = b.CreateExtractElement(v, b.getInt32(i));
+      regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
+    }
+  }
+  ctx.set(op.result(), regs);
+  return "";
+}
+
 }  // namespace
 
 std::optional<std::string> emitVisaOp(const ir::Operation& op, XeEmitContext& ctx, XeCodegen mode) {
   llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
   if (op.is("xe.store_2d")) return emitStore2d(op, ctx, b, mode);
   if (op.is("xe.prefetch_2d")) return emitPrefetch2d(op, ctx, b, mode);
+  if (op.is("xe.load_2d") && mode == XeCodegen::Visa) return emitLoad2d(op, ctx, b);
   return std::nullopt;
 }
 

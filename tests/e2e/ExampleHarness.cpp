@@ -148,7 +148,7 @@ const PreparedExample& prepareExample(const std::string& file) {
 
 interp::KernelArgs runAndCheck(const std::string& file, const interp::KernelArgs& args, size_t out,
                                const std::array<int64_t, 3>& grid, int64_t subgroups,
-                               const std::function<void(int64_t, double*, double*)>& expect) {
+                               const std::function<void(int64_t, double*, double*)>& expect, bool interpreter) {
   interp::KernelArgs onInterp = args, onDevice = args;
   const PreparedExample& p = prepareExample(file);
   if (!p.failure.empty()) {
@@ -157,7 +157,7 @@ interp::KernelArgs runAndCheck(const std::string& file, const interp::KernelArgs
   }
   EXPECT_EQ(interp::evaluateLaunchGrid(*p.tile.kernel, args), grid);
   std::string err;
-  if (!interpret(*p.tile.kernel, onInterp, &err) ||
+  if ((interpreter && !interpret(*p.tile.kernel, onInterp, &err)) ||
       !runOnDevice(p.spirv, *p.tile.kernel, onDevice, grid, {16 * subgroups, 1, 1}, &err)) {
     ADD_FAILURE() << err;
     return onDevice;
@@ -169,7 +169,7 @@ interp::KernelArgs runAndCheck(const std::string& file, const interp::KernelArgs
     double ref = 0, tol = 0;
     expect(e, &ref, &tol);
     double d = isFloat ? dev.getFloat(e) : static_cast<double>(dev.getInt(e));
-    double i = isFloat ? itp.getFloat(e) : static_cast<double>(itp.getInt(e));
+    double i = !interpreter ? d : isFloat ? itp.getFloat(e) : static_cast<double>(itp.getInt(e));
     bool ok = std::fabs(d - ref) <= tol && std::fabs(i - ref) <= tol && std::fabs(d - i) <= 2 * tol;
     if (!ok && bad++ < 5)
       ADD_FAILURE() << "element " << e << ": device " << d << ", interpreter " << i << ", reference " << ref

@@ -59,10 +59,11 @@ const PreparedExample& prepareExample(const std::string& file);
 // `subgroups` work-items, after checking the launch rule gives `grid`), then compares argument
 // `out` element by element: `expect(e, &ref, &tol)` gives element e's exact value and tolerance; the
 // device and the interpreter must each be within tol of it and within 2 * tol of each other. Reports
-// the first mismatches as test failures; returns the device's arguments.
+// the first mismatches as test failures; returns the device's arguments. Without `interpreter` only
+// the device runs (sizes the interpreter would take minutes on).
 interp::KernelArgs runAndCheck(const std::string& file, const interp::KernelArgs& args, size_t out,
                                const std::array<int64_t, 3>& grid, int64_t subgroups,
-                               const std::function<void(int64_t, double*, double*)>& expect);
+                               const std::function<void(int64_t, double*, double*)>& expect, bool interpreter = true);
 
 // A buffer of `shape` with values drawn uniformly from +-[lo, hi] (random sign), rounded to `elem`;
 // never zero (a draw that rounds to zero is replaced by the type's rounding of `hi`).

@@ -8,7 +8,8 @@
 #   4. no ocloc (XTC_OCLOC points nowhere): exit 1 with a clear message;
 #   5. --target generic: exit 1 (nothing to verify);
 #   6. an ocloc that drops the 2D stores (a wrapper deleting store_block2d from the disassembly, a test
-#      double of a silent IGC): exit 3 naming the inline-vISA store.
+#      double of a silent IGC): exit 3 naming the inline-vISA store;
+#   7. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs).
 # Needs XTC_BINARY (set by ctest) and ocloc with its disassembler.
 set -u
 xtc=${XTC_BINARY:?XTC_BINARY must point at the xtc binary}
@@ -62,6 +63,10 @@ chmod +x "$work/dropping-ocloc"
 expect store-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA .lsc_store_block2d" -- \
   env XTC_OCLOC="$work/dropping-ocloc" "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/sd.spv"
 [ -e "$work/sd.spv" ] && fail "store-dropped: an output file was written"
+
+expect run-no-ocloc 1 "^xtc: error: --verify-isa needs Intel's offline compiler" -- \
+  env XTC_OCLOC=/nonexistent/ocloc "$xtc" run "$src/examples/gemm_f16.xt" --target pvc --verify-isa \
+  --arg M=64 --arg N=64 --arg K=32
 
 [ $bad -eq 0 ] && echo "verify-isa: PASS"
 exit $bad

@@ -382,10 +382,6 @@ void KernelLowering::lowerMma(Operation& op) {
   int64_t M = at.shape()[0], K = at.shape()[1], N = bt.shape()[1];
   if (bt.shape()[0] != K || rt.shape()[0] != M || rt.shape()[1] != N)
     fail(op, "lower-generic: tile_mma operand shapes do not agree");
-  if (N % S_ != 0)
-    fail(op, fmt::format("lower-generic: tile_mma with N = {} (not a multiple of the subgroup size {}) is not "
-                         "implemented yet",
-                         N, S_));
   ElemKind acc = rt.elem();
   bool isInt = !ir::isFloatElem(at.elem());
   for (const Type* t : {&at, &bt})
@@ -397,8 +393,6 @@ void KernelLowering::lowerMma(Operation& op) {
     fail(op, fmt::format("lower-generic: tile_mma accumulating {} inputs in {} is not implemented yet",
                          ir::elemName(at.elem()), ir::elemName(acc)));
   CoopLayout la = layoutOf(at, op), lb = layoutOf(bt, op), lc = layoutOf(rt, op);
-  // N % S == 0: B and C have one lane per column (g == 1), so B's column n and C's column n live in
-  // the same lane and register rows are matrix rows: B(k, w) is register k + w*K, C(m, w) is m + w*M.
   // Floats accumulate in f32 (like the interpreter: f16/bf16 products are exact in f32, a narrower
   // accumulator is rounded once at the end); integers in i32, wrapping (i8/i16 inputs sign-extended).
   ElemKind work = isInt ? ElemKind::I32 : ElemKind::F32;
@@ -417,6 +411,27 @@ void KernelLowering::lowerMma(Operation& op) {
     Value* zero = isInt ? pro_.constantInt(0, work) : pro_.constantFloat(0.0, work);
     c.assign(static_cast<size_t>(lc.numRegs()), zero);
   }
+  auto madd = [&](Value* x, Value* y, Value* acc) {
+    if (!isInt) return b_.create("lane.fma", {x, y, acc}, {wt})->result();
+    Value* prod = b_.create("arith.muli", {x, y}, {wt})->result();
+    return b_.create("arith.addi", {acc, prod}, {wt})->result();
+  };
+  if (N % S_ != 0) {
+    // N < S: C's lanes hold several rows (g > 1), so neither operand element is uniform. Per k, A's
+    // column k and B's row k are moved into C's layout (element (m, n) of C's register gets A(m, k)
+    // and B(k, n)), then multiplied and added register by register.
+    for (int64_t k = 0; k < K; ++k) {
+      std::vector<Value*> ak = moveElements(a, la, lc, work, [k](int64_t r, int64_t) { return std::make_pair(r, k); });
+      std::vector<Value*> bk = moveElements(bregs, lb, lc, work, [k](int64_t, int64_t c) { return std::make_pair(k, c); });
+      for (size_t i = 0; i < c.size(); ++i) c[i] = madd(ak[i], bk[i], c[i]);
+    }
+    if (acc != work)
+      for (Value*& v : c) v = b_.create("arith.convert", {v}, {Type::scalar(acc)})->result();
+    vals_.set(op.result(), {b_.create("vector.from_elements", c, {Type::vector({lc.numRegs()}, acc)})->result()});
+    return;
+  }
+  // N % S == 0: B and C have one lane per column (g == 1), so B's column n and C's column n live in
+  // the same lane and register rows are matrix rows: B(k, w) is register k + w*K, C(m, w) is m + w*M.
   // C(m, n) += A(m, k) * B(k, n) for k ascending: A(m, k) is broadcast from the lane that owns it
   // (a uniform lane and register), B and C are this lane's own registers.
   for (int64_t m = 0; m < M; ++m)
@@ -425,13 +440,7 @@ void KernelLowering::lowerMma(Operation& op) {
       Value* av = b_.create("lane.broadcast", {src, cIndex(la.ownerLane(m, k))}, {wt})->result();
       for (int64_t w = 0; w < lc.kb; ++w) {
         size_t ci = static_cast<size_t>(lc.reg(m, w));
-        Value* bv = bregs[static_cast<size_t>(lb.reg(k, w))];
-        if (isInt) {
-          Value* prod = b_.create("arith.muli", {av, bv}, {wt})->result();
-          c[ci] = b_.create("arith.addi", {c[ci], prod}, {wt})->result();
-        } else {
-          c[ci] = b_.create("lane.fma", {av, bv, c[ci]}, {wt})->result();
-        }
+        c[ci] = madd(av, bregs[static_cast<size_t>(lb.reg(k, w))], c[ci]);
       }
     }
   if (acc != work)

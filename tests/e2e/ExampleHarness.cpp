@@ -32,6 +32,11 @@ std::string tempPath(const std::string& name) {
   return std::string(d ? d : "/tmp") + "/xtc_e2e_ex_" + std::to_string(::getpid()) + "_" + name;
 }
 
+// examples/<file>, or <file> relative to the source tree when it names a folder (test-only kernels).
+std::string sourcePath(const std::string& file) {
+  return std::string(XTC_SOURCE_DIR) + (file.find('/') == std::string::npos ? "/examples/" : "/") + file;
+}
+
 bool readWords(const std::string& path, std::vector<uint32_t>& words) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -46,7 +51,7 @@ bool readWords(const std::string& path, std::vector<uint32_t>& words) {
 
 bool loadExample(const std::string& file, TileKernel& out, std::string* error) {
   ir::registerAllOps();
-  std::string path = std::string(XTC_SOURCE_DIR) + "/examples/" + file;
+  std::string path = sourcePath(file);
   std::string readError;
   if (!out.sources.addFile(path, &readError)) {
     *error = "cannot read " + path + ": " + readError;
@@ -70,8 +75,8 @@ bool loadExample(const std::string& file, TileKernel& out, std::string* error) {
 }
 
 bool compileExampleGeneric(const std::string& file, std::vector<uint32_t>& spirv, std::string* error) {
-  std::string spv = tempPath(file + ".spv");
-  std::string cmd = xtcBinary() + " compile " XTC_SOURCE_DIR "/examples/" + file + " --target generic -o " + spv;
+  std::string spv = tempPath(file.substr(file.rfind('/') + 1) + ".spv");
+  std::string cmd = xtcBinary() + " compile " + sourcePath(file) + " --target generic -o " + spv;
   bool ok = false;
   if (std::system(cmd.c_str()) != 0) *error = "failed: " + cmd;
   else if (std::system(("spirv-val " + spv).c_str()) != 0) *error = "spirv-val rejects the output of " + cmd;

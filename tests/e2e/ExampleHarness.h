@@ -27,12 +27,12 @@ struct TileKernel {
   ir::Operation* kernel = nullptr;
 };
 
-// Parses examples/<file> (relative to the source tree) into `out`. False with the diagnostics in
-// `error`.
+// Parses examples/<file> (or <file> relative to the source tree if it contains a '/') into `out`.
+// False with the diagnostics in `error`.
 bool loadExample(const std::string& file, TileKernel& out, std::string* error);
 
-// Runs `xtc compile examples/<file> --target generic`, checks the binary with spirv-val and reads
-// its words. False with the failing step in `error`.
+// Runs `xtc compile examples/<file> --target generic` (same path rule), checks the binary with
+// spirv-val and reads its words. False with the failing step in `error`.
 bool compileExampleGeneric(const std::string& file, std::vector<uint32_t>& spirv, std::string* error);
 
 // Runs the reference interpreter on `args` (buffers updated in place). False with the diagnostics.

@@ -54,6 +54,7 @@ const GemmExample kSgF16{"sg_gemm_f16.xt", ElemKind::F16, 8, 32, 1, false};
 const GemmExample kWgF16{"gemm_f16.xt", ElemKind::F16, 32, 64, 4, false};
 const GemmExample kWgAcc{"gemm_acc.xt", ElemKind::F32, 16, 32, 2, true};
 const GemmExample kBt{"gemm_bt.xt", ElemKind::F32, 8, 16, 1, false, true};
+const GemmExample kN8{"tests/e2e/inputs/sg_gemm_n8.xt", ElemKind::F32, 8, 8, 1, false};
 const GemmExample kI8{"gemm_i8.xt", ElemKind::I8, 32, 32, 4, false, false, ElemKind::I32};
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -116,6 +117,11 @@ TEST(ExampleGemmAcc, KSmallerThanStep) { runGemm(kWgAcc, 17, 33, 3); }
 TEST(ExampleGemmBt, Aligned64x64x64) { runGemm(kBt, 64, 64, 64); }
 TEST(ExampleGemmBt, Unaligned257x129x65) { runGemm(kBt, 257, 129, 65); }
 TEST(ExampleGemmBt, KSmallerThanStep) { runGemm(kBt, 9, 17, 3); }
+
+// C blocks narrower than the subgroup (8x8, K step 4; a test kernel, not an example): lower-generic's
+// shuffle path for tile_mma with N % 16 != 0.
+TEST(GemmNarrowN, Aligned64x64x64) { runGemm(kN8, 64, 64, 64); }
+TEST(GemmNarrowN, Unaligned37x29x13) { runGemm(kN8, 37, 29, 13); }
 
 // i8 x i8 -> i32 (32x32 block, 4 subgroups, K step 32): exact.
 TEST(ExampleGemmI8, Aligned64x64x64) { runGemm(kI8, 64, 64, 64); }

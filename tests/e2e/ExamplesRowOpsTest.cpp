@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -174,6 +176,34 @@ void gatherScatter(int64_t size, int64_t n) {
 }
 TEST(ExampleGatherScatter, Aligned64Of128) { gatherScatter(128, 64); }
 TEST(ExampleGatherScatter, Unaligned37Of100) { gatherScatter(100, 37); }
+
+// ---- bf16 arithmetic (a test kernel): exact against a per-op bf16 rounding written here ----
+// Round an f32 to bf16, nearest even (inputs are finite), independent of the interpreter's rounding.
+float roundBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+void bf16SquarePlus(int64_t M, int64_t N) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::BF16, {M, N}, static_cast<unsigned>(M * 11 + N), 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::BF16, {M, N}, std::nan(""))));
+  const Buffer x = args.args[0].buffer;
+  // x * x is exact in f32 (8 + 8 significant bits) and rounded once; bf16(x * x) + x is exact in f32
+  // for |x| in [0.25, 2] (exponents differ by at most 5) and rounded once: the reference is exact.
+  runAndCheck("tests/e2e/inputs/bf16_square_plus.xt", args, 1, {ceilDiv(M, 8), ceilDiv(N, 16), 1}, 1,
+              [&](int64_t e, double* ref, double* tol) {
+                float v = static_cast<float>(x.getFloat(e));
+                *ref = roundBf16(roundBf16(v * v) + v);
+                *tol = 0;
+              });
+}
+TEST(GenericBf16Arith, Aligned16x32) { bf16SquarePlus(16, 32); }
+TEST(GenericBf16Arith, Unaligned13x45) { bf16SquarePlus(13, 45); }
 
 }  // namespace
 }  // namespace xtc

@@ -496,11 +496,27 @@ void KernelLowering::lowerReduction(Operation& op) {
   const Type& rt = op.result()->type();
   std::vector<int64_t> dims = op.attr("dims") ? op.attr("dims")->getIntArray() : std::vector<int64_t>{};
   if (st.rank() != 2 || dims.size() != 1) fail(op, "lower-generic: only reductions of one dimension of a rank-2 vector are implemented");
-  if (op.hasAttr("reduction_size")) fail(op, "lower-generic: reduction_size is not implemented yet");
   std::string kind = op.attr("kind")->getString();
   ElemKind ek = st.elem();
   CoopLayout ls = layoutOf(st, op), lr = layoutOf(rt, op);
   std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op), ls.numRegs());
+  int64_t d = dims[0], n = st.shape()[static_cast<size_t>(d)] / rt.shape()[static_cast<size_t>(d)];
+  if (rt.shape()[static_cast<size_t>(d)] != 1) {
+    // reduction_size n < the dimension: result element x along d combines source elements x*n ..
+    // x*n + n - 1. Each of the n terms is moved into the result's layout, then combined in order.
+    if (op.intAttr("reduction_size", n) != n) fail(op, "lower-generic: reduction_size does not match the shapes");
+    std::vector<Value*> out;
+    for (int64_t t = 0; t < n; ++t) {
+      std::vector<Value*> term = moveElements(src, ls, lr, ek, [&](int64_t r, int64_t c) {
+        return d == 0 ? std::make_pair(r * n + t, c) : std::make_pair(r, c * n + t);
+      });
+      if (out.empty()) out = term;
+      else
+        for (size_t i = 0; i < out.size(); ++i) out[i] = combine(kind, ek, out[i], term[i]);
+    }
+    vals_.set(op.result(), {b_.create("vector.from_elements", out, {Type::vector({lr.numRegs()}, ek)})->result()});
+    return;
+  }
   Value* lrow = laneRow(ls);
   std::vector<Value*> out(static_cast<size_t>(lr.numRegs()));
   if (dims[0] == 1) {

@@ -177,6 +177,30 @@ void gatherScatter(int64_t size, int64_t n) {
 TEST(ExampleGatherScatter, Aligned64Of128) { gatherScatter(128, 64); }
 TEST(ExampleGatherScatter, Unaligned37Of100) { gatherScatter(100, 37); }
 
+// ---- group_sum (a test kernel): sums of 16 consecutive elements, reduction_size ----
+void groupSum(int64_t M, int64_t N) {
+  SCOPED_TRACE(testing::Message() << M << "x" << N);
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, static_cast<unsigned>(M * 7 + N), 0.25, 2.0)));
+  int64_t G = ceilDiv(N, 16);
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, G}, std::nan(""))));
+  const Buffer x = args.args[0].buffer;
+  // Out-of-bounds columns load as 0 and add nothing; 16 terms: tolerance (16 + 2) * 2^-24 * sum|x|.
+  runAndCheck("tests/e2e/inputs/group_sum.xt", args, 1, {ceilDiv(M, 8), ceilDiv(N, 64), 1}, 1,
+              [&](int64_t e, double* ref, double* tol) {
+                int64_t i = e / G, j = e % G;
+                double sum = 0, mag = 0;
+                for (int64_t c = 16 * j; c < std::min(N, 16 * j + 16); ++c) {
+                  sum += x.getFloat(i * N + c);
+                  mag += std::fabs(x.getFloat(i * N + c));
+                }
+                *ref = sum;
+                *tol = 18 * kU * mag;
+              });
+}
+TEST(GenericReductionSize, Aligned16x128) { groupSum(16, 128); }
+TEST(GenericReductionSize, Unaligned13x45) { groupSum(13, 45); }
+
 // ---- bf16 arithmetic (a test kernel): exact against a per-op bf16 rounding written here ----
 // Round an f32 to bf16, nearest even (inputs are finite), independent of the interpreter's rounding.
 float roundBf16(float f) {

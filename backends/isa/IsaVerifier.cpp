@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <fcntl.h>
@@ -126,6 +127,30 @@ IsaReport checkDisassembly(const std::vector<std::string>& kernels, bool symbolT
                                     "left /{}/ only {} times in the ISA",
                                     names, n.outside, n.inside, pattern, got));
   }
+  // 2D block shapes: each one the calls need must be the decoded dword 7 of some message header,
+  // `mov (1|M0) rN.7<1>:ud IMM` (the disassembler prints some immediates as floats: their bits count).
+  std::set<std::string> headers;
+  std::regex header(R"(mov \(1\|M0\) +r[0-9]+\.7<1>:(?:ud|f) +(0x[0-9A-Fa-f]+|[-0-9.e+]+):(?:uw|ud|f))");
+  for (auto it = std::sregex_iterator(all.begin(), all.end(), header); it != std::sregex_iterator(); ++it) {
+    std::string v = (*it)[1];
+    uint32_t x = 0;
+    if (v.starts_with("0x") || v.starts_with("0X")) {
+      x = static_cast<uint32_t>(std::stoul(v, nullptr, 16));
+    } else {
+      float f = std::strtof(v.c_str(), nullptr);
+      std::memcpy(&x, &f, 4);
+    }
+    headers.insert(fmt::format("{}x{}x{}", (x & 255) + 1, ((x >> 8) & 255) + 1, ((x >> 16) & 15) + 1));
+  }
+  std::map<std::string, std::string> shapes;  // shape -> the builtins that need it
+  for (const HardwareCall& c : calls)
+    if (!c.blockShape.empty() && c.outsideLoops + c.insideLoops > 0)
+      shapes[c.blockShape] += (shapes[c.blockShape].empty() ? "" : ", ") + c.builtin;
+  for (const auto& [shape, names] : shapes)
+    if (!headers.count(shape))
+      r.dropped.push_back(fmt::format("no 2D block message header in the ISA has the shape {} that {} asks for "
+                                      "(IGC built another shape or dropped the message)",
+                                      shape, names));
   // Spills are legal code, only slow: a warning, as ocloc itself reports them (an error with -Werror).
   std::istringstream log(buildLog);
   for (std::string line; std::getline(log, line);)

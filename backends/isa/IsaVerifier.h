@@ -19,6 +19,9 @@ struct HardwareCall {
                            // instruction (e.g. a shuffle's mov): checked only for unresolved calls
   unsigned outsideLoops = 0;  // calls not inside a loop: the ISA holds the instruction at least as often
   unsigned insideLoops = 0;   // calls inside loops: the instruction must appear at least once
+  // A 2D block message's shape "WxHxB" (width, height, array length): some header in the ISA must
+  // decode to it (dword 7, reference §2.1), since IGC may compile a name to another shape (§2.2).
+  std::string blockShape;
 };
 
 // The verdict on one module. `dropped` lists internal errors (a call that left no instruction, an

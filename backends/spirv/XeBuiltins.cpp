@@ -324,6 +324,17 @@ const std::map<std::string, std::string>& hardwareTable() {
 
 }  // namespace
 
+namespace {
+
+// The header shape "WxHxB" of a 2D block load builtin, "" for other builtins.
+std::string builtinBlockShape(const std::string& builtin) {
+  for (const LoadForm& f : loadForms())
+    if (f.name == builtin) return fmt::format("{}x{}x{}", f.w, f.h, f.n);
+  return "";
+}
+
+}  // namespace
+
 std::optional<std::string> hardwareCallPattern(const std::string& builtin) {
   auto it = hardwareTable().find(builtin);
   if (it != hardwareTable().end()) return it->second;
@@ -349,6 +360,13 @@ std::optional<std::string> inlineVisaPattern(const std::string& text) {
   return load2dLine("d" + bits + (m[2] == "t" ? "t" : "") + (m[3] == "t" ? "v" : ""));
 }
 
+// The header shape of an inline-vISA 2D message: ":d16.2x16x8nn" (blocks x width x height) -> "16x8x2".
+std::string inlineVisaShape(const std::string& text) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(R"(:d(?:8|16|32)\.(\d+)x(\d+)x(\d+)[nt][nt])"))) return "";
+  return fmt::format("{}x{}x{}", m[2].str(), m[3].str(), m[1].str());
+}
+
 }  // namespace
 
 std::vector<isa::HardwareCall> listHardwareCalls(const llvm::Module& m) {
@@ -370,6 +388,7 @@ std::vector<isa::HardwareCall> listHardwareCalls(const llvm::Module& m) {
         isa::HardwareCall& hc = calls[name];
         hc.builtin = name;
         hc.isaPattern = *pattern;
+        hc.blockShape = callee ? builtinBlockShape(name) : inlineVisaShape(asmCall->getAsmString());
         if (loops.getLoopFor(&bb)) ++hc.insideLoops;
         else ++hc.outsideLoops;
       }

@@ -9,7 +9,9 @@
 #   5. --target generic: exit 1 (nothing to verify);
 #   6. an ocloc that drops the 2D stores (a wrapper deleting store_block2d from the disassembly, a test
 #      double of a silent IGC): exit 3 naming the inline-vISA store;
-#   7. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs).
+#   7. the 16x8x2 A load renamed to the m4 form (`--xe-codegen=builtins`): IGC still emits a d16 2D
+#      load, but its header says 16x4x2: exit 3 naming the shape;
+#   8. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs).
 # Needs XTC_BINARY (set by ctest) and ocloc with its disassembler.
 set -u
 xtc=${XTC_BINARY:?XTC_BINARY must point at the xtc binary}
@@ -63,6 +65,11 @@ chmod +x "$work/dropping-ocloc"
 expect store-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA .lsc_store_block2d" -- \
   env XTC_OCLOC="$work/dropping-ocloc" "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/sd.spv"
 [ -e "$work/sd.spv" ] && fail "store-dropped: an output file was written"
+
+expect wrong-shape 3 "^xtc: internal error: .*shape 16x8x2 that $load" -- \
+  "$xtc" compile "$gemm" --target pvc --xe-codegen=builtins --verify-isa -o "$work/ws.spv" \
+  --rename-builtin-for-testing "$load=${load/m8k16v2/m4k16v2}"
+[ -e "$work/ws.spv" ] && fail "wrong-shape: an output file was written"
 
 expect run-no-ocloc 1 "^xtc: error: --verify-isa needs Intel's offline compiler" -- \
   env XTC_OCLOC=/nonexistent/ocloc "$xtc" run "$src/examples/gemm_f16.xt" --target pvc --verify-isa \

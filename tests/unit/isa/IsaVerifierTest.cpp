@@ -15,8 +15,8 @@ const char* kDpasLine = "(W)     dpas.8x8 (16|M0)         r16:f         null:f  
 const char* kLoadLine =
     "(W)     send.ugm (16|M0)         r7       r10  null:0  0x0  0x02480203  // load_block2d.ugm.d16.a64";
 
-HardwareCall call(const char* name, const char* pattern, unsigned outside, unsigned inside = 0) {
-  return HardwareCall{name, pattern, outside, inside};
+HardwareCall call(const char* name, const char* pattern, unsigned outside, unsigned inside = 0, const char* shape = "") {
+  return HardwareCall{name, pattern, outside, inside, shape};
 }
 
 TEST(IsaVerifier, EveryCallLeftItsInstruction) {
@@ -26,6 +26,20 @@ TEST(IsaVerifier, EveryCallLeftItsInstruction) {
                                   call("dpas_bf16", R"(\bdpas\.8x8 )", 2)});
   EXPECT_TRUE(r.dropped.empty());
   EXPECT_TRUE(r.warnings.empty());
+}
+
+// Header dword 7 of a 16x8x2 read, as the disassembler prints it: hex, or as a float whose bits count
+// (9.43676e-41 is 0x1070F, reference §2.1).
+TEST(IsaVerifier, BlockShapesComeFromTheHeaders) {
+  std::string hex = std::string("(W)     mov (1|M0)               r10.7<1>:ud   0x1070F:ud\n") + kLoadLine + "\n";
+  std::string flt = std::string("(W)     mov (1|M0)               r10.7<1>:f    9.43676e-41:f\n") + kLoadLine + "\n";
+  auto load = [](const char* shape) { return call("u16_m8k16v2", R"(load_block2d\.ugm\.d16\.a64)", 1, 0, shape); };
+  EXPECT_TRUE(checkDisassembly({hex}, false, "", {load("16x8x2")}).dropped.empty());
+  EXPECT_TRUE(checkDisassembly({flt}, false, "", {load("16x8x2")}).dropped.empty());
+  IsaReport r = checkDisassembly({hex}, false, "", {load("16x16x2")});
+  ASSERT_EQ(r.dropped.size(), 1u);
+  EXPECT_NE(r.dropped[0].find("16x16x2"), std::string::npos);
+  EXPECT_NE(r.dropped[0].find("u16_m8k16v2"), std::string::npos);
 }
 
 TEST(IsaVerifier, DroppedCallNamesTheBuiltin) {

@@ -80,9 +80,10 @@ TEST(ExampleRowSum, Aligned64x128) { rowSum(64, 128); }
 TEST(ExampleRowSum, Unaligned70x100) { rowSum(70, 100); }
 TEST(ExampleRowSum, NarrowerThanBlock5x7) { rowSum(5, 7); }
 
-// ---- sg_bias_relu: exact ----
-void sgBiasRelu(int64_t M, int64_t N) {
-  SCOPED_TRACE(testing::Message() << M << "x" << N);
+// ---- sg_bias_relu (subgroup level, 8x32 per subgroup) and bias_relu (workgroup level, 2 subgroups,
+// 16x32 per workgroup; its broadcast gets a broadcast_size from wg-distribute): exact ----
+void biasRelu(const char* file, int64_t rowsPerGroup, int64_t subgroups, int64_t M, int64_t N) {
+  SCOPED_TRACE(testing::Message() << file << " " << M << "x" << N);
   unsigned seed = static_cast<unsigned>(M * 3 + N);
   interp::KernelArgs args;
   args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, seed, 0.25, 2.0)));
@@ -90,39 +91,20 @@ void sgBiasRelu(int64_t M, int64_t N) {
   args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
   const Buffer x = args.args[0].buffer, bias = args.args[1].buffer;
   int positive = 0;
-  runAndCheck("sg_bias_relu.xt", args, 2, {ceilDiv(M, 8), ceilDiv(N, 32), 1}, 1, [&](int64_t e, double* ref, double* tol) {
-    float y = static_cast<float>(x.getFloat(e)) + static_cast<float>(bias.getFloat(e % N));
-    *ref = std::max(y, 0.0f);
-    *tol = 0;
-    positive += *ref > 0;
-  });
+  runAndCheck(file, args, 2, {ceilDiv(M, rowsPerGroup), ceilDiv(N, 32), 1}, subgroups,
+              [&](int64_t e, double* ref, double* tol) {
+                float y = static_cast<float>(x.getFloat(e)) + static_cast<float>(bias.getFloat(e % N));
+                *ref = std::max(y, 0.0f);
+                *tol = 0;
+                positive += *ref > 0;
+              });
   EXPECT_GT(positive, 0);  // the inputs exercise both sides of the relu
   EXPECT_LT(positive, M * N);
 }
-TEST(ExampleSgBiasRelu, Aligned32x64) { sgBiasRelu(32, 64); }
-TEST(ExampleSgBiasRelu, Unaligned37x45) { sgBiasRelu(37, 45); }
-
-// ---- bias_relu (workgroup level, 2 subgroups, 16x32 per workgroup): exact ----
-void biasRelu(int64_t M, int64_t N) {
-  SCOPED_TRACE(testing::Message() << M << "x" << N);
-  unsigned seed = static_cast<unsigned>(M * 3 + N);
-  interp::KernelArgs args;
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, seed, 0.25, 2.0)));
-  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {1, N}, seed + 1, 0.25, 2.0)));
-  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
-  const Buffer x = args.args[0].buffer, bias = args.args[1].buffer;
-  int positive = 0;
-  runAndCheck("bias_relu.xt", args, 2, {ceilDiv(M, 16), ceilDiv(N, 32), 1}, 2, [&](int64_t e, double* ref, double* tol) {
-    float y = static_cast<float>(x.getFloat(e)) + static_cast<float>(bias.getFloat(e % N));
-    *ref = std::max(y, 0.0f);
-    *tol = 0;
-    positive += *ref > 0;
-  });
-  EXPECT_GT(positive, 0);  // the inputs exercise both sides of the relu
-  EXPECT_LT(positive, M * N);
-}
-TEST(ExampleBiasRelu, Aligned32x64) { biasRelu(32, 64); }
-TEST(ExampleBiasRelu, Unaligned37x45) { biasRelu(37, 45); }
+TEST(ExampleSgBiasRelu, Aligned32x64) { biasRelu("sg_bias_relu.xt", 8, 1, 32, 64); }
+TEST(ExampleSgBiasRelu, Unaligned37x45) { biasRelu("sg_bias_relu.xt", 8, 1, 37, 45); }
+TEST(ExampleBiasRelu, Aligned32x64) { biasRelu("bias_relu.xt", 16, 2, 32, 64); }
+TEST(ExampleBiasRelu, Unaligned37x45) { biasRelu("bias_relu.xt", 16, 2, 37, 45); }
 
 // ---- transpose (one 16x16 block per subgroup): exact; Y starts as NaN so a missed element fails ----
 void transpose(int64_t M, int64_t N) {

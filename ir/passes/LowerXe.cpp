@@ -22,6 +22,7 @@
 //     when the loop-carried values alone fill half of the default register file (reference §7).
 #include "ir/Module.h"
 #include "ir/ops/XeOps.h"
+#include "ir/passes/LoweredValues.h"
 #include "ir/passes/PassManager.h"
 #include "ir/passes/XeCommon.h"
 
@@ -80,30 +81,6 @@ private:
   // `one`, or nullopt when some lane holds another element there.
   std::optional<std::vector<int32_t>> gatherBlock(const layout::LinearLayout& big, const layout::LinearLayout& one,
                                                   int64_t r0, int64_t c0);
-  const std::vector<Value*>& get(Value* v, const Operation& user) {
-    auto it = map_.find(v);
-    if (it == map_.end()) fail(user, "internal error: operand not lowered yet");
-    return it->second;
-  }
-  Value* get1(Value* v, const Operation& user) {
-    const auto& vs = get(v, user);
-    if (vs.size() != 1) fail(user, "internal error: expected one lowered value");
-    return vs[0];
-  }
-  const TileState& tile(Value* v, const Operation& user) {
-    auto it = tiles_.find(v);
-    if (it == tiles_.end()) fail(user, "internal error: tile not lowered yet");
-    return it->second;
-  }
-  std::vector<Value*> flatten(const std::vector<Value*>& olds, const Operation& user) {
-    std::vector<Value*> r;
-    for (Value* v : olds)
-      for (Value* n : get(v, user)) r.push_back(n);
-    return r;
-  }
-  void mapSlices(const std::vector<Value*>& olds, const std::vector<Value*>& news, const std::vector<Value*>& inits,
-                 const Operation& op);
-
   Value* cIndex(int64_t v) {
     auto it = constIndex_.find(v);
     if (it != constIndex_.end()) return it->second;
@@ -149,8 +126,7 @@ private:
   ir::Builder b_, pro_;
   Value* laneId_ = nullptr;
   std::map<int64_t, Value*> constIndex_;
-  std::unordered_map<Value*, std::vector<Value*>> map_;
-  std::unordered_map<Value*, TileState> tiles_;
+  LoweredValues<TileState> vals_{[this](const Operation& op, const std::string& msg) { fail(op, msg); }};
   std::unordered_map<Value*, Value*> bases_;
   std::map<std::string, std::vector<Value*>> laneCoordCache_;
   int64_t loopCarriedBytes_ = 0;  // per lane, largest over loops
@@ -192,9 +168,9 @@ Surface KernelLowerXe::surface(Operation& init, const TileState& t) {
     const Attribute* one = inner && inner->is("arith.constant") ? inner->attr("value") : nullptr;
     if (!one || !one->isa(AttrKind::Int) || one->getInt() != 1)
       fail(init, "2D block loads need a unit inner stride (a constant 1); other strides are not implemented yet");
-    rows = get1(init.operand(3), init);
-    cols = get1(init.operand(4), init);
-    stride = get1(init.operand(5), init);
+    rows = vals_.get1(init.operand(3), init);
+    cols = vals_.get1(init.operand(4), init);
+    stride = vals_.get1(init.operand(5), init);
   } else {
     // Dense row-major: the surface is the whole memref, pitch = row bytes.
     rows = b_.create("memref.dim", {t.mem}, {Type::index()}, {{"index", Attribute::integer(0)}})->result();
@@ -241,25 +217,6 @@ std::vector<Value*> KernelLowerXe::laneCoords(const layout::LinearLayout& l, con
   return r;
 }
 
-void KernelLowerXe::mapSlices(const std::vector<Value*>& olds, const std::vector<Value*>& news,
-                              const std::vector<Value*>& inits, const Operation& op) {
-  size_t pos = 0;
-  for (size_t i = 0; i < olds.size(); ++i) {
-    Value* o = olds[i];
-    if (o->type().isTile()) {
-      if (i >= inits.size()) fail(op, "internal error: tile without an initial value");
-      TileState s = tile(inits[i], op);
-      s.offs.assign(news.begin() + static_cast<long>(pos), news.begin() + static_cast<long>(pos + s.offs.size()));
-      pos += s.offs.size();
-      tiles_[o] = s;
-      map_[o] = s.offs;
-    } else {
-      map_[o] = {news.at(pos)};
-      ++pos;
-    }
-  }
-}
-
 void KernelLowerXe::lowerInitTile(Operation& op) {
   const Type& tt = op.result()->type();
   const ir::TileInfo& info = tt.tileInfo();
@@ -269,25 +226,23 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
   if (!src->type().isMemRef()) fail(op, "tiles over raw addresses are not implemented yet");
   if (src->type().rank() != 2 || tt.rank() != 2) fail(op, "only rank-2 tiles of rank-2 memrefs are implemented yet");
   TileState s;
-  s.mem = get1(src, op);
+  s.mem = vals_.get1(src, op);
   s.type = tt;
-  for (unsigned i = 1; i <= 2; ++i) s.offs.push_back(get1(op.operand(i), op));
+  for (unsigned i = 1; i <= 2; ++i) s.offs.push_back(vals_.get1(op.operand(i), op));
   s.surf = surface(op, s);
-  tiles_[op.result()] = s;
-  map_[op.result()] = s.offs;
+  vals_.setTile(op.result(), s);
 }
 
 void KernelLowerXe::lowerUpdateOffset(Operation& op) {
-  TileState s = tile(op.operand(0), op);
+  TileState s = vals_.tile(op.operand(0), op);
   if (op.numOperands() != 3) fail(op, "scattered tile offsets are not implemented yet");
-  for (unsigned i = 0; i < 2; ++i) s.offs[i] = add(s.offs[i], get1(op.operand(1 + i), op));
-  tiles_[op.result()] = s;
-  map_[op.result()] = s.offs;
+  for (unsigned i = 0; i < 2; ++i) s.offs[i] = add(s.offs[i], vals_.get1(op.operand(1 + i), op));
+  vals_.setTile(op.result(), s);
 }
 
 void KernelLowerXe::lowerPerLaneLoad(Operation& op) {
   // One lane.load per register at the element the layout puts there, `padding` outside the memref.
-  const TileState& t = tile(op.operand(0), op);
+  const TileState& t = vals_.tile(op.operand(0), op);
   const Type& rt = op.result()->type();
   const layout::LinearLayout& l = laneLayout(rt, op);
   std::vector<Value*> lane = laneCoords(l, op);
@@ -304,12 +259,12 @@ void KernelLowerXe::lowerPerLaneLoad(Operation& op) {
     Value* col = add(t.offs[1], addC(lane[1], c[1]));
     regs.push_back(b_.create("lane.load", {t.mem, row, col}, {Type::scalar(ek)}, attrs)->result());
   }
-  map_[op.result()] = {fromElements(regs, ek)};
+  vals_.set(op.result(), {fromElements(regs, ek)});
 }
 
 void KernelLowerXe::lowerLoadTile(Operation& op) {
   if (const Attribute* pl = op.attr("per_lane"); pl && pl->isa(AttrKind::Bool) && pl->getBool()) return lowerPerLaneLoad(op);
-  const TileState& t = tile(op.operand(0), op);
+  const TileState& t = vals_.tile(op.operand(0), op);
   auto m = xe::messageOf(op);
   if (!m) fail(op, "the load is not blocked (run blocking first)");
   // The hardware fills out-of-bounds elements with zeros; another padding value needs a select.
@@ -357,14 +312,14 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
       regs[r] = b_.create("arith.select", {in, regs[r], pc}, {Type::scalar(ek)})->result();
     }
   }
-  map_[op.result()] = {fromElements(regs, ek)};
+  vals_.set(op.result(), {fromElements(regs, ek)});
 }
 
 void KernelLowerXe::lowerPrefetch(Operation& op) {
   // The 2D block prefetch is inline vISA only (reference §3); the measured per-lane prefetch (§1)
   // covers the tile instead: each 64-byte line of each row is one dword prefetch, lines spread over
   // the lanes. A line outside the surface prefetches the base instead (never an invalid address).
-  const TileState& t = tile(op.operand(0), op);
+  const TileState& t = vals_.tile(op.operand(0), op);
   const Surface& s = t.surf;
   int64_t rows = t.type.shape()[0], cols = t.type.shape()[1], eb = ir::elemBits(t.type.elem()) / 8;
   int64_t perRow = (cols * eb + 63) / 64, lines = rows * perRow;
@@ -462,10 +417,10 @@ bool KernelLowerXe::prefetchBlocks(const TileState& t, int64_t cache) {
 }
 
 void KernelLowerXe::lowerStoreTile(Operation& op) {
-  const TileState& t = tile(op.operand(1), op);
+  const TileState& t = vals_.tile(op.operand(1), op);
   const Type& vt = op.operand(0)->type();
   const layout::LinearLayout& l = laneLayout(vt, op);
-  std::vector<Value*> regs = extractAll(get1(op.operand(0), op));
+  std::vector<Value*> regs = extractAll(vals_.get1(op.operand(0), op));
   if (storeBlocks(op, t, l, regs)) return;
   std::vector<Value*> lane = laneCoords(l, op);
   for (int64_t r = 0; r < static_cast<int64_t>(regs.size()); ++r) {
@@ -520,10 +475,10 @@ void KernelLowerXe::lowerMma(Operation& op) {
     if (!regs) fail(op, "internal error: an operand is not in its DPAS layout");
     return *regs;
   };
-  std::vector<Value*> A = extractAll(get1(op.operand(0), op));
-  std::vector<Value*> B = extractAll(get1(op.operand(1), op));
+  std::vector<Value*> A = extractAll(vals_.get1(op.operand(0), op));
+  std::vector<Value*> B = extractAll(vals_.get1(op.operand(1), op));
   std::vector<Value*> C;
-  if (op.numOperands() == 3) C = extractAll(get1(op.operand(2), op));
+  if (op.numOperands() == 3) C = extractAll(vals_.get1(op.operand(2), op));
   else {
     Value* zero = pro_.constantFloat(0.0, acc);
     C.assign(static_cast<size_t>(xe::registersOf(lc)), zero);
@@ -551,13 +506,13 @@ void KernelLowerXe::lowerMma(Operation& op) {
       std::vector<Value*> out = extractAll(cv);
       for (size_t i = 0; i < cregs.size(); ++i) C[static_cast<size_t>(cregs[i])] = out[i];
     }
-  map_[op.result()] = {fromElements(C, acc)};
+  vals_.set(op.result(), {fromElements(C, acc)});
 }
 
 void KernelLowerXe::lowerConvert(Operation& op) {
   const Attribute* plan = op.attr("plan");
   if (!plan || !plan->isa(AttrKind::String)) fail(op, "convert_layout without a plan (run resolve-layouts first)");
-  std::vector<Value*> src = extractAll(get1(op.operand(0), op));
+  std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op));
   ElemKind k = op.result()->type().elem();
   std::vector<Value*> dst;
   if (plan->getString() == "permute") {
@@ -600,12 +555,12 @@ void KernelLowerXe::lowerConvert(Operation& op) {
   } else {
     fail(op, fmt::format("unknown conversion plan '{}'", plan->getString()));
   }
-  map_[op.result()] = {fromElements(dst, k)};
+  vals_.set(op.result(), {fromElements(dst, k)});
 }
 
 void KernelLowerXe::lowerElementwise(Operation& op) {
   std::vector<Value*> operands;
-  for (Value* v : op.operands()) operands.push_back(get1(v, op));
+  for (Value* v : op.operands()) operands.push_back(vals_.get1(v, op));
   std::vector<Type> results;
   for (Value* r : op.results()) {
     if (r->type().isTile()) fail(op, fmt::format("'{}' on tiles is not supported", op.name()));
@@ -625,57 +580,26 @@ void KernelLowerXe::lowerElementwise(Operation& op) {
   Operation* n = b_.create(op.name(), operands, results, attrs);
   for (unsigned i = 0; i < op.numResults(); ++i) {
     n->result(i)->setNameHint(op.result(i)->nameHint());
-    map_[op.result(i)] = {n->result(i)};
+    vals_.set(op.result(i), {n->result(i)});
   }
 }
 
 void KernelLowerXe::lowerFor(Operation& op) {
+  // The bytes per lane of the loop-carried vectors (accumulators), for the register-file choice.
   std::vector<Value*> olds(op.operands().begin() + 3, op.operands().end());
-  std::vector<Value*> inits = flatten(olds, op);
-  std::vector<Value*> operands{get1(op.operand(0), op), get1(op.operand(1), op), get1(op.operand(2), op)};
-  std::vector<Type> types;
   int64_t bytes = 0;
-  for (Value* v : inits) {
-    operands.push_back(v);
-    types.push_back(v->type());
+  for (Value* v : vals_.flatten(olds, op))
     if (v->type().isVector()) bytes += v->type().shape()[0] * std::max(1u, ir::elemBits(v->type().elem()) / 8);
-  }
   loopCarriedBytes_ = std::max(loopCarriedBytes_, bytes);
-  Operation* nf = b_.create("scf.for", operands, types, op.attrs(), 1);
-  ir::Block& ob = op.region(0).block();
-  ir::Block& nb = nf->region(0).addBlock();
-  Value* iv = nb.addArgument(Type::index());
-  iv->setNameHint(ob.argument(0)->nameHint());
-  map_[ob.argument(0)] = {iv};
-  std::vector<Value*> newArgs;
-  for (const Type& t : types) newArgs.push_back(nb.addArgument(t));
-  std::vector<Value*> oldArgs = ob.arguments();  // a copy: arguments() returns by value
-  oldArgs.erase(oldArgs.begin());
-  mapSlices(oldArgs, newArgs, olds, op);
-  for (Value* a : oldArgs)
-    if (!a->type().isTile()) map_[a][0]->setNameHint(a->nameHint());
-  ir::Builder saved = b_;
-  b_.setInsertionPointToEnd(&nb);
-  lowerBlock(ob);
-  b_ = saved;
-  mapSlices(op.results(), nf->results(), olds, op);
+  vals_.rebuildFor(op, b_, [this](ir::Block& body) { lowerBlock(body); });
 }
 
 void KernelLowerXe::lowerIf(Operation& op) {
-  std::vector<Type> types;
-  for (Value* r : op.results()) {
+  for (Value* r : op.results())
     if (r->type().isTile()) fail(op, "tiles yielded by scf.if are not implemented yet");
-    types.push_back(r->type().isVector() ? laneType(r->type(), op) : r->type());
-  }
-  Operation* ni = b_.create("scf.if", {get1(op.operand(0), op)}, types, op.attrs(), op.numRegions());
-  ir::Builder saved = b_;
-  for (unsigned r = 0; r < op.numRegions(); ++r) {
-    if (op.region(r).empty()) continue;
-    b_.setInsertionPointToEnd(&ni->region(r).addBlock());
-    lowerBlock(op.region(r).block());
-  }
-  b_ = saved;
-  mapSlices(op.results(), ni->results(), {}, op);
+  vals_.rebuildIf(
+      op, b_, [&](Value* r) { return std::vector<Type>{r->type().isVector() ? laneType(r->type(), op) : r->type()}; },
+      [this](ir::Block& body) { lowerBlock(body); });
 }
 
 void KernelLowerXe::lowerOp(Operation& op) {
@@ -692,7 +616,7 @@ void KernelLowerXe::lowerOp(Operation& op) {
   if (n == "scf.for") return lowerFor(op);
   if (n == "scf.if") return lowerIf(op);
   if (n == "scf.yield" || n == "xtc.return") {
-    b_.create(n, flatten(op.operands(), op), {}, op.attrs());
+    b_.create(n, vals_.flatten(op.operands(), op), {}, op.attrs());
     return;
   }
   if (op.dialect() == "tile") fail(op, fmt::format("'{}' is not implemented yet on pvc/dg2", n));
@@ -710,7 +634,7 @@ void KernelLowerXe::run() {
   ir::Block& body = ir::kernelBody(kernel_);
   std::vector<std::unique_ptr<Operation>> old;
   for (Operation* op : body.opsSnapshot()) old.push_back(op->remove());
-  for (Value* a : body.arguments()) map_[a] = {a};
+  for (Value* a : body.arguments()) vals_.set(a, {a});
   b_.setInsertionPointToEnd(&body);
   b_.setLoc(kernel_->loc());
   laneId_ = b_.create("gpu.lane_id", {}, {Type::index()})->result();

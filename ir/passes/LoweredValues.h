@@ -1,7 +1,7 @@
 // LoweredValues<TileState>: the old-value -> new-values map of a 1:N lowering that rebuilds a kernel
-// body op by op (lower-generic today; lower-xe repeats the same code and can adopt it). A subgroup
-// tile becomes a TileState (what the lowering needs to address it) whose `offs` are the lane-level
-// values that stand for it in control flow; every other value becomes one or more new values.
+// body op by op (lower-generic and lower-xe). A subgroup tile becomes a TileState (what the lowering
+// needs to address it) whose `offs` are the lane-level values that stand for it in control flow;
+// every other value becomes one or more new values.
 // Also rebuilds scf.for / scf.if around the lowering's own block walker, so tiles and vectors can be
 // loop-carried and yielded by ifs with the same rule in every lowering.
 //

@@ -6,7 +6,8 @@
 //               d8 16x32 VNNI                __builtin_IB_subgroup_block_read_flat_transform_u8_k32
 //               d32 8x16 transposed          __builtin_IB_subgroup_block_read_flat_transpose_u32_k8
 //   xe.dpas     pvc bf16/f16 M = 8/4/2/1, i8 M = 8; dg2 bf16 M = 8/4/2/1, f16 and i8 M = 8 (mangled, §4)
-//   xe.prefetch_1d  pvc  __builtin_IB_lsc_prefetch_global_uint (§1)
+//   xe.prefetch_1d  pvc, dg2  __builtin_IB_lsc_prefetch_global_uint (§1; dg2 has LSC too: probe
+//                   prefetch_dg2_1d.ir)
 // The forms live in loadForms() and dpasForms(), which also give --verify-isa the instruction each
 // builtin must leave (hardwareTable()). The 2D block builtins take (i64 base, i32 width-1, i32
 // height-1, i32 pitch-1, <2 x i32> (x, y)) (§2.1): the IR keeps the real sizes and the minus one
@@ -287,7 +288,7 @@ std::string emitXeOp(const ir::Operation& op, XeEmitContext& ctx) {
   if (n == "xe.load_2d") return emitLoad2d(op, ctx, b);
   if (n == "xe.prefetch_1d") {
     // §1: void __builtin_IB_lsc_prefetch_global_uint(global uint*, immediate element offset, cache).
-    if (ctx.target.kind != targets::TargetKind::Pvc)
+    if (ctx.target.kind != targets::TargetKind::Pvc && ctx.target.kind != targets::TargetKind::Dg2)
       return fmt::format("xe.prefetch_1d on target '{}' has no builtin proven by an ISA test yet", ctx.target.name);
     llvm::Type* ptrTy = llvm::PointerType::get(b.getInt32Ty(), 1);
     llvm::Function* f = declare(ctx.module, "__builtin_IB_lsc_prefetch_global_uint", b.getVoidTy(),
@@ -313,7 +314,7 @@ const std::map<std::string, std::string>& hardwareTable() {
     std::map<std::string, std::string> t;
     for (const LoadForm& f : loadForms()) t[f.name] = f.isa;
     for (const DpasForm& f : dpasForms()) t[f.name] = f.isa;
-    t["__builtin_IB_lsc_prefetch_global_uint"] = R"(send\.ugm \(16\|M0\) +null .*load\.ugm\.d32\.a64)";
+    t["__builtin_IB_lsc_prefetch_global_uint"] = R"(send\.ugm \((8|16)\|M0\) +null .*load\.ugm\.d32\.a64)";
     // LLVMEmitter.cpp: the workgroup barrier with its SLM fence. The fence, not sync.bar: IGC drops the
     // barrier itself when the workgroup is one subgroup (tests/isa/builtins/barrier_pvc_2sg.ir).
     t["_Z7barrierj"] = R"(\bfence\.slm\b)";

@@ -497,9 +497,18 @@ void KernelLowering::lowerReduction(Operation& op) {
   std::vector<int64_t> dims = op.attr("dims") ? op.attr("dims")->getIntArray() : std::vector<int64_t>{};
   if (st.rank() != 2 || dims.size() != 1) fail(op, "lower-generic: only reductions of one dimension of a rank-2 vector are implemented");
   std::string kind = op.attr("kind")->getString();
-  ElemKind ek = st.elem();
+  // bf16 (no arithmetic on the target) is reduced in f32 and rounded once at the end, as the
+  // interpreter does; every other type in its own.
+  ElemKind ek = st.elem() == ElemKind::BF16 ? ElemKind::F32 : st.elem();
   CoopLayout ls = layoutOf(st, op), lr = layoutOf(rt, op);
   std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op), ls.numRegs());
+  if (ek != st.elem())
+    for (Value*& v : src) v = b_.create("arith.convert", {v}, {Type::scalar(ek)})->result();
+  auto result = [&](std::vector<Value*> out) {
+    if (ek != st.elem())
+      for (Value*& v : out) v = b_.create("arith.convert", {v}, {Type::scalar(st.elem())})->result();
+    vals_.set(op.result(), {b_.create("vector.from_elements", out, {Type::vector({lr.numRegs()}, st.elem())})->result()});
+  };
   int64_t d = dims[0], n = st.shape()[static_cast<size_t>(d)] / rt.shape()[static_cast<size_t>(d)];
   if (rt.shape()[static_cast<size_t>(d)] != 1) {
     // reduction_size n < the dimension: result element x along d combines source elements x*n ..
@@ -514,8 +523,7 @@ void KernelLowering::lowerReduction(Operation& op) {
       else
         for (size_t i = 0; i < out.size(); ++i) out[i] = combine(kind, ek, out[i], term[i]);
     }
-    vals_.set(op.result(), {b_.create("vector.from_elements", out, {Type::vector({lr.numRegs()}, ek)})->result()});
-    return;
+    return result(out);
   }
   Value* lrow = laneRow(ls);
   std::vector<Value*> out(static_cast<size_t>(lr.numRegs()));
@@ -560,7 +568,7 @@ void KernelLowering::lowerReduction(Operation& op) {
       out[static_cast<size_t>(lr.reg(0, w))] = ls.g > 1 ? butterfly(kind, ek, part, ls.I) : part;
     }
   }
-  vals_.set(op.result(), {b_.create("vector.from_elements", out, {Type::vector({lr.numRegs()}, ek)})->result()});
+  result(out);
 }
 
 void KernelLowering::lowerBroadcast(Operation& op) {

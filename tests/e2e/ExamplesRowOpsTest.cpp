@@ -211,5 +211,26 @@ void bf16SquarePlus(int64_t M, int64_t N) {
 TEST(GenericBf16Arith, Aligned16x32) { bf16SquarePlus(16, 32); }
 TEST(GenericBf16Arith, Unaligned13x45) { bf16SquarePlus(13, 45); }
 
+// A bf16 row sum: the f32 sum of 32 terms is within 34 * 2^-24 * sum|x| of the exact one, and its
+// rounding to bf16 moves it by at most 2^-9 relative (half a bf16 ulp); 2^-8 * |sum| covers that.
+void bf16RowSum(int64_t M) {
+  SCOPED_TRACE(testing::Message() << M << " rows");
+  interp::KernelArgs args;
+  args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::BF16, {M, 32}, static_cast<unsigned>(M * 13), 0.25, 2.0)));
+  args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::BF16, {M, 1}, std::nan(""))));
+  const Buffer x = args.args[0].buffer;
+  runAndCheck("tests/e2e/inputs/bf16_row_sum.xt", args, 1, {ceilDiv(M, 8), 1, 1}, 1, [&](int64_t i, double* ref, double* tol) {
+    double sum = 0, mag = 0;
+    for (int64_t j = 0; j < 32; ++j) {
+      sum += x.getFloat(i * 32 + j);
+      mag += std::fabs(x.getFloat(i * 32 + j));
+    }
+    *ref = sum;
+    *tol = std::ldexp(std::fabs(sum), -8) + 34 * kU * mag;
+  });
+}
+TEST(GenericBf16Arith, RowSum16Rows) { bf16RowSum(16); }
+TEST(GenericBf16Arith, RowSum13Rows) { bf16RowSum(13); }
+
 }  // namespace
 }  // namespace xtc

@@ -129,7 +129,8 @@ private:
   LoweredValues<TileState> vals_{[this](const Operation& op, const std::string& msg) { fail(op, msg); }};
   std::unordered_map<Value*, Value*> bases_;
   std::map<std::string, std::vector<Value*>> laneCoordCache_;
-  int64_t loopCarriedBytes_ = 0;  // per lane, largest over loops
+  int64_t loopCarriedBytes_ = 0;      // per lane, largest over loops
+  const Operation* widestLoop_ = nullptr;  // the loop that carries them (for the spill warning)
 };
 
 const layout::LinearLayout& KernelLowerXe::laneLayout(const Type& t, const Operation& op) {
@@ -590,7 +591,10 @@ void KernelLowerXe::lowerFor(Operation& op) {
   int64_t bytes = 0;
   for (Value* v : vals_.flatten(olds, op))
     if (v->type().isVector()) bytes += v->type().shape()[0] * std::max(1u, ir::elemBits(v->type().elem()) / 8);
-  loopCarriedBytes_ = std::max(loopCarriedBytes_, bytes);
+  if (bytes > loopCarriedBytes_) {
+    loopCarriedBytes_ = bytes;
+    widestLoop_ = &op;
+  }
   vals_.rebuildFor(op, b_, [this](ir::Block& body) { lowerBlock(body); });
 }
 
@@ -664,6 +668,15 @@ void KernelLowerXe::run() {
   int64_t grfs = t_.grfBytes ? loopCarriedBytes_ * S_ / t_.grfBytes : 0;
   if (t_.grfCountLarge && grfs * 2 >= t_.grfCount)
     kernel_->setAttr("build_options", Attribute::string("-ze-opt-large-register-file"));
+  // When they alone take 3/4 of the large file, the rest (loaded operands, addresses, temporaries)
+  // does not fit: ocloc spills (gemm_bf16's pvc-shaped 32x64 f32 accumulator on dg2's 8 lanes needs
+  // all 256 registers and spills ~3000). Only a warning: the kernel is still correct, just slow.
+  if (t_.grfCountLarge && widestLoop_ && grfs * 4 >= int64_t{t_.grfCountLarge} * 3)
+    diags_.warning(widestLoop_->loc(),
+                   fmt::format("lower-xe: the values carried by this loop alone need {} registers ({} bytes per "
+                               "lane); {} has {} with the large register file, and the loop needs more than that, "
+                               "so the kernel will spill registers: use a smaller sg_data for {}",
+                               grfs, loopCarriedBytes_, t_.name, t_.grfCountLarge, t_.name));
 }
 
 class LowerXePass : public Pass {

@@ -104,6 +104,24 @@ std::unique_ptr<llvm::Module> buildModule(const ir::Operation& module, const Bac
     diags.error(module.loc(), "internal error: the SPIR-V backend needs a target");
     return nullptr;
   }
+  // A target without 64-bit floats: say so at the first op that uses one (ocloc would only report
+  // "backend compiler failed build").
+  if (!options.target->hasFp64) {
+    const ir::Operation* bad = nullptr;
+    auto usesF64 = [](const ir::Type& t) { return t.elem() == ir::ElemKind::F64; };
+    const_cast<ir::Operation&>(module).walk([&](ir::Operation* op) {
+      if (bad) return;
+      for (size_t i = 0; i < op->numResults() && !bad; ++i)
+        if (usesF64(op->result(i)->type())) bad = op;
+      for (size_t i = 0; i < op->numOperands() && !bad; ++i)
+        if (usesF64(op->operand(i)->type())) bad = op;
+    });
+    if (bad) {
+      diags.error(bad->loc(), fmt::format("target '{}' has no 64-bit floating point (f64); use f32",
+                                          options.target->name));
+      return nullptr;
+    }
+  }
   // llvm-spirv-15 asserts on opaque pointers for real kernels (reference §11).
   ctx.setOpaquePointers(false);
   std::unique_ptr<llvm::Module> m = emitLLVMModule(module, *options.target, options.xeCodegen, ctx, diags);

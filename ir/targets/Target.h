@@ -41,6 +41,7 @@ struct Target {
   unsigned grfBytes;              // bytes per register
   bool hasDpas;
   bool has2dBlockIO;
+  bool hasFp64 = true;  // 64-bit floats (dg2 has none: ocloc fails "backend compiler failed build")
   std::vector<DpasShape> dpas;
   std::vector<BlockShape> blockLoads;
   std::vector<BlockShape> blockStores;

@@ -59,6 +59,7 @@ Target makeDg2() {
   t.grfBytes = 32;
   t.hasDpas = true;
   t.has2dBlockIO = false;  // §2.5: the 2D block IO extension exists only on minimum-subgroup-16 devices
+  t.hasFp64 = false;       // measured: an f64 cross-lane probe fails in ocloc for dg2 (docs/hardware.md)
   for (unsigned m : {8u, 4u, 2u, 1u}) t.dpas.push_back({"bf16", "bf16", "f32", m, 8, 16});
   t.dpas.push_back({"f16", "f16", "f32", 8, 8, 16});
   t.dpas.push_back({"i8", "i8", "i32", 8, 8, 32});  // u8: no unsigned 8-bit type in the IR

@@ -887,13 +887,19 @@ bool lowerGeneric(ir::Operation* module, const targets::Target& target, Diagnost
       ok = false;
       continue;
     }
-    try {
-      KernelLowering(k, target, diags).run();
-    } catch (const LowerError&) {
-      ok = false;
-    }
+    ok = lowerGenericKernel(k, target, diags) && ok;
   }
   return ok;
+}
+
+bool lowerGenericKernel(ir::Operation* kernel, const targets::Target& target, DiagnosticEngine& diags) {
+  ir::registerLaneOps();
+  try {
+    KernelLowering(kernel, target, diags).run();
+  } catch (const LowerError&) {
+    return false;
+  }
+  return true;
 }
 
 namespace {

@@ -39,6 +39,8 @@ std::optional<CoopLayout> coopLayout(const std::vector<int64_t>& shape, int64_t 
 // workgroup, default 1; set by the wg_map distribution) and sets `sg_size`, `wg_size` and `target`.
 // Errors go to `diags` at the offending op; returns false if there were any.
 bool lowerGeneric(ir::Operation* module, const targets::Target& target, DiagnosticEngine& diags);
+// The same for one kernel without a `target` attribute (select-lowering lowers kernels one by one).
+bool lowerGenericKernel(ir::Operation* kernel, const targets::Target& target, DiagnosticEngine& diags);
 
 // Registers the pass `lower-generic` (called from registerAllPasses).
 void registerLowerGenericPass();

@@ -71,28 +71,21 @@ public:
       k->setAttr("lowering_reason", Attribute::string(reason));
       portable.push_back(k);
     }
-    if (portable.empty()) return true;
-    // lower-generic lowers every kernel without a target: hide the Xe kernels from it for the moment.
-    std::vector<Operation*> hidden;
-    for (Operation* k : kernels)
-      if (!k->hasAttr("target") && k->attr("lowering")->getString() == "xe") {
-        k->setAttr("target", Attribute::string(ctx.target->name));
-        hidden.push_back(k);
-      }
     // The portable path's diagnostics are replayed with a note saying why the Xe path was not taken:
     // a pvc user reading "lower-generic: ..." must learn that DPAS/2D block IO did not apply first.
-    std::ostringstream unused;
-    DiagnosticEngine portableDiags(ctx.diags.sources(), unused);
-    bool ok = lowerGeneric(module, *ctx.target, portableDiags);
-    for (Operation* k : hidden) k->removeAttr("target");
-    for (const Diagnostic& d : portableDiags.diagnostics()) {
-      DiagnosticEngine::Builder b = d.severity == Severity::Error ? ctx.diags.error(d.range, d.message)
-                                                                  : ctx.diags.warning(d.range, d.message);
-      for (const Diagnostic& n : d.notes) b.note(n.range, n.message);
-      if (d.severity != Severity::Error) continue;
-      for (Operation* k : portable)
-        b.note(k->loc(), fmt::format("kernel '{}' took the portable path on {} because the Xe path reported: {}",
-                                     ir::kernelName(k), ctx.target->name, k->attr("lowering_reason")->getString()));
+    bool ok = true;
+    for (Operation* k : portable) {
+      std::ostringstream unused;
+      DiagnosticEngine portableDiags(ctx.diags.sources(), unused);
+      ok = lowerGenericKernel(k, *ctx.target, portableDiags) && ok;
+      for (const Diagnostic& d : portableDiags.diagnostics()) {
+        DiagnosticEngine::Builder b = d.severity == Severity::Error ? ctx.diags.error(d.range, d.message)
+                                                                    : ctx.diags.warning(d.range, d.message);
+        for (const Diagnostic& n : d.notes) b.note(n.range, n.message);
+        if (d.severity == Severity::Error)
+          b.note(k->loc(), fmt::format("kernel '{}' took the portable path on {} because the Xe path reported: {}",
+                                       ir::kernelName(k), ctx.target->name, k->attr("lowering_reason")->getString()));
+      }
     }
     return ok;
   }

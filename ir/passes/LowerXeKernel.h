@@ -1,0 +1,115 @@
+// Internal to the lower-xe pass: the per-kernel lowering state, shared by the files that lower
+// groups of ops (LowerXe.cpp: tiles, block IO, DPAS, layouts, control flow; further LowerXe*.cpp files
+// for other op families) so each family can live in a file of its own. Not a public API.
+#pragma once
+
+#include "ir/Module.h"
+#include "ir/ops/XeOps.h"
+#include "ir/passes/LoweredValues.h"
+#include "ir/passes/PassManager.h"
+#include "ir/passes/XeCommon.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+namespace xtc::passes::lowerxe {
+
+using ir::Attribute;
+using ir::AttrKind;
+using ir::ElemKind;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+
+struct LowerError {};
+
+// The surface of a 2D block message (i32 values but the base): what an init_tile's memref, shape
+// and strides describe.
+struct Surface {
+  Value *base = nullptr, *width = nullptr, *height = nullptr, *pitch = nullptr;
+};
+
+struct TileState {
+  Value* mem = nullptr;
+  Type type;
+  std::vector<Value*> offs;
+  Surface surf;
+};
+
+class KernelLowerXe {
+public:
+  KernelLowerXe(Operation* k, const targets::Target& t, DiagnosticEngine& d)
+      : kernel_(k), t_(t), S_(t.subgroupSize), diags_(d) {}
+  void run();
+
+private:
+  [[noreturn]] void fail(const Operation& op, const std::string& msg) {
+    diags_.error(op.loc(), "lower-xe: " + msg);
+    throw LowerError{};
+  }
+  template <class T>
+  T need(layout::Expected<T> e, const Operation& op) {
+    if (!e) fail(op, e.error());
+    return *e;
+  }
+
+  // Registers of `big` holding the block at (r0, c0) in the register order of the one-block layout
+  // `one`, or nullopt when some lane holds another element there.
+  std::optional<std::vector<int32_t>> gatherBlock(const layout::LinearLayout& big, const layout::LinearLayout& one,
+                                                  int64_t r0, int64_t c0);
+  Value* cIndex(int64_t v) {
+    auto it = constIndex_.find(v);
+    if (it != constIndex_.end()) return it->second;
+    return constIndex_[v] = pro_.constantIndex(v);
+  }
+  Value* add(Value* a, Value* b) { return b_.create("arith.addi", {a, b}, {Type::index()})->result(); }
+  Value* addC(Value* a, int64_t c) { return c == 0 ? a : add(a, cIndex(c)); }
+  Value* toI32(Value* v) { return b_.create("arith.convert", {v}, {Type::scalar(ElemKind::I32)})->result(); }
+  std::vector<Value*> extractAll(Value* vec);
+  Value* fromElements(const std::vector<Value*>& regs, ElemKind k) {
+    return b_.create("vector.from_elements", regs, {Type::vector({static_cast<int64_t>(regs.size())}, k)})->result();
+  }
+
+  // The lane layout of a subgroup vector, checked to be one register set per lane of this subgroup.
+  const layout::LinearLayout& laneLayout(const Type& t, const Operation& op);
+  Type laneType(const Type& t, const Operation& op) {
+    return Type::vector({xe::registersOf(laneLayout(t, op))}, t.elem());
+  }
+  Surface surface(Operation& init, const TileState& t);
+  // Per out dim, this lane's share of the coordinate (the lane bits' contribution), as index values.
+  std::vector<Value*> laneCoords(const layout::LinearLayout& l, const Operation& op);
+
+  void lowerBlock(ir::Block& b);
+  void lowerOp(Operation& op);
+  void lowerInitTile(Operation& op);
+  void lowerUpdateOffset(Operation& op);
+  void lowerLoadTile(Operation& op);
+  void lowerPerLaneLoad(Operation& op);
+  void lowerStoreTile(Operation& op);
+  bool storeBlocks(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
+  bool prefetchBlocks(const TileState& t, int64_t cache);
+  void lowerPrefetch(Operation& op);
+  void lowerMma(Operation& op);
+  void lowerConvert(Operation& op);
+  void lowerFor(Operation& op);
+  void lowerIf(Operation& op);
+  void lowerElementwise(Operation& op);
+
+  Operation* kernel_;
+  const targets::Target& t_;
+  int64_t S_;
+  DiagnosticEngine& diags_;
+  ir::Builder b_, pro_;
+  Value* laneId_ = nullptr;
+  std::map<int64_t, Value*> constIndex_;
+  LoweredValues<TileState> vals_{[this](const Operation& op, const std::string& msg) { fail(op, msg); }};
+  std::unordered_map<Value*, Value*> bases_;
+  std::map<std::string, std::vector<Value*>> laneCoordCache_;
+  int64_t loopCarriedBytes_ = 0;      // per lane, largest over loops
+  const Operation* widestLoop_ = nullptr;  // the loop that carries them (for the spill warning)
+};
+
+}  // namespace xtc::passes::lowerxe

@@ -18,7 +18,8 @@
 //
 // Also: 1-D subgroup block IO (xe.block_read/write: register i of lane l is flat element
 // start + i*lanes + l of the memref's buffer, global or SLM), xe.prefetch_1d (no effect, but every
-// lane's address must be inside a kernel buffer) and dpas (k = subgroup size, or 2x it for 8-bit).
+// lane's address must be inside a kernel buffer) and dpas (k x element bits = 256: 1, 2 or 4 elements
+// of a row of A per lane).
 #include "ir/interpret/Exec.h"
 
 #include "ir/interpret/Numeric.h"
@@ -242,7 +243,13 @@ void execDpas(Executor& ex, const ir::Operation& op) {
   const Tensor& b = ex.tensor(op, 2);
   int64_t M = attrInt(op, "m", 0), N = attrInt(op, "n", 0), K = attrInt(op, "k", 0);
   if (N != L) fail(op, "xe.dpas: n must equal the subgroup size");
-  if (K != L && K != 2 * L) fail(op, "xe.dpas with k = " + std::to_string(K) + " is not implemented yet");
+  // A row of A is always 256 bits (systolic depth 8 x one dword) spread over the lanes: k = 16 for
+  // 16-bit and k = 32 for 8-bit types, 1 (pvc bf16/f16), 2 (pvc i8, dg2 bf16/f16) or 4 (dg2 i8)
+  // elements per lane (reference §4). tf32 (k = 8 on 16 lanes: half a dword per lane) is not modelled.
+  int64_t aBits = ir::elemBits(a.elem);
+  if (K * aBits != 256 || K % L != 0)
+    fail(op, "xe.dpas with k = " + std::to_string(K) + " on " + std::to_string(aBits) + "-bit elements and " + std::to_string(L) +
+                 " lanes is not implemented yet");
   if (acc.shape != std::vector<int64_t>{L, M} || a.shape != std::vector<int64_t>{L, M * K / L} || b.shape != std::vector<int64_t>{L, K})
     fail(op, "xe.dpas: operand shapes do not match m/n/k");
   int64_t per = K / L;  // A elements per lane and row

@@ -8,10 +8,12 @@
 //     xe.base_address is the message's base (so the pitch must be the memref's row pitch, which is
 //     what lower-xe produces); the surface's 2D rules (alignment, pitch multiple of 16 B) are not
 //     checked, so emulation also runs shapes real hardware would reject;
-//   - xe.dpas -> per (k, m): A[m][k] broadcast from the lane that holds it (pvc: lane k, register m;
-//     dg2: lane k/2, register 2m + k%2), B[k][n] from this lane's register k, converted to f32 and
-//     accumulated with lane.fma in K order (DPAS rounds its internal sums differently; results agree
-//     within the usual f32 accumulation bound);
+//   - xe.dpas -> per (k, m): A[m][k] broadcast from the lane that holds it (p = k/S elements of a row
+//     per lane: lane k/p, register p*m + k%p), B[k][n] from this lane's register k; bf16/f16 are
+//     converted to f32 and accumulated with lane.fma in K order (DPAS rounds its internal sums
+//     differently; results agree within the usual f32 accumulation bound); s8 (i8 x i8 -> i32, k = 32,
+//     pvc and dg2) is sign-extended and accumulated with i32 multiply/add, exactly (wrapping). The
+//     u8 forms have no IR type (xtc's i8 is signed), so they are never produced;
 //   - xe.store_2d (one plain block) -> one masked lane.store per register at the element the
 //     message's lane layout names (register i = row i, lane j = column j); elements outside the
 //     surface are dropped, as the hardware drops them;
@@ -136,29 +138,40 @@ void XeEmulator::dpas(Operation* op) {
   int64_t M = op->intAttr("m", 0), K = op->intAttr("k", 0);
   const Type& at = op->operand(1)->type();
   const Type& accT = op->operand(0)->type();
-  if (accT.elem() != ElemKind::F32 || !(at.elem() == ElemKind::BF16 || at.elem() == ElemKind::F16) || K != 16)
-    fail(*op, "only bf16/f16 DPAS with f32 accumulation is emulated yet");
-  // Elements of A per lane and row: 1 on pvc (lane = k), 2 on dg2 (lane = k / 2).
+  bool isFloat = accT.elem() == ElemKind::F32 && (at.elem() == ElemKind::BF16 || at.elem() == ElemKind::F16) && K == 16;
+  bool isInt = accT.elem() == ElemKind::I32 && at.elem() == ElemKind::I8 && K == 32;
+  if (!isFloat && !isInt) fail(*op, "only bf16/f16 DPAS into f32 and s8 DPAS into i32 are emulated yet");
+  // Elements of A per lane and row (a row is 256 bits over the lanes, reference §4): bf16/f16: 1 on
+  // pvc (lane k), 2 on dg2 (lane k / 2); s8: 2 on pvc (lane k / 2), 4 on dg2 (lane k / 4).
   int64_t perLane = at.shape()[0] / M;
   if (perLane * S_ != K) fail(*op, "internal error: A's register count does not match the subgroup size");
   b_.setInsertionPoint(op);
   b_.setLoc(op->loc());
-  Type f32 = Type::scalar(ElemKind::F32), in = Type::scalar(at.elem());
+  // Floats: products and sums in f32 (fma). s8: sign-extended to i32, products exact, sums in i32
+  // wrapping (the interpreter's rule); integer addition is associative, so the result is exact.
+  Type accS = Type::scalar(accT.elem()), in = Type::scalar(at.elem());
   auto extract = [&](Value* vec, int64_t i) {
     return b_.create("vector.extract", {vec}, {Type::scalar(vec->type().elem())}, {{"index", Attribute::integer(i)}})
         ->result();
   };
   std::vector<Value*> acc, a, bregs;
   for (int64_t i = 0; i < accT.shape()[0]; ++i) acc.push_back(extract(op->operand(0), i));
-  for (int64_t i = 0; i < at.shape()[0]; ++i) a.push_back(extract(op->operand(1), i));
+  // s8: A's registers are widened once, before the broadcasts (i32 is what every subgroup
+  // broadcast takes; the widening commutes with the broadcast).
+  for (int64_t i = 0; i < at.shape()[0]; ++i) {
+    Value* e = extract(op->operand(1), i);
+    a.push_back(isInt ? b_.create("arith.convert", {e}, {accS})->result() : e);
+  }
   for (int64_t i = 0; i < op->operand(2)->type().shape()[0]; ++i) bregs.push_back(extract(op->operand(2), i));
   for (int64_t k = 0; k < K; ++k) {
-    Value* bk = b_.create("arith.convert", {bregs[static_cast<size_t>(k)]}, {f32})->result();
+    Value* bk = b_.create("arith.convert", {bregs[static_cast<size_t>(k)]}, {accS})->result();
     for (int64_t m = 0; m < M; ++m) {
       Value* src = a[static_cast<size_t>(m * perLane + k % perLane)];
-      Value* amk = b_.create("lane.broadcast", {src, c(k / perLane)}, {in})->result();
-      Value* af = b_.create("arith.convert", {amk}, {f32})->result();
-      acc[static_cast<size_t>(m)] = b_.create("lane.fma", {af, bk, acc[static_cast<size_t>(m)]}, {f32})->result();
+      Value* amk = b_.create("lane.broadcast", {src, c(k / perLane)}, {isInt ? accS : in})->result();
+      Value* af = isInt ? amk : b_.create("arith.convert", {amk}, {accS})->result();
+      Value*& sum = acc[static_cast<size_t>(m)];
+      sum = isFloat ? b_.create("lane.fma", {af, bk, sum}, {accS})->result()
+                    : bin("arith.addi", sum, bin("arith.muli", af, bk, accS), accS);
     }
   }
   Value* v = b_.create("vector.from_elements", acc, {accT})->result();

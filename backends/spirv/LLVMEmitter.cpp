@@ -5,7 +5,9 @@
 // Itanium-mangled names; the translator turns them into SPIR-V builtin variables, OpGroup* and
 // OpenCL.std instructions.
 #include "backends/spirv/LLVMEmitter.h"
+#include "backends/spirv/EmitMemory.h"
 #include "backends/spirv/VisaEmitter.h"
+#include "backends/spirv/VisaLoop.h"
 #include "backends/spirv/XeBuiltins.h"
 
 #include "ir/Module.h"
@@ -175,6 +177,7 @@ private:
   llvm::IRBuilder<> b_;
   const targets::Target& target_;
   XeCodegen codegen_;
+  unsigned visaLoops_ = 0;  // whole-loop asm statements emitted (unique vISA names, VisaLoop.h)
   DiagnosticEngine& diags_;
   llvm::Function* fn_ = nullptr;
   std::unordered_map<const ir::Value*, std::vector<llvm::Value*>> vals_;
@@ -350,6 +353,15 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     std::vector<llvm::Value*> r;
     for (ir::Value* v : op.operands()) r.push_back(get1(v, op));
     set(op.result(), r);
+  } else if (n == "gpu.slm_alloc") {
+    // A workgroup-local buffer (EmitMemory.cpp): a static memref in addrspace(3).
+    const ir::Type& t = op.result()->type();
+    MemRefValue mv;
+    mv.elem = t.elem();
+    int64_t count = 1;
+    for (int64_t d : t.shape()) mv.dims.push_back(b_.getInt64(static_cast<uint64_t>(d))), count *= d;
+    mv.ptr = emitSlmBuffer(m_, b_, memType(t.elem(), op), count, fn_->getName().str() + ".slm");
+    mems_[op.result()] = mv;
   } else if (op.dialect() == "gpu") {
     emitId(op);
   } else if (n == "memref.dim") {
@@ -359,7 +371,7 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     set(op.result(), {mv.dims[static_cast<size_t>(d)]});
   } else if (n == "lane.load") {
     emitLoad(op);
-  } else if (n == "lane.store") {
+  } else if (n == "lane.store" || n == "lane.atomic") {
     emitStore(op);
   } else if (n == "lane.broadcast" || n == "lane.shuffle") {
     emitCrossLane(op);
@@ -675,10 +687,24 @@ void KernelEmitter::emitStore(ir::Operation& op) {
   for (size_t d = 0; d < rank; ++d) idx.push_back(get1(op.operand(static_cast<unsigned>(2 + d)), op));
   llvm::Value* mask = op.numOperands() == 3 + rank ? get1(op.operand(static_cast<unsigned>(2 + rank)), op) : nullptr;
   llvm::Value* ok = inBounds(m, idx, mask);
+  llvm::BasicBlock* from = b_.GetInsertBlock();
   llvm::BasicBlock* doStore = llvm::BasicBlock::Create(ctx_, "store", fn_);
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_, "store.end", fn_);
   b_.CreateCondBr(ok, doStore, merge);
   b_.SetInsertPoint(doStore);
+  if (op.is("lane.atomic")) {  // EmitMemory.cpp; a lane that does nothing gets 0 as its old value
+    llvm::Value* old = nullptr;
+    if (std::string e = emitAtomicRmw(b_, op.attr("kind")->getString(), m.elem, elementPtr(m, idx, op), val, &old); !e.empty())
+      fail(op, e);
+    llvm::BasicBlock* end = b_.GetInsertBlock();
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(merge);
+    llvm::PHINode* phi = b_.CreatePHI(val->getType(), 2);
+    phi->addIncoming(llvm::Constant::getNullValue(val->getType()), from);
+    phi->addIncoming(old, end);
+    set(op.result(), {phi});
+    return;
+  }
   llvm::Type* mt = memType(m.elem, op);
   if (m.elem == ElemKind::I1) val = b_.CreateZExt(val, b_.getInt8Ty());
   llvm::StoreInst* st = b_.CreateStore(val, elementPtr(m, idx, op));
@@ -748,6 +774,17 @@ void KernelEmitter::emitReduce(ir::Operation& op) {
 // ----- structured control flow -----------------------------------------------------------------------
 
 void KernelEmitter::emitFor(ir::Operation& op) {
+  if (codegen_ == XeCodegen::Visa) {
+    // pvc: a DPAS K loop as one inline-vISA statement when it matches (VisaLoop.h), else op by op.
+    XeEmitContext xc{m_, &b_, target_, [&](ir::Value* v) -> const std::vector<llvm::Value*>& { return get(v, op); },
+                     [&](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
+                     [&](ir::Value* v) { return mem(v, op).ptr; }};
+    if (std::optional<std::string> r = emitVisaLoop(op, xc, visaLoops_)) {
+      ++visaLoops_;
+      if (!r->empty()) fail(op, *r);
+      return;
+    }
+  }
   llvm::Value* lb = get1(op.operand(0), op);
   llvm::Value* ub = get1(op.operand(1), op);
   llvm::Value* step = get1(op.operand(2), op);

@@ -5,6 +5,7 @@
 
 #include "ir/interpret/Numeric.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -69,6 +70,47 @@ void execStore(Executor& ex, const ir::Operation& op) {
     if (v.isFloat()) memStoreF(op, ex, m, lin, v.f[l]);
     else memStoreI(op, ex, m, lin, v.i[l]);
   }
+}
+
+// One lane after another, in lane order: lanes (and subgroups, workgroups) are serialized, so each
+// read-modify-write is atomic and the final value is the one of some serial order.
+void execAtomic(Executor& ex, const ir::Operation& op) {
+  int64_t L = needLanes(ex, op);
+  const Tensor& v = perLane(ex, op, 0);
+  const MemRefVal& m = ex.memref(op, 1);
+  if (m.slm) fail(op, "lane.atomic on SLM is not implemented yet");
+  unsigned rank = static_cast<unsigned>(m.shape.size());
+  const Tensor* mask = op.numOperands() == 3 + rank ? &perLane(ex, op, 2 + rank) : nullptr;
+  const ir::Attribute* k = op.attr("kind");
+  if (!k) fail(op, "lane.atomic needs a 'kind'");
+  const std::string& kind = k->getString();
+  Tensor old(v.elem, {L});  // zero for lanes that do nothing
+  for (int64_t l = 0; l < L; ++l) {
+    if (!ex.laneActive(l)) continue;
+    int64_t lin = laneAddress(ex, op, m, 2, l);
+    if (lin < 0 || (mask && !mask->i[l])) continue;
+    if (v.isFloat()) {
+      double o = memLoadF(op, ex, m, lin), x = v.f[l], n = x;
+      if (kind == "addf") n = o + x;
+      else if (kind == "maxf") n = std::fmax(o, x);
+      else if (kind == "minf") n = std::fmin(o, x);
+      else if (kind != "assign") fail(op, "atomic kind '" + kind + "' needs an integer element type");
+      old.f[l] = o;
+      memStoreF(op, ex, m, lin, roundToElem(n, v.elem));
+    } else {
+      int64_t o = memLoadI(op, ex, m, lin), x = v.i[l], n = x;
+      if (kind == "addi") n = static_cast<int64_t>(static_cast<uint64_t>(o) + static_cast<uint64_t>(x));
+      else if (kind == "maxs") n = std::max(o, x);
+      else if (kind == "mins") n = std::min(o, x);
+      else if (kind == "and") n = o & x;
+      else if (kind == "or") n = o | x;
+      else if (kind == "xor") n = o ^ x;
+      else if (kind != "assign") fail(op, "atomic kind '" + kind + "' needs a floating-point element type");
+      old.i[l] = o;
+      memStoreI(op, ex, m, lin, wrapToElem(n, v.elem));
+    }
+  }
+  ex.setTensor(op.result(), std::move(old));
 }
 
 void crossLane(Executor& ex, const ir::Operation& op, bool uniform) {
@@ -200,6 +242,7 @@ void registerLaneHandlers() {
   auto& t = handlerTable();
   t["lane.load"] = execLoad;
   t["lane.store"] = execStore;
+  t["lane.atomic"] = execAtomic;
   t["lane.broadcast"] = execBroadcast;
   t["lane.shuffle"] = execShuffle;
   t["lane.reduce"] = execReduce;

@@ -52,6 +52,36 @@ std::string verifyStore(const Operation& op) {
   return "";
 }
 
+// lane.atomic %value, %mem, %i0, ..., %i{r-1} [, %mask] {kind = atomic<...>} -> T (the old value)
+// The kinds and their element types are tile.atomic_rmw's; an out-of-bounds or masked-off lane does
+// nothing and gets 0 as its old value.
+std::string verifyAtomic(const Operation& op) {
+  if (op.numOperands() < 2 || !op.operand(1)->type().isMemRef()) return "expects a value and a memref";
+  const Type& mem = op.operand(1)->type();
+  unsigned rank = static_cast<unsigned>(mem.rank());
+  if (op.numOperands() != 2 + rank && op.numOperands() != 3 + rank)
+    return fmt::format("expects {} index operands and an optional i1 mask", rank);
+  if (op.operand(0)->type() != Type::scalar(mem.elem()))
+    return fmt::format("the value must be the memref element type {}", elemName(mem.elem()));
+  for (unsigned i = 2; i < 2 + rank; ++i)
+    if (!op.operand(i)->type().isIndex()) return fmt::format("operand {} must be an index", i);
+  if (op.numOperands() == 3 + rank && op.operand(2 + rank)->type() != Type::scalar(ElemKind::I1))
+    return "the mask must be i1";
+  if (op.numResults() != 1 || op.result()->type() != op.operand(0)->type()) return "the result must have the value's type";
+  const Attribute* k = op.attr("kind");
+  if (!k || !k->isa(AttrKind::Enum) || k->enumName() != "atomic") return "expects a `kind = atomic<...>` attribute";
+  const std::string& kind = k->getString();
+  bool fl = isFloatElem(mem.elem());
+  if (kind == "addf" || kind == "maxf" || kind == "minf") {
+    if (!fl) return fmt::format("atomic '{}' needs a floating-point element type", kind);
+  } else if (kind == "addi" || kind == "maxs" || kind == "mins" || kind == "and" || kind == "or" || kind == "xor") {
+    if (fl) return fmt::format("atomic '{}' needs an integer element type", kind);
+  } else if (kind != "assign") {
+    return fmt::format("unknown atomic kind '{}'", kind);
+  }
+  return "";
+}
+
 // lane.broadcast / lane.shuffle %x, %lane -> type(x)
 std::string verifyCrossLane(const Operation& op) {
   if (op.numOperands() != 2 || op.numResults() != 1) return "expects (value, lane) and one result";
@@ -132,6 +162,8 @@ void registerLaneOps() {
   registerOp({"lane.load", effects, verifyLoad,
               "one element at (i, j, ...) of a memref, or `padding` when out of bounds or masked off"});
   registerOp({"lane.store", effects, verifyStore, "stores one element unless out of bounds or masked off"});
+  registerOp({"lane.atomic", effects, verifyAtomic,
+              "atomic read-modify-write of one element (old value; nothing and 0 when out of bounds or masked off)"});
   // Cross-lane ops are convergent: every lane of the subgroup must execute them together, so they are
   // not `pure` (a generic pass must not sink or speculate them into divergent code).
   registerOp({"lane.broadcast", effects, verifyCrossLane, "the value of x in lane `lane` (uniform lane index)"});

@@ -5,7 +5,7 @@
 
 namespace xtc::ir {
 
-// Registers lane.load, lane.store, lane.broadcast, lane.shuffle, lane.reduce, lane.fma,
+// Registers lane.load, lane.store, lane.atomic, lane.broadcast, lane.shuffle, lane.reduce, lane.fma,
 // vector.extract, vector.insert and vector.from_elements with their verifiers. Idempotent.
 void registerLaneOps();
 

@@ -61,6 +61,7 @@ struct TileState {
   std::vector<Value*> offs;   // new (lane-level) index values; for a scattered tile one register
                               // vector of element offsets into its 1-D memref, in the tile's layout
   bool scattered = false;
+  std::vector<int64_t> swizzle;  // an SLM buffer's [B, M, S] (gpu.slm_alloc's `swizzle`), else empty
 };
 
 class KernelLowering {
@@ -102,6 +103,14 @@ private:
   std::vector<Value*> elementIndex(const TileState& t, Value* r, Value* c);
   // Row and column (relative to the tile) of register (u, w) of this lane, plus the mask for the tail.
   void regPosition(const CoopLayout& l, int64_t u, int64_t w, Value** r, Value** c, Value** mask);
+  // The index operands of lane.load/store/atomic for register (u, w) of this lane: one index per
+  // memref dimension, then the mask if there is one (the tail, and the bounds of a swizzled buffer).
+  std::vector<Value*> accessOperands(const TileState& t, const CoopLayout& l, int64_t u, int64_t w);
+  // Applies an SLM buffer's swizzle to in-bounds indices `idx`; ANDs the bounds check into `*mask`.
+  void swizzleIndex(const TileState& t, std::vector<Value*>& idx, Value** mask);
+  Value* indexOp(const char* name, Value* a, int64_t c) {
+    return b_.create(name, {a, cIndex(c)}, {Type::index()})->result();
+  }
 
   void lowerBlock(ir::Block& from);
   void lowerOp(Operation& op);
@@ -112,6 +121,8 @@ private:
   void lowerGatherScatter(Operation& op);
   void lowerLoadTile(Operation& op);
   void lowerStoreTile(Operation& op);
+  void lowerAtomic(Operation& op);
+  void lowerSlmAlloc(Operation& op);
   void lowerMma(Operation& op);
   void lowerReduction(Operation& op);
   void lowerBroadcast(Operation& op);
@@ -141,6 +152,7 @@ private:
   std::map<int64_t, Value*> constIndex_;
   std::map<std::pair<int64_t, bool>, Value*> laneDerived_;
   std::map<std::vector<int64_t>, Value*> laneTables_;
+  std::map<const Value*, std::vector<int64_t>> slmSwizzle_;  // lowered gpu.slm_alloc -> [B, M, S]
   Value* proZero_ = nullptr;  // index 0 usable inside the prologue
   LoweredValues<TileState> vals_{[this](const Operation& op, const std::string& msg) { fail(op, "lower-generic: " + msg); }};
 };
@@ -248,9 +260,10 @@ void KernelLowering::lowerInitTile(Operation& op) {
   if (!info.order.empty() && info.order != std::vector<int64_t>{1, 0})
     fail(op, "lower-generic: tiles with order = [0, 1] are not implemented yet (the order/transpose pass makes "
              "them row-major)");
-  if (info.space != ir::MemSpace::Global) fail(op, "lower-generic: SLM tiles are not implemented yet");
   Value* src = op.operand(0);
   if (!src->type().isMemRef()) fail(op, "lower-generic: tiles over raw addresses are not implemented yet");
+  if (info.space != src->type().memSpace())
+    fail(op, "lower-generic: an SLM tile needs an SLM memref (gpu.slm_alloc), a global tile a global one");
   const Type& mt = src->type();
   if (!mt.strides().empty()) fail(op, "lower-generic: strided memrefs are not implemented yet");
   std::vector<int64_t> seg = op.attr("segments") ? op.attr("segments")->getIntArray() : std::vector<int64_t>{};
@@ -266,6 +279,7 @@ void KernelLowering::lowerInitTile(Operation& op) {
   TileState s;
   s.mem = vals_.get1(src, op);
   s.type = tt;
+  if (auto sw = slmSwizzle_.find(s.mem); sw != slmSwizzle_.end()) s.swizzle = sw->second;
   for (int64_t i = 0; i < nOffsets; ++i) s.offs.push_back(vals_.get1(op.operand(static_cast<unsigned>(1 + i)), op));
   vals_.setTile(op.result(), s);
 }
@@ -345,11 +359,8 @@ void KernelLowering::lowerLoadTile(Operation& op) {
   std::vector<Value*> regs(static_cast<size_t>(l.numRegs()));
   for (int64_t w = 0; w < l.kb; ++w)
     for (int64_t u = 0; u < l.ru; ++u) {
-      Value *r, *c, *mask;
-      regPosition(l, u, w, &r, &c, &mask);
       std::vector<Value*> operands{t.mem};
-      for (Value* i : elementIndex(t, r, c)) operands.push_back(i);
-      if (mask) operands.push_back(mask);
+      for (Value* i : accessOperands(t, l, u, w)) operands.push_back(i);
       regs[static_cast<size_t>(l.reg(u, w))] =
           b_.create("lane.load", operands, {Type::scalar(ek)}, attrs)->result();
     }
@@ -365,13 +376,93 @@ void KernelLowering::lowerStoreTile(Operation& op) {
   std::vector<Value*> regs = extractAll(vals_.get1(op.operand(0), op), l.numRegs());
   for (int64_t w = 0; w < l.kb; ++w)
     for (int64_t u = 0; u < l.ru; ++u) {
-      Value *r, *c, *mask;
-      regPosition(l, u, w, &r, &c, &mask);
       std::vector<Value*> operands{regs[static_cast<size_t>(l.reg(u, w))], t.mem};
-      for (Value* i : elementIndex(t, r, c)) operands.push_back(i);
-      if (mask) operands.push_back(mask);
+      for (Value* i : accessOperands(t, l, u, w)) operands.push_back(i);
       b_.create("lane.store", operands, {});
     }
+}
+
+// atomic_rmw: one lane.atomic per register, at the register's element, with the store's masking (the
+// layout's tail does nothing); the old values come back in the value's layout.
+void KernelLowering::lowerAtomic(Operation& op) {
+  const TileState& t = vals_.tile(op.operand(1), op);
+  if (t.scattered) fail(op, "lower-generic: atomic_rmw on scattered tiles is not implemented yet");
+  if (t.type.tileInfo().space != ir::MemSpace::Global)
+    fail(op, "lower-generic: atomic_rmw on SLM tiles is not implemented yet");
+  CoopLayout l = layoutOf(t.type, op);
+  ElemKind ek = t.type.elem();
+  std::vector<Value*> vals = extractAll(vals_.get1(op.operand(0), op), l.numRegs());
+  std::vector<Value*> old(static_cast<size_t>(l.numRegs()));
+  for (int64_t w = 0; w < l.kb; ++w)
+    for (int64_t u = 0; u < l.ru; ++u) {
+      size_t k = static_cast<size_t>(l.reg(u, w));
+      std::vector<Value*> operands{vals[k], t.mem};
+      for (Value* i : accessOperands(t, l, u, w)) operands.push_back(i);
+      old[k] = b_.create("lane.atomic", operands, {Type::scalar(ek)}, {{"kind", *op.attr("kind")}})->result();
+    }
+  vals_.set(op.result(), {b_.create("vector.from_elements", old, {Type::vector({l.numRegs()}, ek)})->result()});
+}
+
+// gpu.slm_alloc stays a (workgroup-local) memref; its swizzle is applied to every address of the
+// buffer by swizzleIndex, so the lane-level alloc no longer carries it.
+void KernelLowering::lowerSlmAlloc(Operation& op) {
+  ir::AttrMap attrs = op.attrs();
+  std::vector<int64_t> sw;
+  if (const Attribute* a = op.attr("swizzle")) {
+    sw = a->getIntArray();
+    attrs.erase("swizzle");
+    const Type& t = op.result()->type();
+    int64_t eb = std::max<int64_t>(8, ir::elemBits(t.elem())) / 8, lg = 0, n = 1;
+    while ((int64_t(1) << lg) < eb) ++lg;
+    for (int64_t d : t.shape()) n *= d;
+    if (sw.size() != 3 || sw[0] < 0 || sw[2] < sw[0] || sw[1] < lg || sw[1] + sw[2] + sw[0] > 40)
+      fail(op, fmt::format("lower-generic: invalid SLM swizzle {} for {}-byte elements (needs [B, M, S] with S >= B "
+                           "and M >= {})", a->str(), eb, lg));
+    // The swizzle only permutes within aligned blocks of 2^(M - lg + B) elements: the buffer must hold
+    // whole blocks, or a swizzled address could leave it.
+    int64_t block = int64_t(1) << (sw[1] - lg + sw[0]);
+    if (t.rank() > 2 || n % block != 0)
+      fail(op, fmt::format("lower-generic: SLM swizzle {} needs a rank-1 or rank-2 buffer of a multiple of {} elements",
+                           a->str(), block));
+    if (sw[0] == 0) sw.clear();
+    else sw[1] -= lg;  // from now on in element units: bits [M+S, M+S+B) -> [M, M+B) of the element index
+  }
+  Value* r = b_.create(op.name(), {}, {op.result()->type()}, attrs)->result();
+  r->setNameHint(op.result()->nameHint());
+  if (!sw.empty()) slmSwizzle_[r] = sw;
+  vals_.set(op.result(), {r});
+}
+
+std::vector<Value*> KernelLowering::accessOperands(const TileState& t, const CoopLayout& l, int64_t u, int64_t w) {
+  Value *r, *c, *mask;
+  regPosition(l, u, w, &r, &c, &mask);
+  std::vector<Value*> idx = elementIndex(t, r, c);
+  if (!t.swizzle.empty()) swizzleIndex(t, idx, &mask);
+  if (mask) idx.push_back(mask);
+  return idx;
+}
+
+// Swizzle<B, M, S> of the row-major element index e (seed 004, in element units):
+// e' = e ^ (((e >> (M + S)) & (2^B - 1)) << M). Only in-bounds indices are swizzled meaningfully (an
+// index past a row would otherwise wrap into the next one), so the bounds check moves into the mask.
+void KernelLowering::swizzleIndex(const TileState& t, std::vector<Value*>& idx, Value** mask) {
+  const std::vector<int64_t>& shape = t.mem->type().shape();
+  Type i1 = Type::scalar(ElemKind::I1);
+  auto ult = [&](Value* a, int64_t n) {
+    return b_.create("arith.cmpi", {a, cIndex(n)}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
+  };
+  int64_t B = t.swizzle[0], M = t.swizzle[1], S = t.swizzle[2];
+  Value* inb = ult(idx[0], shape[0]);
+  Value* e = idx[0];
+  if (idx.size() == 2) {
+    inb = b_.create("arith.andi", {inb, ult(idx[1], shape[1])}, {i1})->result();
+    e = add(indexOp("arith.muli", idx[0], shape[1]), idx[1]);
+  }
+  Value* bits = indexOp("arith.andi", indexOp("arith.shrui", e, M + S), (int64_t(1) << B) - 1);
+  e = b_.create("arith.xori", {e, indexOp("arith.shli", bits, M)}, {Type::index()})->result();
+  if (idx.size() == 2) idx = {indexOp("arith.divui", e, shape[1]), indexOp("arith.remui", e, shape[1])};
+  else idx = {e};
+  *mask = *mask ? b_.create("arith.andi", {*mask, inb}, {i1})->result() : inb;
 }
 
 void KernelLowering::lowerMma(Operation& op) {
@@ -813,6 +904,8 @@ void KernelLowering::lowerOp(Operation& op) {
   if (n == "tile.store_tile") return lowerStoreTile(op);
   if (n == "tile.tile_mma") return lowerMma(op);
   if (n == "tile.load_gather" || n == "tile.store_scatter") return lowerGatherScatter(op);
+  if (n == "tile.atomic_rmw") return lowerAtomic(op);
+  if (n == "gpu.slm_alloc") return lowerSlmAlloc(op);
   if (n == "tile.prefetch_tile") return;  // a cache hint; the generic target has no prefetch to emit
   if (n == "tile.reduction") return lowerReduction(op);
   if (n == "tile.broadcast") return lowerBroadcast(op);
@@ -831,7 +924,6 @@ void KernelLowering::lowerOp(Operation& op) {
   if (op.dialect() == "tile")
     fail(op, fmt::format("lower-generic: '{}' is not implemented yet", n));
   if (op.numRegions() != 0) fail(op, fmt::format("lower-generic: '{}' with regions is not supported", n));
-  if (op.is("gpu.slm_alloc")) fail(op, "lower-generic: shared local memory is not implemented yet");
   // arith, math, vector.splat, gpu ids, memref.dim, barrier: per lane, registers in lock step.
   lowerElementwise(op);
 }

@@ -11,6 +11,7 @@
 // OpenCL device with subgroups). Identical input gives byte-identical output.
 // Diagnostics go to stderr; on any error the exit code is 1 and no output file is written (the
 // output is written atomically through OutputFile).
+#include "driver/CommandDiagnostics.h"
 #include "driver/Commands.h"
 #include "driver/Pipeline.h"
 #include "driver/StubOutput.h"
@@ -61,13 +62,9 @@ bool writeText(const std::string& path, const std::string& text, DiagnosticEngin
 }
 
 int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources, std::cerr);
-  configureDiagnostics(diags, global);
-  auto fail = [&] {
-    diags.flush();
-    return 1;
-  };
+  CommandDiagnostics cmd(global);
+  DiagnosticEngine& diags = cmd.diags;
+  auto fail = [&] { return cmd.fail(); };
 
   EmitKind emit = opts.emit == "ast"         ? EmitKind::Ast
                  : opts.emit == "tile-ir"   ? EmitKind::TileIR
@@ -75,11 +72,7 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
                  : opts.emit == "llvm"      ? EmitKind::LLVM
                  : opts.emit == "spirv-asm" ? EmitKind::SpirvAsm
                                             : EmitKind::Spirv;
-  std::string error;
-  if (!sources.addFile(opts.input, &error)) {
-    diags.error(SourceLoc{}, error);
-    return fail();
-  }
+  if (!cmd.loadInput(opts.input)) return fail();
   // Text outputs go to stdout unless -o is given.
   std::string textOut = opts.output.empty() ? "-" : opts.output;
   if (!opts.stub.empty() && (emit != EmitKind::Spirv || !checkStubName(opts.stub, diags))) {

@@ -1,6 +1,7 @@
 // `xtc run FILE`: compile a kernel, launch it on a device (Level Zero or OpenCL) with seeded random
 // or .npy inputs, optionally compare every buffer with the reference interpreter running the
 // source-level IR (--check) and time it (--bench N).
+#include "driver/CommandDiagnostics.h"
 #include "driver/Commands.h"
 #include "driver/Pipeline.h"
 #include "driver/RunArgs.h"
@@ -145,22 +146,16 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
     std::cerr << "xtc: error: xtc run needs an input file (or --list-devices)\n";
     return 2;
   }
-  SourceManager sources;
-  DiagnosticEngine diags(sources, std::cerr);
-  configureDiagnostics(diags, global);
-  auto fail = [&] {
-    diags.flush();
-    return 1;
-  };
+  CommandDiagnostics cmd(global);
+  SourceManager& sources = cmd.sources;
+  DiagnosticEngine& diags = cmd.diags;
+  auto fail = [&] { return cmd.fail(); };
   StageTimer timer{global.verbose};
 
   // 1. Source-level IR: what the reference interpreter runs.
   ir::registerAllOps();
   std::string err;
-  if (!sources.addFile(opts.input, &err)) {
-    diags.error(SourceLoc{}, err);
-    return fail();
-  }
+  if (!cmd.loadInput(opts.input)) return fail();
   std::unique_ptr<ir::Operation> module = endsWith(opts.input, ".ir") ? ir::parseModule(opts.input, *sources.text(opts.input), diags)
                                                                        : frontend::compileToTileIR(opts.input, diags);
   if (!module || !ir::verify(*module, diags)) return fail();

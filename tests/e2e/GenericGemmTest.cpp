@@ -7,6 +7,7 @@
 #include "ir/passes/LowerGeneric.h"
 #include "ir/Verifier.h"
 #include "tests/e2e/OpenCLRunner.h"
+#include "tests/common/BuildOp.h"
 
 #include <gtest/gtest.h>
 
@@ -22,9 +23,7 @@ using ir::ElemKind;
 using ir::Type;
 using ir::Value;
 
-Value* op1(ir::Builder& b, const std::string& name, std::vector<Value*> operands, Type t, ir::AttrMap attrs = {}) {
-  return b.create(name, operands, {t}, std::move(attrs))->result();
-}
+using test::op1;
 
 // C[M x N] = A[M x K] * B[K x N], f32, dynamic sizes; one subgroup per TM x TN tile of C; K loop
 // with step TK carrying the accumulator and both tiles (the shape of examples/sg_gemm_f32.xt).

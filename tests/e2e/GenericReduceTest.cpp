@@ -8,6 +8,7 @@
 #include "ir/ops/Ops.h"
 #include "ir/passes/LowerGeneric.h"
 #include "tests/e2e/OpenCLRunner.h"
+#include "tests/common/BuildOp.h"
 
 #include <gtest/gtest.h>
 
@@ -24,9 +25,7 @@ using ir::ElemKind;
 using ir::Type;
 using ir::Value;
 
-Value* op1(ir::Builder& b, const std::string& name, std::vector<Value*> operands, Type t, ir::AttrMap attrs = {}) {
-  return b.create(name, operands, {t}, std::move(attrs))->result();
-}
+using test::op1;
 
 // One workgroup (one subgroup) per R x C tile of X/O (memref<?x?xf32>).
 std::unique_ptr<ir::Operation> buildReduceKernel(int64_t R, int64_t C) {

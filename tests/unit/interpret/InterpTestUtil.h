@@ -4,6 +4,7 @@
 
 #include "ir/Module.h"
 #include "ir/interpret/Interpreter.h"
+#include "tests/common/BuildOp.h"
 
 #include <memory>
 #include <sstream>
@@ -47,7 +48,7 @@ struct KernelBuilder {
   // Common op shapes.
   Value* idx(int64_t v) { return b.constantIndex(v); }
   Value* op(const std::string& name, std::vector<Value*> operands, Type result, ir::AttrMap attrs = {}) {
-    return b.create(name, operands, {result}, std::move(attrs))->result();
+    return xtc::test::op1(b, name, std::move(operands), result, std::move(attrs));
   }
   Value* initTile(Value* mem, std::vector<Value*> offsets, Type tileType) {
     std::vector<Value*> ops{mem};

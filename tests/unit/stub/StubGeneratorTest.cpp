@@ -6,6 +6,7 @@
 #include "backends/stub/StubGenerator.h"
 #include "ir/Module.h"
 #include "ir/interpret/Interpreter.h"
+#include "tests/common/BuildOp.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -26,9 +27,7 @@ using ir::ElemKind;
 using ir::Type;
 using ir::Value;
 
-Value* op1(ir::Builder& b, const std::string& name, std::vector<Value*> operands, Type t, ir::AttrMap attrs = {}) {
-  return b.create(name, operands, {t}, std::move(attrs))->result();
-}
+using test::op1;
 Value* dim(ir::Builder& b, Value* m, int64_t d) {
   return op1(b, "memref.dim", {m}, Type::index(), {{"index", Attribute::integer(d)}});
 }

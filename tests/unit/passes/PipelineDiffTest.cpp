@@ -143,6 +143,10 @@ const PipelineCase kTranspose{"transpose", {{"X", {21, 37}}, {"Y", {37, 21}}}};
 const PipelineCase kBiasRelu{"bias_relu", {{"X", {37, 70}}, {"bias", {1, 70}}, {"Y", {37, 70}}}};
 const PipelineCase kRfc21{"rfc_2_1_gemm_prefetch", {}, 0.0, {{"4096", "256"}, {"grid(16, 16)", "grid(1, 1)"}}};
 const PipelineCase kRfc23{"rfc_2_3_transpose_opt", {}, 0.0, {{"4096", "256"}, {"grid(16, 16)", "grid(1, 1)"}}};
+// The SLM kernels (portable path on pvc: the Xe path has no SLM; lower-generic puts the buffers in
+// workgroup-local memory): one 256x256 workgroup tile, K shrunk with the matrices.
+const PipelineCase kRfc22{"rfc_2_2_gemm_transpose_bcast_reduce", {}, 1e-6, {{"4096", "256"}, {"grid(16, 16)", "grid(1, 1)"}}};
+const PipelineCase kRfc24{"rfc_2_4_gemm_slm", {}, 0.0, {{"4096", "256"}, {"grid(16, 16)", "grid(1, 1)"}}};
 const PipelineCase kRfc25{"rfc_2_5_gemm_two_cache_levels", {}, 0.0, {{"4096", "512"}, {"grid(8, 16)", "grid(1, 1)"}}};
 
 }  // namespace
@@ -154,6 +158,9 @@ TEST(PipelineDiff, TransposeDg2) { runPipelineDiff(kTranspose, "dg2"); }
 TEST(PipelineDiff, BiasReluPvc) { runPipelineDiff(kBiasRelu, "pvc"); }
 TEST(PipelineDiff, Rfc21Pvc) { runPipelineDiff(kRfc21, "pvc"); }
 TEST(PipelineDiff, Rfc23Pvc) { runPipelineDiff(kRfc23, "pvc"); }
+TEST(PipelineDiff, Rfc22Pvc) { runPipelineDiff(kRfc22, "pvc"); }
+TEST(PipelineDiff, Rfc22Generic) { runPipelineDiff(kRfc22, "generic"); }
+TEST(PipelineDiff, Rfc24Pvc) { runPipelineDiff(kRfc24, "pvc"); }
 TEST(PipelineDiff, Rfc25Pvc) { runPipelineDiff(kRfc25, "pvc"); }
 TEST(PipelineDiff, GemmBf16Pvc) { runPipelineDiff(kGemmBf16, "pvc"); }
 TEST(PipelineDiff, NoticesAChangedInput) { runPipelineDiff(kGemmF16, "pvc", Control::PerturbInput); }

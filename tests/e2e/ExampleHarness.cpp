@@ -74,9 +74,10 @@ bool loadExample(const std::string& file, TileKernel& out, std::string* error) {
   return true;
 }
 
-bool compileExampleGeneric(const std::string& file, std::vector<uint32_t>& spirv, std::string* error) {
-  std::string spv = tempPath(file.substr(file.rfind('/') + 1) + ".spv");
-  std::string cmd = xtcBinary() + " compile " + sourcePath(file) + " --target generic -o " + spv;
+bool compileExampleFor(const std::string& file, std::vector<uint32_t>& spirv, std::string* error, const std::string& target) {
+  std::string spv = tempPath(target + "_" + file.substr(file.rfind('/') + 1) + ".spv");
+  std::string cmd = xtcBinary() + " compile " + sourcePath(file) + " --target " + target +
+                    (target == "generic" ? "" : " --emulate-xe") + " -o " + spv;
   bool ok = false;
   if (std::system(cmd.c_str()) != 0) *error = "failed: " + cmd;
   else if (std::system(("spirv-val " + spv).c_str()) != 0) *error = "spirv-val rejects the output of " + cmd;
@@ -139,23 +140,24 @@ bool runOnDevice(const std::vector<uint32_t>& spirv, const ir::Operation& kernel
   return true;
 }
 
-const PreparedExample& prepareExample(const std::string& file) {
+const PreparedExample& prepareExample(const std::string& file, const std::string& target) {
   static std::map<std::string, std::unique_ptr<PreparedExample>> cache;
-  std::unique_ptr<PreparedExample>& p = cache[file];
+  std::unique_ptr<PreparedExample>& p = cache[target + ":" + file];
   if (!p) {
     p = std::make_unique<PreparedExample>();
     std::string err;
     if (!loadExample(file, p->tile, &err)) p->failure = err;
-    else if (!compileExampleGeneric(file, p->spirv, &err)) p->failure = err;
+    else if (!compileExampleFor(file, p->spirv, &err, target)) p->failure = err;
   }
   return *p;
 }
 
 interp::KernelArgs runAndCheck(const std::string& file, const interp::KernelArgs& args, size_t out,
                                const std::array<int64_t, 3>& grid, int64_t subgroups,
-                               const std::function<void(int64_t, double*, double*)>& expect, bool interpreter) {
+                               const std::function<void(int64_t, double*, double*)>& expect, bool interpreter,
+                               const std::string& target) {
   interp::KernelArgs onInterp = args, onDevice = args;
-  const PreparedExample& p = prepareExample(file);
+  const PreparedExample& p = prepareExample(file, target);
   if (!p.failure.empty()) {
     ADD_FAILURE() << p.failure;
     return onDevice;
@@ -163,7 +165,7 @@ interp::KernelArgs runAndCheck(const std::string& file, const interp::KernelArgs
   EXPECT_EQ(interp::evaluateLaunchGrid(*p.tile.kernel, args), grid);
   std::string err;
   if ((interpreter && !interpret(*p.tile.kernel, onInterp, &err)) ||
-      !runOnDevice(p.spirv, *p.tile.kernel, onDevice, grid, {16 * subgroups, 1, 1}, &err)) {
+      !runOnDevice(p.spirv, *p.tile.kernel, onDevice, grid, {targetLanes(target) * subgroups, 1, 1}, &err)) {
     ADD_FAILURE() << err;
     return onDevice;
   }

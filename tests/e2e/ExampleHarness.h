@@ -1,7 +1,7 @@
 // Shared helpers of the example e2e tests (ExamplesGemmTest.cpp, ExamplesInterpTest.cpp): load an
 // examples/*.xt through the frontend (tile IR for the reference interpreter), compile it with the real
-// `xtc compile --target generic` and spirv-val, run it on the CPU OpenCL device with the kernel ABI
-// (docs/abi.md), and build seeded random, never-zero inputs.
+// `xtc compile --target generic` (or pvc/dg2 with --emulate-xe) and spirv-val, run it on the CPU
+// OpenCL device with the kernel ABI (docs/abi.md), and build seeded random, never-zero inputs.
 #pragma once
 
 #include "ir/Operation.h"
@@ -31,9 +31,14 @@ struct TileKernel {
 // False with the diagnostics in `error`.
 bool loadExample(const std::string& file, TileKernel& out, std::string* error);
 
-// Runs `xtc compile examples/<file> --target generic` (same path rule), checks the binary with
+// Runs `xtc compile examples/<file> --target <target>` (same path rule; "pvc" and "dg2" add
+// --emulate-xe: the real Xe lowering with every hardware op emulated), checks the binary with
 // spirv-val and reads its words. False with the failing step in `error`.
-bool compileExampleGeneric(const std::string& file, std::vector<uint32_t>& spirv, std::string* error);
+bool compileExampleFor(const std::string& file, std::vector<uint32_t>& spirv, std::string* error,
+                           const std::string& target = "generic");
+
+// Lanes per subgroup of a target: 8 on dg2, else 16.
+inline int64_t targetLanes(const std::string& target) { return target == "dg2" ? 8 : 16; }
 
 // Runs the reference interpreter on `args` (buffers updated in place). False with the diagnostics.
 bool interpret(const ir::Operation& kernel, interp::KernelArgs& args, std::string* error);
@@ -44,7 +49,7 @@ bool interpret(const ir::Operation& kernel, interp::KernelArgs& args, std::strin
 bool runOnDevice(const std::vector<uint32_t>& spirv, const ir::Operation& kernel, interp::KernelArgs& args,
                  const std::array<int64_t, 3>& grid, const std::array<int64_t, 3>& wgSize, std::string* error);
 
-// An example loaded through the frontend and compiled with `xtc compile --target generic` (+ spirv-val).
+// An example loaded through the frontend and compiled with `xtc compile --target T` (+ spirv-val).
 struct PreparedExample {
   std::string failure;  // empty when both steps worked
   TileKernel tile;
@@ -53,17 +58,18 @@ struct PreparedExample {
 
 // Loads and compiles examples/<file> once per process (cached); callers assert `failure` is empty (a
 // failure in a suite setup would show up as "skipped" in ctest).
-const PreparedExample& prepareExample(const std::string& file);
+const PreparedExample& prepareExample(const std::string& file, const std::string& target = "generic");
 
-// Runs `file` on copies of `args` in the interpreter and on the device (workgroups of 16 x
-// `subgroups` work-items, after checking the launch rule gives `grid`), then compares argument
+// Runs `file` on copies of `args` in the interpreter and on the device, compiled for `target`
+// (workgroups of lanes x `subgroups` work-items, after checking the launch rule gives `grid`), then compares argument
 // `out` element by element: `expect(e, &ref, &tol)` gives element e's exact value and tolerance; the
 // device and the interpreter must each be within tol of it and within 2 * tol of each other. Reports
 // the first mismatches as test failures; returns the device's arguments. Without `interpreter` only
 // the device runs (sizes the interpreter would take minutes on).
 interp::KernelArgs runAndCheck(const std::string& file, const interp::KernelArgs& args, size_t out,
                                const std::array<int64_t, 3>& grid, int64_t subgroups,
-                               const std::function<void(int64_t, double*, double*)>& expect, bool interpreter = true);
+                               const std::function<void(int64_t, double*, double*)>& expect, bool interpreter = true,
+                               const std::string& target = "generic");
 
 // A buffer of `shape` with values drawn uniformly from +-[lo, hi] (random sign), rounded to `elem`;
 // never zero (a draw that rounds to zero is replaced by the type's rounding of `hi`).

@@ -9,6 +9,7 @@
 // emulation's fma and the interpreter's multiply-then-add in the same K order round alike.
 // s8 inputs mix the edge values -128, 127, -1, 1 with uniform draws; one case is all -128 (the
 // largest products).
+#include "tests/e2e/CompileExample.h"
 #include "tests/e2e/ExampleHarness.h"
 #include "tests/unit/interpret/DpasKernelText.h"
 
@@ -36,18 +37,13 @@ using interp::KernelArg;
 using ir::ElemKind;
 using test::DpasForm;
 
-std::string xtcBinary() {
-  const char* env = std::getenv("XTC_BINARY");
-  return env && *env ? env : XTC_BINARY_PATH;
-}
-
 // Writes the kernel, compiles it with `xtc compile --target T --emulate-xe`, validates with
 // spirv-val and reads the words. False with the failing step in `error`.
 bool compileEmulated(const std::string& text, const DpasForm& f, std::vector<uint32_t>& words, std::string* error) {
   const char* d = std::getenv("TMPDIR");
   std::string base = std::string(d ? d : "/tmp") + "/xtc_e2e_dpas_" + std::to_string(::getpid()) + "_" + f.target + "_" + f.in;
   { std::ofstream(base + ".ir") << text; }
-  std::string cmd = xtcBinary() + " compile " + base + ".ir --target " + f.target + " --emulate-xe -o " + base + ".spv";
+  std::string cmd = e2e::xtcBinary() + " compile " + base + ".ir --target " + f.target + " --emulate-xe -o " + base + ".spv";
   bool ok = false;
   if (std::system(cmd.c_str()) != 0) *error = "failed: " + cmd;
   else if (std::system(("spirv-val " + base + ".spv").c_str()) != 0) *error = "spirv-val rejects the output of " + cmd;

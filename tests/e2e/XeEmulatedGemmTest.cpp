@@ -12,14 +12,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-#include <map>
-#include <memory>
-#include <unistd.h>
 
 namespace xtc {
 namespace {
@@ -27,29 +19,6 @@ namespace {
 using interp::Buffer;
 using interp::KernelArg;
 using ir::ElemKind;
-
-std::string xtcBinary() {
-  const char* env = std::getenv("XTC_BINARY");
-  return env && *env ? env : XTC_BINARY_PATH;
-}
-
-// `xtc compile --target T --emulate-xe`, spirv-val, and the words of the binary.
-bool compileEmulated(const std::string& file, const std::string& target, std::vector<uint32_t>& words,
-                     std::string* error) {
-  // Tests run as parallel processes: the pid keeps their files apart.
-  std::string spv = ::testing::TempDir() + "xe_emulated_" + target + "_" + file + "_" + std::to_string(::getpid()) + ".spv";
-  std::string cmd = xtcBinary() + " compile " XTC_SOURCE_DIR "/examples/" + file + " --target " + target +
-                    " --emulate-xe -o " + spv;
-  if (std::system(cmd.c_str()) != 0) return *error = "failed: " + cmd, false;
-  if (std::system(("spirv-val " + spv).c_str()) != 0) return *error = "spirv-val rejects " + spv, false;
-  std::ifstream in(spv, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.empty() || bytes.size() % 4) return *error = "empty or truncated " + spv, false;
-  words.resize(bytes.size() / 4);
-  std::memcpy(words.data(), bytes.data(), bytes.size());
-  std::remove(spv.c_str());
-  return true;
-}
 
 // An example, the target it is compiled for, and the facts its launch rule and wg_size follow from.
 struct Case {
@@ -63,20 +32,8 @@ struct Case {
 void runGemm(const Case& ex, int64_t M, int64_t N, int64_t K) {
   SCOPED_TRACE(::testing::Message() << ex.file << " --target " << ex.target << " --emulate-xe " << M << "x" << N
                                     << "x" << K);
-  struct Prepared {
-    std::string failure;
-    e2e::TileKernel tile;
-    std::vector<uint32_t> words;
-  };
-  static std::map<std::string, std::unique_ptr<Prepared>> cache;
-  std::unique_ptr<Prepared>& p = cache[std::string(ex.file) + ex.target];
-  if (!p) {
-    p = std::make_unique<Prepared>();
-    std::string err;
-    if (!e2e::loadExample(ex.file, p->tile, &err)) p->failure = err;
-    else if (!compileEmulated(ex.file, ex.target, p->words, &err)) p->failure = err;
-  }
-  ASSERT_TRUE(p->failure.empty()) << p->failure;
+  const e2e::PreparedExample& p = e2e::prepareExample(ex.file, ex.target);
+  ASSERT_TRUE(p.failure.empty()) << p.failure;
 
   unsigned seed = static_cast<unsigned>(M * 7 + N * 131 + K);
   interp::KernelArgs args;
@@ -85,10 +42,10 @@ void runGemm(const Case& ex, int64_t M, int64_t N, int64_t K) {
   // NaN marks every element the kernel must write.
   args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, N}, std::nan(""))));
   const Buffer a = args.args[0].buffer, b = args.args[1].buffer;
-  std::array<int64_t, 3> grid = interp::evaluateLaunchGrid(*p->tile.kernel, args);
+  std::array<int64_t, 3> grid = interp::evaluateLaunchGrid(*p.tile.kernel, args);
   ASSERT_EQ(grid, (std::array<int64_t, 3>{(M + ex.tileM - 1) / ex.tileM, (N + ex.tileN - 1) / ex.tileN, 1}));
   std::string err;
-  ASSERT_TRUE(e2e::runOnDevice(p->words, *p->tile.kernel, args, grid, {ex.wgSize, 1, 1}, &err)) << err;
+  ASSERT_TRUE(e2e::runOnDevice(p.spirv, *p.tile.kernel, args, grid, {ex.wgSize, 1, 1}, &err)) << err;
   const Buffer& c = args.args[2].buffer;
   const double gamma = static_cast<double>(K + 2) * std::ldexp(1.0, -24);
   int bad = 0;

@@ -159,6 +159,10 @@ double memLoadF(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64
 int64_t memLoadI(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear);
 void memStoreF(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear, double v);
 void memStoreI(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear, int64_t v);
+// An atomic read-modify-write of element `linear` with `x` (kind of tile.atomic_rmw / lane.atomic,
+// e.g. "addf"); returns the old value. Shared by tile.atomic_rmw and lane.atomic (ExecLane.cpp).
+double atomicRmwF(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear, const std::string& kind, double x);
+int64_t atomicRmwI(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear, const std::string& kind, int64_t x);
 
 // Round-robin baton passing between the subgroup threads of one workgroup: exactly one subgroup
 // runs at a time; a barrier passes the baton on, and a new barrier interval (phase) begins when

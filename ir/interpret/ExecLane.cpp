@@ -72,6 +72,33 @@ void execStore(Executor& ex, const ir::Operation& op) {
   }
 }
 
+}  // namespace
+
+double atomicRmwF(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear, const std::string& kind, double x) {
+  double o = memLoadF(op, ex, m, linear), n = x;
+  if (kind == "addf") n = o + x;
+  else if (kind == "maxf") n = std::fmax(o, x);
+  else if (kind == "minf") n = std::fmin(o, x);
+  else if (kind != "assign") fail(op, "atomic kind '" + kind + "' needs an integer element type");
+  memStoreF(op, ex, m, linear, roundToElem(n, m.buf->elem));
+  return o;
+}
+
+int64_t atomicRmwI(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear, const std::string& kind, int64_t x) {
+  int64_t o = memLoadI(op, ex, m, linear), n = x;
+  if (kind == "addi") n = static_cast<int64_t>(static_cast<uint64_t>(o) + static_cast<uint64_t>(x));
+  else if (kind == "maxs") n = std::max(o, x);
+  else if (kind == "mins") n = std::min(o, x);
+  else if (kind == "and") n = o & x;
+  else if (kind == "or") n = o | x;
+  else if (kind == "xor") n = o ^ x;
+  else if (kind != "assign") fail(op, "unknown atomic kind '" + kind + "'");
+  memStoreI(op, ex, m, linear, wrapToElem(n, m.buf->elem));
+  return o;
+}
+
+namespace {
+
 // One lane after another, in lane order: lanes (and subgroups, workgroups) are serialized, so each
 // read-modify-write is atomic and the final value is the one of some serial order.
 void execAtomic(Executor& ex, const ir::Operation& op) {
@@ -89,26 +116,8 @@ void execAtomic(Executor& ex, const ir::Operation& op) {
     if (!ex.laneActive(l)) continue;
     int64_t lin = laneAddress(ex, op, m, 2, l);
     if (lin < 0 || (mask && !mask->i[l])) continue;
-    if (v.isFloat()) {
-      double o = memLoadF(op, ex, m, lin), x = v.f[l], n = x;
-      if (kind == "addf") n = o + x;
-      else if (kind == "maxf") n = std::fmax(o, x);
-      else if (kind == "minf") n = std::fmin(o, x);
-      else if (kind != "assign") fail(op, "atomic kind '" + kind + "' needs an integer element type");
-      old.f[l] = o;
-      memStoreF(op, ex, m, lin, roundToElem(n, v.elem));
-    } else {
-      int64_t o = memLoadI(op, ex, m, lin), x = v.i[l], n = x;
-      if (kind == "addi") n = static_cast<int64_t>(static_cast<uint64_t>(o) + static_cast<uint64_t>(x));
-      else if (kind == "maxs") n = std::max(o, x);
-      else if (kind == "mins") n = std::min(o, x);
-      else if (kind == "and") n = o & x;
-      else if (kind == "or") n = o | x;
-      else if (kind == "xor") n = o ^ x;
-      else if (kind != "assign") fail(op, "atomic kind '" + kind + "' needs a floating-point element type");
-      old.i[l] = o;
-      memStoreI(op, ex, m, lin, wrapToElem(n, v.elem));
-    }
+    if (v.isFloat()) old.f[l] = atomicRmwF(op, ex, m, lin, kind, v.f[l]);
+    else old.i[l] = atomicRmwI(op, ex, m, lin, kind, v.i[l]);
   }
   ex.setTensor(op.result(), std::move(old));
 }

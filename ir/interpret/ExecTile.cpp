@@ -214,25 +214,8 @@ void execAtomicRmw(Executor& ex, const ir::Operation& op) {
   const MemRefVal& m = *t.mem;
   forEachElem(t, [&](int64_t k, bool in, int64_t lin) {
     if (!in) return;  // dropped; the old value reads as 0
-    if (fl) {
-      double o = memLoadF(op, ex, m, lin), x = v.f[k], n = x;
-      if (kind == "addf") n = o + x;
-      else if (kind == "maxf") n = std::fmax(o, x);
-      else if (kind == "minf") n = std::fmin(o, x);
-      old.f[k] = o;
-      memStoreF(op, ex, m, lin, roundToElem(n, v.elem));
-    } else {
-      int64_t o = memLoadI(op, ex, m, lin), x = v.i[k], n = x;
-      if (kind == "addi") n = static_cast<int64_t>(static_cast<uint64_t>(o) + static_cast<uint64_t>(x));
-      else if (kind == "maxs") n = std::max(o, x);
-      else if (kind == "mins") n = std::min(o, x);
-      else if (kind == "and") n = o & x;
-      else if (kind == "or") n = o | x;
-      else if (kind == "xor") n = o ^ x;
-      else if (kind != "assign") fail(op, "unknown atomic kind '" + kind + "'");
-      old.i[k] = o;
-      memStoreI(op, ex, m, lin, wrapToElem(n, v.elem));
-    }
+    if (fl) old.f[k] = atomicRmwF(op, ex, m, lin, kind, v.f[k]);
+    else old.i[k] = atomicRmwI(op, ex, m, lin, kind, v.i[k]);
   });
   ex.setTensor(op.result(), std::move(old));
 }

@@ -35,8 +35,8 @@ std::string verifyLoad(const Operation& op) {
   return "";
 }
 
-// lane.store %value, %mem, %i0, ..., %i{r-1} [, %mask]
-std::string verifyStore(const Operation& op) {
+// The operands of lane.store and lane.atomic: %value, %mem, %i0, ..., %i{r-1} [, %mask].
+std::string verifyStoreOperands(const Operation& op) {
   if (op.numOperands() < 2 || !op.operand(1)->type().isMemRef()) return "expects a value and a memref";
   const Type& mem = op.operand(1)->type();
   unsigned rank = static_cast<unsigned>(mem.rank());
@@ -48,6 +48,12 @@ std::string verifyStore(const Operation& op) {
     if (!op.operand(i)->type().isIndex()) return fmt::format("operand {} must be an index", i);
   if (op.numOperands() == 3 + rank && op.operand(2 + rank)->type() != Type::scalar(ElemKind::I1))
     return "the mask must be i1";
+  return "";
+}
+
+// lane.store %value, %mem, %i0, ..., %i{r-1} [, %mask]
+std::string verifyStore(const Operation& op) {
+  if (std::string e = verifyStoreOperands(op); !e.empty()) return e;
   if (op.numResults() != 0) return "has no results";
   return "";
 }
@@ -56,17 +62,8 @@ std::string verifyStore(const Operation& op) {
 // The kinds and their element types are tile.atomic_rmw's; an out-of-bounds or masked-off lane does
 // nothing and gets 0 as its old value.
 std::string verifyAtomic(const Operation& op) {
-  if (op.numOperands() < 2 || !op.operand(1)->type().isMemRef()) return "expects a value and a memref";
+  if (std::string e = verifyStoreOperands(op); !e.empty()) return e;
   const Type& mem = op.operand(1)->type();
-  unsigned rank = static_cast<unsigned>(mem.rank());
-  if (op.numOperands() != 2 + rank && op.numOperands() != 3 + rank)
-    return fmt::format("expects {} index operands and an optional i1 mask", rank);
-  if (op.operand(0)->type() != Type::scalar(mem.elem()))
-    return fmt::format("the value must be the memref element type {}", elemName(mem.elem()));
-  for (unsigned i = 2; i < 2 + rank; ++i)
-    if (!op.operand(i)->type().isIndex()) return fmt::format("operand {} must be an index", i);
-  if (op.numOperands() == 3 + rank && op.operand(2 + rank)->type() != Type::scalar(ElemKind::I1))
-    return "the mask must be i1";
   if (op.numResults() != 1 || op.result()->type() != op.operand(0)->type()) return "the result must have the value's type";
   const Attribute* k = op.attr("kind");
   if (!k || !k->isa(AttrKind::Enum) || k->enumName() != "atomic") return "expects a `kind = atomic<...>` attribute";

@@ -8,7 +8,8 @@
 //   - a load no measured 2D block message fits (f32 tiles, 16-wide A tiles, every load on dg2, which
 //     has no 2D block IO) gets `per_lane = true` instead: one lane.load per register, in the layout
 //     its consumer needs (correct at any size, but one memory access per element);
-//   - every tile.tile_mma gets `dpas = [m, n, k]`, the DPAS block from the target table;
+//   - every tile.tile_mma gets `dpas = [m, n, k]`, the DPAS block from the target table; an f32 one
+//     (no DPAS) gets `fma = true` and is computed with FMAs by lower-xe (LowerXeFma.cpp);
 //   - tiles connected through update_tile_offset and scf.for/scf.if carry one type, so they are
 //     blocked as one class; loops are never unrolled.
 // Vectors keep their subgroup shape: their split into blocks is what the lane layouts (layout
@@ -212,6 +213,11 @@ void KernelBlocking::run() {
       if (d.aType == in && d.bType == std::string(ir::elemName(b.elem())) && d.accType == acc && M % d.m == 0 &&
           N % d.n == 0 && K % d.k == 0 && (!best || d.m > best->m))
         best = &d;
+    if (!best && a.elem() == ElemKind::F32 && b.elem() == ElemKind::F32 && c.elem() == ElemKind::F32) {
+      // f32 has no DPAS (tf32 would round the inputs): lower-xe computes it with FMAs instead.
+      mma->setAttr("fma", Attribute::boolean(true));
+      continue;
+    }
     if (!best)
       fail(*mma, fmt::format("no DPAS of target '{}' computes {}x{}x{} with {} inputs and {} accumulation", t_.name, M,
                              N, K, in, acc));

@@ -15,6 +15,7 @@
 #include "ir/ops/XeOps.h"
 #include "ir/passes/PassManager.h"
 #include "ir/passes/XeCommon.h"
+#include "ir/passes/XeRowLayouts.h"
 
 #include <fmt/format.h>
 
@@ -57,7 +58,13 @@ private:
   void assignBlock(ir::Block& b);
   void assignOp(Operation* op);
   void assignFor(Operation* op);
+  void assignReduction(Operation* op);
+  void assignBroadcast(Operation* op);
+  static bool isFma(const Operation& mma) { return mma.hasAttr("fma"); }
   layout::LinearLayout perLaneLayout(Operation* load);
+  // The layout tile_mma `mma` needs for operand A, B or C (C = also its result): the DPAS operand
+  // layouts, or for an FMA tile_mma lanes along the columns of B and C (rowMajorLaneLayout).
+  layout::LinearLayout mmaLayout(Operation& mma, layout::Operand which);
 
   Operation* kernel_;
   const targets::Target& t_;
@@ -80,6 +87,14 @@ void KernelLayouts::require(Operation* user, unsigned i, const layout::LinearLay
     if (!v->hasUses()) def->erase();
     return;
   }
+  if (!cur && !def && v->type().isVector()) {
+    // A layout-less scf.for iteration value (initialised by a splat): its first consumer decides;
+    // assignFor then makes the initial and yielded values follow.
+    if (Operation* owner = v->ownerBlock() ? v->ownerBlock()->parentOp() : nullptr; owner && owner->is("scf.for")) {
+      setLayout(v, l);
+      return;
+    }
+  }
   if (!cur) fail(*user, fmt::format("operand {} has no layout (its producer '{}' is not handled yet)", i,
                                     def ? def->name() : std::string("block argument")));
   ir::Builder b;
@@ -97,27 +112,69 @@ layout::LinearLayout KernelLayouts::perLaneLayout(Operation* load) {
   layout::Operand which = layout::Operand::C;
   ir::ElemKind in = t.elem();
   for (const ir::Use& u : load->result()->uses())
-    if (u.user->is("tile.tile_mma") && u.index < 2) {
+    if (u.user->is("tile.tile_mma") && u.index < 2 && !isFma(*u.user)) {
       which = u.index == 0 ? layout::Operand::A : layout::Operand::B;
       break;
     }
   if (which == layout::Operand::C) {
-    // Built directly (equal to the DPAS C layout, repetitions along rows first, when rows >= 8).
+    // Lanes along the columns (equal to the DPAS C layout, repetitions along rows first, when there
+    // are at least S columns); an FMA tile_mma takes its A and B operands this way too.
     if (t.rank() != 2) fail(*load, "per-lane loads of rank-1 tiles are not implemented yet");
-    int64_t rows = t.shape()[0], cols = t.shape()[1], S = t_.subgroupSize;
-    auto pow2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
-    if (!pow2(rows) || !pow2(cols) || cols < S)
-      fail(*load, fmt::format("a per-lane load of a {}x{} tile needs power-of-two sizes and at least {} columns; not "
-                              "implemented yet",
-                              rows, cols, S));
-    layout::InDim reg{"register", {}}, lane{"lane", {}};
-    for (int64_t r = 1; r < rows; r *= 2) reg.bases.push_back({static_cast<int32_t>(r), 0});
-    for (int64_t c = S; c < cols; c *= 2) reg.bases.push_back({0, static_cast<int32_t>(c)});
-    for (int64_t l = 1; l < S; l *= 2) lane.bases.push_back({0, static_cast<int32_t>(l)});
-    return need(layout::LinearLayout::make({reg, lane}, {{"dim0", static_cast<int32_t>(rows)}, {"dim1", static_cast<int32_t>(cols)}}),
-                *load);
+    return need(xe::rowMajorLaneLayout(t.shape()[0], t.shape()[1], static_cast<int>(t_.subgroupSize)), *load);
   }
   return need(xe::dpasOperandLayout(t_, in, which, t.shape()[0], t.shape()[1]), *load);
+}
+
+layout::LinearLayout KernelLayouts::mmaLayout(Operation& mma, layout::Operand which) {
+  unsigned idx = which == layout::Operand::A ? 0 : which == layout::Operand::B ? 1 : 2;
+  const Type& t = idx == 2 ? mma.result()->type() : mma.operand(idx)->type();
+  if (isFma(mma)) return need(xe::rowMajorLaneLayout(t.shape()[0], t.shape()[1], static_cast<int>(t_.subgroupSize)), mma);
+  return need(xe::dpasOperandLayout(t_, mma.operand(0)->type().elem(), which, t.shape()[0], t.shape()[1]), mma);
+}
+
+// tile.reduction along one dimension d of a rank-2 vector, to size 1: the result's layout is the
+// operand's projected (XeRowLayouts.h): registers along d are combined in-lane, lanes along d by
+// shuffles, and every lane of such a group ends with the total (a replicated layout).
+void KernelLayouts::assignReduction(Operation* op) {
+  const Type& st = op->operand(0)->type();
+  std::vector<int64_t> dims = op->attr("dims") ? op->attr("dims")->getIntArray() : std::vector<int64_t>{};
+  if (st.rank() != 2 || dims.size() != 1) fail(*op, "only reductions of one dimension of a rank-2 vector are implemented yet on pvc/dg2");
+  if (op->result()->type().shape()[static_cast<size_t>(dims[0])] != 1)
+    fail(*op, "reductions with a reduction_size smaller than the dimension are not implemented yet on pvc/dg2");
+  const layout::LinearLayout* l = layoutOf(op->operand(0));
+  if (!l) fail(*op, "operand 0 has no layout (not implemented yet)");
+  setLayout(op->result(), need(xe::projectLayout(*l, static_cast<int>(dims[0])), *op).layout);
+}
+
+// tile.broadcast of a size-1 dimension d: the result takes the layout its element-wise consumer's
+// other operand already has (so the sum of a block and a broadcast row needs no conversion), else
+// the operand's with registers repeated along d. The operand must be that layout projected along d
+// (a convert_layout otherwise): then every result register is one operand register, no shuffles.
+void KernelLayouts::assignBroadcast(Operation* op) {
+  const Type& st = op->operand(0)->type();
+  const Type& rt = op->result()->type();
+  std::vector<int64_t> dims = op->attr("dims") ? op->attr("dims")->getIntArray() : std::vector<int64_t>{};
+  if (st.rank() != 2 || dims.size() != 1 || st.shape()[static_cast<size_t>(dims[0])] != 1)
+    fail(*op, "only broadcasts of one size-1 dimension of a rank-2 vector are implemented yet on pvc/dg2");
+  int d = static_cast<int>(dims[0]);
+  std::optional<layout::LinearLayout> out;
+  for (const ir::Use& u : op->result()->uses()) {
+    if (u.user->dialect() == "tile" || u.user->numRegions() != 0) continue;
+    for (Value* v : u.user->operands())
+      if (v != op->result() && v->type().isVector() && v->type().shape() == rt.shape())
+        if (const layout::LinearLayout* l = layoutOf(v)) {
+          out = *l;
+          break;
+        }
+    if (out) break;
+  }
+  if (!out) {
+    const layout::LinearLayout* l = layoutOf(op->operand(0));
+    if (!l) fail(*op, "operand 0 has no layout (not implemented yet)");
+    out = need(xe::broadcastLayout(*l, d, rt.shape()[static_cast<size_t>(d)]), *op);
+  }
+  require(op, 0, need(xe::projectLayout(*out, d), *op).layout);
+  setLayout(op->result(), *out);
 }
 
 void KernelLayouts::assignFor(Operation* op) {
@@ -137,18 +194,21 @@ void KernelLayouts::assignFor(Operation* op) {
     if (!arg->type().isVector() || layoutOf(arg)) continue;
     for (const ir::Use& u : arg->uses())
       if (u.user->is("tile.tile_mma") && u.index == 2) {
-        const Type& c = u.user->result()->type();
-        setLayout(arg, need(xe::dpasOperandLayout(t_, u.user->operand(0)->type().elem(), layout::Operand::C,
-                                                  c.shape()[0], c.shape()[1]),
-                            *u.user));
+        setLayout(arg, mmaLayout(*u.user, layout::Operand::C));
         break;
       }
-    if (!layoutOf(arg)) fail(*op, fmt::format("cannot decide the layout of iteration value #{}", i - 3));
   }
+  // Other layout-less iteration values take the layout of their first consumer in the body (see
+  // require), or else of what the body yields.
   assignBlock(body);
   for (unsigned i = 3; i < op->numOperands(); ++i) {
     Value* arg = body.argument(i - 2);
     if (!arg->type().isVector()) continue;
+    if (!layoutOf(arg)) {
+      const layout::LinearLayout* y = layoutOf(yield->operand(i - 3));
+      if (!y) fail(*op, fmt::format("cannot decide the layout of iteration value #{}", i - 3));
+      setLayout(arg, *y);
+    }
     const layout::LinearLayout& l = *layoutOf(arg);
     require(op, i, l);
     require(yield, i - 3, l);
@@ -178,17 +238,12 @@ void KernelLayouts::assignOp(Operation* op) {
     return;
   }
   if (n == "tile.tile_mma") {
-    auto blk = xe::dpasBlockOf(*op);
-    if (!blk) fail(*op, "the tile_mma is not blocked (run blocking first)");
-    ir::ElemKind in = op->operand(0)->type().elem();
-    const Type& a = op->operand(0)->type();
-    const Type& b = op->operand(1)->type();
-    const Type& c = op->result()->type();
-    auto la = need(xe::dpasOperandLayout(t_, in, layout::Operand::A, a.shape()[0], a.shape()[1]), *op);
-    auto lb = need(xe::dpasOperandLayout(t_, in, layout::Operand::B, b.shape()[0], b.shape()[1]), *op);
-    auto lc = need(xe::dpasOperandLayout(t_, in, layout::Operand::C, c.shape()[0], c.shape()[1]), *op);
-    require(op, 0, la);
-    require(op, 1, lb);
+    if (!xe::dpasBlockOf(*op) && !isFma(*op)) fail(*op, "the tile_mma is not blocked (run blocking first)");
+    // FMA (no DPAS for the types): A may be in any layout (each element is broadcast from its lane).
+    if (!isFma(*op)) require(op, 0, mmaLayout(*op, layout::Operand::A));
+    else if (!layoutOf(op->operand(0))) fail(*op, "operand 0 has no layout (not implemented yet)");
+    require(op, 1, mmaLayout(*op, layout::Operand::B));
+    layout::LinearLayout lc = mmaLayout(*op, layout::Operand::C);
     if (op->numOperands() == 3) require(op, 2, lc);
     setLayout(op->result(), lc);
     return;
@@ -197,6 +252,8 @@ void KernelLayouts::assignOp(Operation* op) {
     if (!layoutOf(op->result())) fail(*op, "a convert_layout to a non-linear layout is not handled yet");
     return;
   }
+  if (n == "tile.reduction") return assignReduction(op);
+  if (n == "tile.broadcast") return assignBroadcast(op);
   if (n == "scf.yield" || n == "tile.store_tile" || n == "xtc.return") return;
   // Element-wise: the result takes the layout of the first vector operand that has one.
   bool anyVector = false;

@@ -37,7 +37,12 @@ namespace lowerxe {
 const layout::LinearLayout& KernelLowerXe::laneLayout(const Type& t, const Operation& op) {
   const layout::LinearLayout* l = ir::vectorLinearLayout(t);
   if (!l) fail(op, fmt::format("vector {} has no lane layout (run layout-assignment first)", t.str()));
-  if (l->inDimSize("lane") != S_ || !l->isInjective() || l->outDimSize("dim0") * l->outDimSize("dim1") != t.numElements())
+  // Lanes may replicate (zero lane bases, e.g. a row reduction's result); registers may not.
+  int zeroLanes = 0;
+  for (int b = 0; b < l->inDimBits("lane"); ++b)
+    zeroLanes += l->basis("lane", b) == std::vector<int32_t>(l->basis("lane", b).size(), 0);
+  if (l->inDimSize("lane") != S_ || !l->isSurjective() || l->rank() != l->totalInBits() - zeroLanes ||
+      l->outDimSize("dim0") * l->outDimSize("dim1") != t.numElements())
     fail(op, fmt::format("the lane layout of {} is not one register set per lane of a {}-lane subgroup; not "
                          "implemented yet",
                          t.str(), S_));
@@ -325,11 +330,24 @@ void KernelLowerXe::lowerStoreTile(Operation& op) {
   std::vector<Value*> regs = extractAll(vals_.get1(op.operand(0), op));
   if (storeBlocks(op, t, l, regs)) return;
   std::vector<Value*> lane = laneCoords(l, op);
+  // A replicated layout (zero lane bases) stores from the lanes whose replica bits are 0 only.
+  int64_t replicaBits = 0;
+  for (int b = 0; b < l.inDimBits("lane"); ++b)
+    if (l.basis("lane", b) == std::vector<int32_t>{0, 0}) replicaBits |= int64_t(1) << b;
+  Value* mask = nullptr;
+  if (replicaBits) {
+    Value* bits = pro_.create("arith.andi", {laneId_, cIndex(replicaBits)}, {Type::index()})->result();
+    mask = pro_.create("arith.cmpi", {bits, cIndex(0)}, {Type::scalar(ElemKind::I1)},
+                       {{"predicate", Attribute::enumValue("cmpi", "eq")}})
+               ->result();
+  }
   for (int64_t r = 0; r < static_cast<int64_t>(regs.size()); ++r) {
     std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
     Value* row = add(t.offs[0], addC(lane[0], c[0]));
     Value* col = add(t.offs[1], addC(lane[1], c[1]));
-    b_.create("lane.store", {regs[static_cast<size_t>(r)], t.mem, row, col}, {});
+    std::vector<Value*> operands{regs[static_cast<size_t>(r)], t.mem, row, col};
+    if (mask) operands.push_back(mask);
+    b_.create("lane.store", operands, {});
   }
 }
 
@@ -515,7 +533,9 @@ void KernelLowerXe::lowerOp(Operation& op) {
   if (n == "tile.update_tile_offset") return lowerUpdateOffset(op);
   if (n == "tile.load_tile") return lowerLoadTile(op);
   if (n == "tile.store_tile") return lowerStoreTile(op);
-  if (n == "tile.tile_mma") return lowerMma(op);
+  if (n == "tile.tile_mma") return op.hasAttr("fma") ? lowerFmaMma(op) : lowerMma(op);
+  if (n == "tile.reduction") return lowerReduction(op);
+  if (n == "tile.broadcast") return lowerBroadcast(op);
   if (n == "tile.convert_layout") return lowerConvert(op);
   if (n == "tile.prefetch_tile") return lowerPrefetch(op);
   if (n == "scf.for") return lowerFor(op);

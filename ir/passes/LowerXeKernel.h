@@ -97,6 +97,11 @@ private:
   void lowerFor(Operation& op);
   void lowerIf(Operation& op);
   void lowerElementwise(Operation& op);
+  // LowerXeRowOps.cpp: tile.reduction and tile.broadcast on lane layouts; LowerXeFma.cpp: f32 tile_mma.
+  void lowerReduction(Operation& op);
+  void lowerBroadcast(Operation& op);
+  Value* combine(const std::string& kind, ElemKind ek, Value* a, Value* b);
+  void lowerFmaMma(Operation& op);
 
   Operation* kernel_;
   const targets::Target& t_;

@@ -1,0 +1,71 @@
+// lower-xe, row ops: tile.reduction and tile.broadcast along one dimension of a rank-2 vector, on
+// the lane layouts layout-assignment gave them (ir/passes/XeRowLayouts.h):
+//   - reduction: the result layout is the operand's projected along d. Registers along d are
+//     combined in-lane (register order ascending), then each lane bit along d by one xor shuffle
+//     and a combine (a butterfly), so every lane of a group ends with the group's total;
+//   - broadcast: the operand is in the result's layout projected along d (a convert_layout before it
+//     otherwise), so each result register is one operand register: no instruction at all.
+// bf16 reductions run in f32 and round once (the target has no bf16 arithmetic), as the interpreter.
+#include "ir/passes/LowerXeKernel.h"
+#include "ir/passes/XeRowLayouts.h"
+
+namespace xtc::passes::lowerxe {
+
+Value* KernelLowerXe::combine(const std::string& kind, ElemKind ek, Value* a, Value* b) {
+  bool f = ir::isFloatElem(ek);
+  static const std::map<std::string, std::pair<const char*, const char*>> names = {
+      {"add", {"arith.addf", "arith.addi"}}, {"mul", {"arith.mulf", "arith.muli"}}, {"max", {"arith.maxf", "arith.maxsi"}},
+      {"min", {"arith.minf", "arith.minsi"}}, {"and", {"", "arith.andi"}},       {"or", {"", "arith.ori"}},
+      {"xor", {"", "arith.xori"}}};
+  auto it = names.find(kind);
+  if (it == names.end() || (f && !*it->second.first)) throw LowerError{};
+  return b_.create(f ? it->second.first : it->second.second, {a, b}, {Type::scalar(ek)})->result();
+}
+
+void KernelLowerXe::lowerReduction(Operation& op) {
+  const Type& st = op.operand(0)->type();
+  const Type& rt = op.result()->type();
+  int d = static_cast<int>(op.attr("dims")->getIntArray().at(0));
+  const layout::LinearLayout& ls = laneLayout(st, op);
+  const layout::LinearLayout& lr = laneLayout(rt, op);
+  xe::Projection p = need(xe::projectLayout(ls, d), op);
+  if (p.layout != lr) fail(op, "internal error: the reduction's result layout is not its operand's projected");
+  std::string kind = op.attr("kind")->getString();
+  if (kind.empty()) fail(op, "reduction without a kind");
+  ElemKind ek = st.elem() == ElemKind::BF16 ? ElemKind::F32 : st.elem();
+  std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op));
+  if (ek != st.elem())
+    for (Value*& v : src) v = b_.create("arith.convert", {v}, {Type::scalar(ek)})->result();
+  std::vector<Value*> out(static_cast<size_t>(xe::registersOf(lr)), nullptr);
+  try {
+    for (int32_t r = 0; r < static_cast<int32_t>(src.size()); ++r) {
+      Value*& acc = out[static_cast<size_t>(p.projectRegister(r))];
+      acc = acc ? combine(kind, ek, acc, src[static_cast<size_t>(r)]) : src[static_cast<size_t>(r)];
+    }
+  } catch (const LowerError&) {
+    fail(op, fmt::format("reduction kind '{}' on {} is not implemented", kind, ir::elemName(ek)));
+  }
+  for (Value*& v : out)
+    for (int b : p.reducedLaneBits) {
+      Value* from = b_.create("arith.xori", {laneId_, cIndex(int64_t(1) << b)}, {Type::index()})->result();
+      v = combine(kind, ek, v, b_.create("lane.shuffle", {v, from}, {Type::scalar(ek)})->result());
+    }
+  if (ek != st.elem())
+    for (Value*& v : out) v = b_.create("arith.convert", {v}, {Type::scalar(st.elem())})->result();
+  vals_.set(op.result(), {fromElements(out, st.elem())});
+}
+
+void KernelLowerXe::lowerBroadcast(Operation& op) {
+  const Type& st = op.operand(0)->type();
+  const Type& rt = op.result()->type();
+  int d = static_cast<int>(op.attr("dims")->getIntArray().at(0));
+  const layout::LinearLayout& ls = laneLayout(st, op);
+  const layout::LinearLayout& ld = laneLayout(rt, op);
+  xe::Projection p = need(xe::projectLayout(ld, d), op);
+  if (p.layout != ls) fail(op, "internal error: the broadcast operand is not in its result's layout projected");
+  std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op)), out;
+  for (int32_t r = 0; r < ld.inDimSize("register"); ++r) out.push_back(src.at(static_cast<size_t>(p.projectRegister(r))));
+  vals_.set(op.result(), {fromElements(out, rt.elem())});
+}
+
+}  // namespace xtc::passes::lowerxe

@@ -1,0 +1,36 @@
+// Lane layouts for the pvc/dg2 row ops (tile.reduction, tile.broadcast) and the FMA tile_mma (f32,
+// no DPAS), shared by layout-assignment (which records them on the types) and lower-xe (which
+// relies on them), so the two cannot drift apart. Contract: docs/passes.md, "layout-assignment".
+#pragma once
+
+#include "ir/layout/LinearLayout.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace xtc::passes::xe {
+
+// The layout of a 2-D value with dimension `d` collapsed to size 1, and which register bits survive.
+// Register bases along `d` are dropped (their registers are combined in-lane by a reduction, or
+// repeat the same register in a broadcast); lane bases along `d` become 0 (those lanes hold the same
+// value: a replicated layout). Every basis must lie along one dimension (else an error).
+struct Projection {
+  layout::LinearLayout layout;
+  std::vector<int> droppedRegBits;  // register bits of the full layout that run along `d`
+  std::vector<int> reducedLaneBits;  // lane bits of the full layout that run along `d`
+  // Register of the projected layout that holds what register `r` of the full layout holds.
+  int32_t projectRegister(int32_t r) const;
+};
+layout::Expected<Projection> projectLayout(const layout::LinearLayout& full, int d);
+
+// The lane layout of a per-lane rows x cols value (powers of two, rows * cols >= S): lanes run
+// along the columns (adjacent lanes, adjacent addresses); with fewer than S columns the remaining
+// lane bits take the low rows. Registers: the remaining rows, then the column groups of S. For
+// cols >= S this is the DPAS C pattern (register i = row i, lane = column) repeated over the value.
+layout::Expected<layout::LinearLayout> rowMajorLaneLayout(int64_t rows, int64_t cols, int S);
+
+// The layout a broadcast along `d` produces when no consumer asks for one: the operand's layout
+// with one register bit per doubling of dimension `d` (registers repeat the operand's).
+layout::Expected<layout::LinearLayout> broadcastLayout(const layout::LinearLayout& operand, int d, int64_t size);
+
+}  // namespace xtc::passes::xe

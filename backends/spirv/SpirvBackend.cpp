@@ -5,11 +5,14 @@
 
 #include "backends/spirv/LLVMEmitter.h"
 #include "backends/spirv/ValidationTwin.h"
+#include "backends/spirv/VisaLoop.h"
 #include "backends/spirv/XeBuiltins.h"
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/IR/CFG.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -157,7 +160,17 @@ bool emitSpirv(const ir::Operation& module, const BackendOptions& options, Diagn
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = buildModule(module, options, ctx, diags);
   if (!m) return false;
-  if (options.hardwareCalls) *options.hardwareCalls = listHardwareCalls(*m);
+  if (options.hardwareCalls) {
+    *options.hardwareCalls = listHardwareCalls(*m);
+    // A whole-loop asm statement (VisaLoop.h) holds many messages and dpas: each is checked on its own.
+    for (const llvm::Function& f : *m)
+      for (const llvm::BasicBlock& bb : f)
+        for (const llvm::Instruction& i : bb)
+          if (const auto* c = llvm::dyn_cast<llvm::CallInst>(&i))
+            if (const auto* a = llvm::dyn_cast<llvm::InlineAsm>(c->getCalledOperand()))
+              for (isa::HardwareCall& hc : visaLoopHardwareCalls(a->getAsmString()))
+                options.hardwareCalls->push_back(std::move(hc));
+  }
   if (!options.renameBuiltinForTesting.empty()) {
     size_t eq = options.renameBuiltinForTesting.find('=');
     std::string from = options.renameBuiltinForTesting.substr(0, eq);

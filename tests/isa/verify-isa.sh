@@ -11,7 +11,8 @@
 #      double of a silent IGC): exit 3 naming the inline-vISA store;
 #   7. the 16x8x2 A load renamed to the m4 form (`--xe-codegen=builtins`): IGC still emits a d16 2D
 #      load, but its header says 16x4x2: exit 3 naming the shape;
-#   8. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs).
+#   8. an ocloc that drops the dpas of the whole-loop asm statement: exit 3 naming it;
+#   9. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs).
 # Needs XTC_BINARY (set by ctest) and ocloc with its disassembler.
 set -u
 xtc=${XTC_BINARY:?XTC_BINARY must point at the xtc binary}
@@ -37,8 +38,9 @@ expect() {
 expect ok 0 "" -- "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/ok.spv"
 [ -s "$work/ok.spv" ] || fail "ok: no .spv written"
 
+# (--xe-codegen=builtins: in vISA mode the K loop, dpas included, is one inline-vISA statement.)
 expect calla 3 "^xtc: internal error: .*calla.*$dpas" -- \
-  "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/calla.spv" \
+  "$xtc" compile "$gemm" --target pvc --xe-codegen=builtins --verify-isa -o "$work/calla.spv" \
   --rename-builtin-for-testing "$dpas=${dpas/matrix_mad/matrix_mbd}"
 [ -e "$work/calla.spv" ] && fail "calla: an output file was written"
 
@@ -65,6 +67,13 @@ chmod +x "$work/dropping-ocloc"
 expect store-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA .lsc_store_block2d" -- \
   env XTC_OCLOC="$work/dropping-ocloc" "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/sd.spv"
 [ -e "$work/sd.spv" ] && fail "store-dropped: an output file was written"
+
+# The whole-loop asm statement (backends/spirv/VisaLoop.cpp): each dpas and message in it is checked.
+sed 's/store_block2d/dpas\\.8x8 /' "$work/dropping-ocloc" >"$work/dpas-dropping-ocloc"
+chmod +x "$work/dpas-dropping-ocloc"
+expect loop-dpas-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA loop: dpas 8x8" -- \
+  env XTC_OCLOC="$work/dpas-dropping-ocloc" "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/ld.spv"
+[ -e "$work/ld.spv" ] && fail "loop-dpas-dropped: an output file was written"
 
 expect wrong-shape 3 "^xtc: internal error: .*shape 16x8x2 that $load" -- \
   "$xtc" compile "$gemm" --target pvc --xe-codegen=builtins --verify-isa -o "$work/ws.spv" \

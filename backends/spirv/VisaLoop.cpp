@@ -1,0 +1,663 @@
+// The whole K loop as one inline-vISA statement (VisaLoop.h). Two parts:
+//  1. Match (pure IR): the body of the lane-level scf.for is traced element by element. Every scalar
+//     index value is "base + constant" (base: a value defined outside the loop, the induction variable,
+//     or a loop-carried coordinate whose yield is itself + constant); every vector element is known
+//     to be (load L, element e), (accumulator argument a, element e) or (dpas D, element e). Allowed
+//     ops: arith.constant/addi/subi/convert on indices, vector.extract/from_elements, xe.load_2d,
+//     xe.prefetch_2d, xe.dpas, scf.yield. Each dpas accumulator must be a chain that starts at
+//     consecutive elements of an accumulator argument and ends in the yield at the same elements; A
+//     and B operands must be load elements. Anything else: no match (the per-op lowering).
+//  2. Emit: loads of one surface whose rectangles tile a larger legal message are merged into it
+//     (same block width; more blocks side by side, more rows); every DPAS operand must then be a
+//     GRF-aligned register range of one message's response, checked element by element against the
+//     response layout (reference §2.3) -- else no match. The asm builds one header per message before
+//     the loop (raw_sends, SFID 15 = UGM, descriptor per reference §2.1), bumps x/y per iteration and
+//     keeps the accumulators in its output variable ($0, tied to the initial accumulators).
+#include "backends/spirv/VisaLoop.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <regex>
+#include <set>
+#include <span>
+#include <sstream>
+
+namespace xtc::backend {
+
+namespace {
+
+using ir::ElemKind;
+
+constexpr int64_t kGrf = 64;  // bytes per register (pvc)
+
+bool flag(const ir::Operation& op, const char* n) {
+  const ir::Attribute* a = op.attr(n);
+  return a && a->isa(ir::AttrKind::Bool) && a->getBool();
+}
+
+// A scalar index as base + off; base null = the constant off.
+struct Sym {
+  const ir::Value* base = nullptr;
+  int64_t off = 0;
+};
+
+enum class Src : uint8_t { Load, Acc, Dpas };
+struct Elem {
+  Src kind;
+  int src;  // load / dpas number, or accumulator argument number (block argument index)
+  int idx;  // element
+  bool operator==(const Elem& o) const { return kind == o.kind && src == o.src && idx == o.idx; }
+};
+
+// A 2D block message: a load of the IR (or a merge of several), or a prefetch.
+struct Msg {
+  const ir::Operation* surface;  // the op whose operands 0..3 are base, width, height, pitch
+  Sym x, y;
+  int64_t bits, bw, h, blocks;
+  bool vnni, prefetch, cached;
+  int64_t eb() const { return bits / 8; }
+  int64_t wpad() const { return std::bit_ceil(static_cast<uint64_t>(bw)); }
+  int64_t blockBytes() const { return (h * wpad() * eb() + kGrf - 1) / kGrf * kGrf; }
+  int64_t respBytes() const { return prefetch ? 0 : blocks * blockBytes(); }
+  // Byte of (row r, column c) in the response, c counted over all blocks (reference §2.3).
+  int64_t byteOf(int64_t r, int64_t c) const {
+    int64_t b = c / bw, cc = c % bw;
+    if (!vnni) return b * blockBytes() + (r * wpad() + cc) * eb();
+    int64_t p = 4 / eb();
+    return b * blockBytes() + ((r / p) * wpad() + cc) * 4 + (r % p) * eb();
+  }
+  // Inverse of byteOf for a byte inside the response.
+  std::pair<int64_t, int64_t> rowColOf(int64_t byte) const {
+    int64_t b = byte / blockBytes(), q = byte % blockBytes();
+    if (!vnni) return {q / (wpad() * eb()), (q % (wpad() * eb())) / eb() + b * bw};
+    int64_t p = 4 / eb(), rem = q % (wpad() * 4);
+    return {(q / (wpad() * 4)) * p + (rem % 4) / eb(), rem / 4 + b * bw};
+  }
+  uint32_t shapeDword() const {
+    return static_cast<uint32_t>((bw - 1) | ((h - 1) << 8) | ((blocks - 1) << 16));
+  }
+  uint32_t descriptor() const {
+    uint32_t size = bits == 8 ? 0u : bits == 16 ? 1u : 2u;
+    uint32_t rlen = static_cast<uint32_t>(std::min<int64_t>(31, respBytes() / kGrf));
+    uint32_t cache = prefetch ? (cached ? 4u : 2u) : 0u;  // L1/L3: cached 0x80000, uncached L1 0x40000
+    return 3u | (vnni ? 1u << 7 : 0u) | size << 9 | cache << 17 | rlen << 20 | 1u << 25;
+  }
+};
+
+// Byte of element e of lane 0 in a per-lane vector whose LLVM elements are `packBytes` wide and
+// hold packBytes/eb IR elements each (IGC's layout of a SIMD16 vector: element-major, lanes inside).
+int64_t laneByte(int64_t e, int64_t eb, int64_t packBytes) {
+  int64_t p = packBytes / eb;
+  return (e / p) * 16 * packBytes + (e % p) * eb;
+}
+
+// The load message shapes the whole-loop asm may emit: each has a tests/isa/builtins/visa_loop_*.ir
+// probe (raw_sends with this descriptor and header). {bits, block width, height, blocks, vnni}.
+struct Shape {
+  int64_t bits, bw, h, blocks;
+  bool vnni;
+};
+constexpr Shape kLoadShapes[] = {{16, 16, 32, 2, false}, {16, 16, 32, 2, true}};
+constexpr Shape kPrefetchShapes[] = {{16, 16, 8, 2, false}};  // cached only (the probe's)
+
+bool proven(const Msg& m) {
+  for (const Shape& s : m.prefetch ? std::span<const Shape>(kPrefetchShapes) : std::span<const Shape>(kLoadShapes))
+    if (s.bits == m.bits && s.bw == m.bw && s.h == m.h && s.blocks == m.blocks && s.vnni == m.vnni) return true;
+  return false;
+}
+
+struct DpasOp {
+  const ir::Operation* op;
+  std::vector<Elem> acc, a, b;
+  int64_t slot = -1;  // byte of its accumulator in the asm's accumulator variable
+  bool consumed = false;
+};
+
+struct LoadOp {
+  const ir::Operation* op;
+  Msg shape;  // its own message
+  int msg = -1;
+  int64_t dx = 0, dy = 0;  // its origin inside message `msg`
+};
+
+class LoopMatcher {
+ public:
+  explicit LoopMatcher(const ir::Operation& forOp) : for_(forOp), body_(forOp.region(0).block()) {}
+
+  bool match();
+
+  const ir::Operation& for_;
+  const ir::Block& body_;
+  int64_t step_ = 0;
+  std::map<const ir::Value*, Sym> syms_;
+  std::map<const ir::Value*, std::vector<Elem>> elems_;
+  std::set<const ir::Value*> inside_;
+  std::vector<LoadOp> loads_;
+  std::vector<DpasOp> dpas_;
+  std::vector<Msg> msgs_;                     // merged loads first, then prefetches
+  std::map<const ir::Value*, int64_t> steps_;  // loop-carried coordinate (or the induction variable) -> step
+  std::vector<unsigned> accArgs_;              // block argument numbers of the accumulators
+  std::map<unsigned, int64_t> accBase_;        // accumulator argument -> first element in the asm variable
+  int64_t accElems_ = 0;
+  int64_t chunk_ = 1;  // accumulator elements per asm output
+  ElemKind accKind_ = ElemKind::F32;
+
+ private:
+  std::optional<int64_t> constInt(const ir::Value* v) const {
+    const ir::Operation* d = v->definingOp();
+    if (!d || !d->is("arith.constant")) return std::nullopt;
+    const ir::Attribute* a = d->attr("value");
+    if (!a || !a->isa(ir::AttrKind::Int)) return std::nullopt;
+    return a->getInt();
+  }
+  std::optional<Sym> sym(const ir::Value* v) const {
+    if (auto it = syms_.find(v); it != syms_.end()) return it->second;
+    if (inside_.count(v)) return std::nullopt;
+    if (std::optional<int64_t> c = constInt(v)) return Sym{nullptr, *c};
+    if (!v->type().isScalar() || !ir::isIntElem(v->type().elem())) return std::nullopt;
+    return Sym{v, 0};
+  }
+  const std::vector<Elem>* elems(const ir::Value* v) const {
+    auto it = elems_.find(v);
+    return it == elems_.end() ? nullptr : &it->second;
+  }
+  bool walkOp(const ir::Operation& op);
+  bool checkYield(const ir::Operation& yield);
+  bool planMessages();
+  bool placeOperands();
+};
+
+bool LoopMatcher::walkOp(const ir::Operation& op) {
+  for (unsigned i = 0; i < op.numResults(); ++i) inside_.insert(op.result(i));
+  if (op.numRegions() != 0) return false;
+  if (op.is("arith.constant")) {
+    std::optional<int64_t> c = constInt(op.result());
+    if (!c) return false;
+    syms_[op.result()] = Sym{nullptr, *c};
+    return true;
+  }
+  if (op.is("arith.addi") || op.is("arith.subi")) {
+    std::optional<Sym> a = sym(op.operand(0)), b = sym(op.operand(1));
+    if (!a || !b) return false;
+    if (op.is("arith.subi")) {
+      if (b->base) return false;
+      b->off = -b->off;
+    }
+    if (a->base && b->base) return false;
+    syms_[op.result()] = Sym{a->base ? a->base : b->base, a->off + b->off};
+    return true;
+  }
+  if (op.is("arith.convert")) {
+    if (!op.result()->type().isScalar() || !ir::isIntElem(op.result()->type().elem())) return false;
+    std::optional<Sym> a = sym(op.operand(0));
+    if (!a) return false;
+    syms_[op.result()] = *a;
+    return true;
+  }
+  if (op.is("vector.extract")) {
+    const std::vector<Elem>* v = elems(op.operand(0));
+    int64_t i = op.intAttr("index", -1);
+    if (!v || i < 0 || i >= static_cast<int64_t>(v->size())) return false;
+    elems_[op.result()] = {(*v)[static_cast<size_t>(i)]};
+    return true;
+  }
+  if (op.is("vector.from_elements")) {
+    std::vector<Elem> out;
+    for (const ir::Value* o : op.operands()) {
+      const std::vector<Elem>* v = elems(o);
+      if (!v || v->size() != 1) return false;
+      out.push_back((*v)[0]);
+    }
+    elems_[op.result()] = std::move(out);
+    return true;
+  }
+  if (op.is("xe.load_2d") || op.is("xe.prefetch_2d")) {
+    for (unsigned i = 0; i < 4; ++i)
+      if (inside_.count(op.operand(i))) return false;  // the surface must be loop-invariant
+    std::optional<Sym> x = sym(op.operand(4)), y = sym(op.operand(5));
+    if (!x || !y || flag(op, "transpose")) return false;
+    Msg m{&op, *x, *y, op.intAttr("elem_bits", 0), op.intAttr("block_w", 0), op.intAttr("block_h", 0),
+          op.intAttr("array_len", 1), flag(op, "vnni"), op.is("xe.prefetch_2d"), true};
+    if (m.bits != 8 && m.bits != 16 && m.bits != 32) return false;
+    if (m.prefetch) {
+      const ir::Attribute* c = op.attr("cache");
+      m.cached = !c || !c->isa(ir::AttrKind::Enum) || c->getString() != "uncached";
+      msgs_.push_back(m);
+      return true;
+    }
+    std::vector<Elem> out;
+    int64_t n = op.result()->type().shape().at(0);
+    for (int64_t e = 0; e < n; ++e) out.push_back({Src::Load, static_cast<int>(loads_.size()), static_cast<int>(e)});
+    loads_.push_back({&op, m});
+    elems_[op.result()] = std::move(out);
+    return true;
+  }
+  if (op.is("xe.dpas")) {
+    const std::vector<Elem>*acc = elems(op.operand(0)), *a = elems(op.operand(1)), *b = elems(op.operand(2));
+    if (!acc || !a || !b || op.intAttr("n", 0) != 16) return false;
+    ElemKind in = op.operand(1)->type().elem(), ak = op.operand(0)->type().elem();
+    bool ok = ((in == ElemKind::BF16 || in == ElemKind::F16) && ak == ElemKind::F32 && op.intAttr("k", 0) == 16) ||
+              (in == ElemKind::I8 && ak == ElemKind::I32 && op.intAttr("k", 0) == 32 && op.intAttr("m", 0) == 8);
+    int64_t m = op.intAttr("m", 0);
+    if (!ok || (m != 1 && m != 2 && m != 4 && m != 8) || static_cast<int64_t>(acc->size()) != m) return false;
+    for (const std::vector<Elem>* v : {a, b})
+      for (const Elem& e : *v)
+        if (e.kind != Src::Load) return false;
+    std::vector<Elem> out;
+    for (int64_t e = 0; e < m; ++e) out.push_back({Src::Dpas, static_cast<int>(dpas_.size()), static_cast<int>(e)});
+    dpas_.push_back({&op, *acc, *a, *b});
+    elems_[op.result()] = std::move(out);
+    return true;
+  }
+  return false;
+}
+
+bool LoopMatcher::match() {
+  if (for_.numRegions() != 1 || for_.numOperands() < 3) return false;
+  std::optional<int64_t> step = constInt(for_.operand(2));
+  if (!step || *step <= 0) return false;
+  step_ = *step;
+  // Accumulators: vector arguments; coordinates: index arguments (checked at the yield).
+  for (unsigned a = 0; a < body_.numArguments(); ++a) inside_.insert(body_.argument(a));
+  syms_[body_.argument(0)] = Sym{body_.argument(0), 0};
+  for (unsigned a = 1; a < body_.numArguments(); ++a) {
+    const ir::Value* v = body_.argument(a);
+    const ir::Type& t = v->type();
+    if (t.isScalar() && t.elem() == ElemKind::Index) {
+      syms_[v] = Sym{v, 0};
+    } else if (t.isVector() && t.rank() == 1 && (t.elem() == ElemKind::F32 || t.elem() == ElemKind::I32)) {
+      if (!accArgs_.empty() && t.elem() != accKind_) return false;
+      accKind_ = t.elem();
+      accArgs_.push_back(a);
+      accBase_[a] = accElems_;
+      std::vector<Elem> es;
+      for (int64_t e = 0; e < t.shape()[0]; ++e) es.push_back({Src::Acc, static_cast<int>(a), static_cast<int>(e)});
+      accElems_ += t.shape()[0];
+      elems_[v] = std::move(es);
+    } else {
+      return false;
+    }
+  }
+  if (accArgs_.empty()) return false;
+  const ir::Operation* yield = nullptr;
+  for (const auto& op : body_.opList()) {
+    if (op->is("scf.yield")) {
+      yield = op.get();
+      break;
+    }
+    if (!walkOp(*op)) return false;
+  }
+  if (!yield || dpas_.empty() || loads_.empty() || !checkYield(*yield)) return false;
+  // The accumulators leave the asm as several outputs of at most 16 elements (SPIR-V vectors have
+  // 2, 3, 4, 8 or 16 components, reference §8); each DPAS accumulator must lie inside one of them.
+  for (int64_t c : {16, 8, 4, 2, 1})
+    if (accElems_ % c == 0) {
+      chunk_ = c;
+      break;
+    }
+  for (const DpasOp& d : dpas_)
+    if (d.slot / (chunk_ * kGrf) != (d.slot + d.op->intAttr("m", 0) * kGrf - 1) / (chunk_ * kGrf)) return false;
+  return planMessages() && placeOperands();
+}
+
+bool LoopMatcher::checkYield(const ir::Operation& yield) {
+  // The induction variable may address memory (step = the loop's step); nothing else of it is used.
+  steps_[body_.argument(0)] = step_;
+  for (unsigned a = 1; a < body_.numArguments(); ++a) {
+    const ir::Value* v = body_.argument(a);
+    const ir::Value* y = yield.operand(a - 1);
+    if (v->type().isScalar()) {
+      std::optional<Sym> s = sym(y);
+      if (!s || s->base != v) return false;
+      steps_[v] = s->off;
+    }
+  }
+  // Accumulator chains: head = consecutive elements of one argument, links = a whole previous result.
+  std::set<std::pair<int, int>> usedAcc;
+  for (DpasOp& d : dpas_) {
+    const Elem& e0 = d.acc[0];
+    for (size_t i = 0; i < d.acc.size(); ++i) {
+      const Elem& e = d.acc[i];
+      if (e.kind != e0.kind || e.src != e0.src || e.idx != e0.idx + static_cast<int>(i)) return false;
+    }
+    if (e0.kind == Src::Acc) {
+      for (const Elem& e : d.acc)
+        if (!usedAcc.insert({e.src, e.idx}).second) return false;
+      d.slot = (accBase_.at(static_cast<unsigned>(e0.src)) + e0.idx) * kGrf;
+    } else if (e0.kind == Src::Dpas) {
+      DpasOp& p = dpas_[static_cast<size_t>(e0.src)];
+      if (e0.idx != 0 || p.consumed || p.acc.size() != d.acc.size()) return false;
+      p.consumed = true;
+      d.slot = p.slot;
+    } else {
+      return false;
+    }
+  }
+  // The yield: each accumulator element is its own argument element (untouched) or the last dpas of
+  // the chain that lives there; every chain end is yielded in place.
+  std::set<int> yieldedEnds;
+  for (unsigned a : accArgs_) {
+    const std::vector<Elem>* ys = elems(yield.operand(a - 1));
+    if (!ys) return false;
+    for (size_t i = 0; i < ys->size(); ++i) {
+      const Elem& e = (*ys)[i];
+      int64_t at = (accBase_.at(a) + static_cast<int64_t>(i)) * kGrf;
+      if (e.kind == Src::Acc) {
+        if (e.src != static_cast<int>(a) || e.idx != static_cast<int>(i) || usedAcc.count({e.src, e.idx})) return false;
+      } else if (e.kind == Src::Dpas) {
+        const DpasOp& d = dpas_[static_cast<size_t>(e.src)];
+        if (d.consumed || d.slot + e.idx * kGrf != at) return false;
+        yieldedEnds.insert(e.src);
+      } else {
+        return false;
+      }
+    }
+  }
+  for (size_t i = 0; i < dpas_.size(); ++i)
+    if (!dpas_[i].consumed && !yieldedEnds.count(static_cast<int>(i))) return false;
+  // Every coordinate base of a message must step with the loop or stay invariant.
+  return true;
+}
+
+int64_t stepOf(const std::map<const ir::Value*, int64_t>& steps, const Sym& s, const ir::Block& body) {
+  if (!s.base) return 0;
+  auto it = steps.find(s.base);
+  if (it != steps.end()) return it->second;
+  (void)body;
+  return 0;  // defined outside the loop: invariant
+}
+
+bool LoopMatcher::planMessages() {
+  // Group loads by surface, element form and coordinate bases; try to tile each group's bounding box
+  // with one proven larger shape of the same block width.
+  std::vector<Msg> prefetches = msgs_;
+  msgs_.clear();
+  std::vector<bool> done(loads_.size(), false);
+  for (size_t i = 0; i < loads_.size(); ++i) {
+    if (done[i]) continue;
+    const Msg& s = loads_[i].shape;
+    std::vector<size_t> group;
+    for (size_t j = i; j < loads_.size(); ++j) {
+      const Msg& t = loads_[j].shape;
+      bool same = !done[j] && t.bits == s.bits && t.bw == s.bw && t.vnni == s.vnni && t.x.base == s.x.base &&
+                  t.y.base == s.y.base;
+      for (unsigned k = 0; same && k < 4; ++k) same = t.surface->operand(k) == s.surface->operand(k);
+      if (same) group.push_back(j);
+    }
+    int64_t x0 = INT64_MAX, y0 = INT64_MAX, x1 = INT64_MIN, y1 = INT64_MIN, area = 0;
+    for (size_t j : group) {
+      const Msg& t = loads_[j].shape;
+      x0 = std::min(x0, t.x.off), y0 = std::min(y0, t.y.off);
+      x1 = std::max(x1, t.x.off + t.bw * t.blocks), y1 = std::max(y1, t.y.off + t.h);
+      area += t.bw * t.blocks * t.h;
+    }
+    bool overlap = false;
+    for (size_t p = 0; p < group.size(); ++p)
+      for (size_t q = p + 1; q < group.size(); ++q) {
+        const Msg &a = loads_[group[p]].shape, &b = loads_[group[q]].shape;
+        overlap |= a.x.off < b.x.off + b.bw * b.blocks && b.x.off < a.x.off + a.bw * a.blocks && a.y.off < b.y.off + b.h &&
+                   b.y.off < a.y.off + a.h;
+      }
+    // The pieces: the first proven shape whose width and height divide the box's.
+    const Shape* piece = nullptr;
+    if (!overlap && area == (x1 - x0) * (y1 - y0))
+      for (const Shape& sh : kLoadShapes)
+        if (sh.bits == s.bits && sh.bw == s.bw && sh.vnni == s.vnni && (x1 - x0) % (sh.bw * sh.blocks) == 0 &&
+            (y1 - y0) % sh.h == 0) {
+          piece = &sh;
+          break;
+        }
+    if (!piece) return false;  // no proven message covers this group (per-op lowering)
+    size_t first = msgs_.size();
+    for (int64_t py = y0; py < y1; py += piece->h)
+      for (int64_t px = x0; px < x1; px += piece->bw * piece->blocks)
+        msgs_.push_back({s.surface, Sym{s.x.base, px}, Sym{s.y.base, py}, s.bits, s.bw, piece->h, piece->blocks, s.vnni,
+                         false, true});
+    for (size_t j : group) {
+      done[j] = true;
+      LoadOp& l = loads_[j];
+      int64_t px = (l.shape.x.off - x0) / (piece->bw * piece->blocks), py = (l.shape.y.off - y0) / piece->h;
+      int64_t perRow = (x1 - x0) / (piece->bw * piece->blocks);
+      l.msg = static_cast<int>(first + static_cast<size_t>(py * perRow + px));
+      l.dx = l.shape.x.off - msgs_[static_cast<size_t>(l.msg)].x.off;
+      l.dy = l.shape.y.off - msgs_[static_cast<size_t>(l.msg)].y.off;
+      if (l.dx + l.shape.bw * l.shape.blocks > piece->bw * piece->blocks || l.dy + l.shape.h > piece->h) return false;
+    }
+  }
+  for (Msg& p : prefetches) {
+    if (!proven(p) || !p.cached) return false;
+    msgs_.push_back(p);
+  }
+  return true;
+}
+
+// Where element e of load l lands: {message, byte of lane 0 in its response}.
+std::pair<int, int64_t> locate(const LoadOp& l, const std::vector<Msg>& msgs, int64_t e) {
+  const Msg& own = l.shape;
+  int64_t pack = own.vnni ? 4 : std::max<int64_t>(2, own.eb());
+  auto [r, c] = own.rowColOf(laneByte(e, own.eb(), pack));
+  return {l.msg, msgs[static_cast<size_t>(l.msg)].byteOf(r + l.dy, c + l.dx)};
+}
+
+// The GRF-aligned start of a DPAS operand inside one message, or {-1, -1}.
+std::pair<int, int64_t> operandStart(const std::vector<Elem>& es, const std::vector<LoadOp>& loads,
+                                     const std::vector<Msg>& msgs, int64_t eb, int64_t pack) {
+  std::pair<int, int64_t> start{-1, -1};
+  for (size_t o = 0; o < es.size(); ++o) {
+    auto [m, byte] = locate(loads[static_cast<size_t>(es[o].src)], msgs, es[o].idx);
+    int64_t s = byte - laneByte(static_cast<int64_t>(o), eb, pack);
+    if (o == 0) start = {m, s};
+    else if (start != std::pair<int, int64_t>{m, s}) return {-1, -1};
+  }
+  if (start.second < 0 || start.second % kGrf != 0) return {-1, -1};
+  return start;
+}
+
+bool LoopMatcher::placeOperands() {
+  for (const DpasOp& d : dpas_) {
+    int64_t eb = ir::elemBits(d.op->operand(1)->type().elem()) / 8;
+    if (operandStart(d.a, loads_, msgs_, eb, 2).first < 0 || operandStart(d.b, loads_, msgs_, eb, 4).first < 0) return false;
+  }
+  return true;
+}
+
+std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : k == ElemKind::F16 ? "hf" : "s8"; }
+
+}  // namespace
+
+std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId) {
+  if (ctx.target.kind != targets::TargetKind::Pvc) return std::nullopt;
+  LoopMatcher lm(op);
+  if (!lm.match()) return std::nullopt;
+  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
+  const ir::Block& body = lm.body_;
+
+  // Asm inputs, deduplicated; $0 is the accumulator output, $1 the tied initial accumulators.
+  // Operands: outputs $0..$n-1 (the accumulator chunks), their tied initial values $n..$2n-1, then
+  // the uniform inputs (surfaces, coordinates, bounds), deduplicated.
+  const size_t nOut = static_cast<size_t>(lm.accElems_ / lm.chunk_);
+  std::vector<llvm::Value*> inputs(nOut, nullptr);
+  std::string constraints;
+  for (size_t i = 0; i < nOut; ++i) constraints += (i ? ",=rw" : "=rw");
+  for (size_t i = 0; i < nOut; ++i) constraints += fmt::format(",{}", i);
+  auto arg = [&](llvm::Value* v) {
+    for (size_t i = nOut; i < inputs.size(); ++i)
+      if (inputs[i] == v) return fmt::format("${}", nOut + i);
+    inputs.push_back(v);
+    constraints += ",rw.u";
+    return fmt::format("${}", nOut + inputs.size() - 1);
+  };
+  auto i32 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(32) ? v : b.CreateTrunc(v, b.getInt32Ty()); };
+  // The value of a coordinate at loop entry (i32).
+  std::map<std::pair<const ir::Value*, int64_t>, llvm::Value*> initials;
+  auto initial = [&](const Sym& s) -> llvm::Value* {
+    llvm::Value*& known = initials[{s.base, s.off}];
+    if (known) return known;
+    llvm::Value* base = nullptr;
+    if (!s.base) return known = b.getInt32(static_cast<uint32_t>(s.off));
+    if (s.base == body.argument(0)) base = ctx.get(op.operand(0)).at(0);
+    for (unsigned a = 1; !base && a < body.numArguments(); ++a)
+      if (s.base == body.argument(a)) base = ctx.get(op.operand(a + 2)).at(0);
+    if (!base) base = ctx.get(const_cast<ir::Value*>(s.base)).at(0);
+    base = i32(base);
+    return known = s.off ? b.CreateAdd(base, b.getInt32(static_cast<uint32_t>(s.off))) : base;
+  };
+
+  std::ostringstream t;
+  std::string p = fmt::format("xtc_l{}_", loopId);
+  t << "{\n";
+  for (size_t i = 0; i < lm.msgs_.size(); ++i) {
+    const Msg& m = lm.msgs_[i];
+    t << fmt::format(".decl {}h{} v_type=G type=ud num_elts=8 align=GRF\n", p, i);
+    t << fmt::format(".decl {}h{}q v_type=G type=uq num_elts=4 align=GRF alias=<{}h{},0>\n", p, i, p, i);
+    if (!m.prefetch) t << fmt::format(".decl {}m{} v_type=G type=ud num_elts={} align=GRF\n", p, i, m.respBytes() / 4);
+  }
+  t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
+  std::map<const ir::Value*, llvm::Value*> minus1s;
+  for (size_t i = 0; i < lm.msgs_.size(); ++i) {
+    const Msg& m = lm.msgs_[i];
+    const ir::Operation& s = *m.surface;
+    auto minus1 = [&](unsigned k) {
+      llvm::Value*& known = minus1s[s.operand(k)];
+      return known ? known : known = b.CreateSub(i32(ctx.get(s.operand(k)).at(0)), b.getInt32(1));
+    };
+    t << fmt::format("mov (M1,1) {}h{}q(0,0)<1> {}(0,0)<0;1,0>\n", p, i, arg(ctx.get(s.operand(0)).at(0)));
+    std::string w = arg(minus1(1)), h = arg(minus1(2)), pitch = arg(minus1(3)), x = arg(initial(m.x)), y = arg(initial(m.y));
+    t << fmt::format("mov (M1,1) {}h{}(0,2)<1> {}(0,0)<0;1,0>\n", p, i, w);
+    t << fmt::format("mov (M1,1) {}h{}(0,3)<1> {}(0,0)<0;1,0>\n", p, i, h);
+    t << fmt::format("mov (M1,1) {}h{}(0,4)<1> {}(0,0)<0;1,0>\n", p, i, pitch);
+    t << fmt::format("mov (M1,1) {}h{}(0,5)<1> {}(0,0)<0;1,0>\n", p, i, x);
+    t << fmt::format("mov (M1,1) {}h{}(0,6)<1> {}(0,0)<0;1,0>\n", p, i, y);
+    t << fmt::format("mov (M1,1) {}h{}(0,7)<1> {:#x}:ud\n", p, i, m.shapeDword());
+  }
+  std::string ub = arg(i32(ctx.get(op.operand(1)).at(0)));
+  t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0))));
+  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
+  t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
+  for (size_t i = 0; i < lm.msgs_.size(); ++i) {
+    const Msg& m = lm.msgs_[i];
+    if (m.prefetch)
+      t << fmt::format("raw_sends.15.1.0.0 (M1, 1) 0x0:ud {:#x}:ud {}h{}.0 %null.0 %null.0\n", m.descriptor(), p, i);
+    else
+      t << fmt::format("raw_sends.15.1.0.{} (M1, 1) 0x0:ud {:#x}:ud {}h{}.0 %null.0 {}m{}.0\n", std::min<int64_t>(31, m.respBytes() / kGrf),
+                       m.descriptor(), p, i, p, i);
+  }
+  for (const DpasOp& d : lm.dpas_) {
+    ElemKind in = d.op->operand(1)->type().elem();
+    int64_t eb = ir::elemBits(in) / 8;
+    auto [am, as] = operandStart(d.a, lm.loads_, lm.msgs_, eb, 2);
+    auto [bm, bs] = operandStart(d.b, lm.loads_, lm.msgs_, eb, 4);
+    int64_t cb = lm.chunk_ * kGrf, c = d.slot / cb, off = d.slot % cb;
+    t << fmt::format("dpas.{}.{}.8.{} (M1, 16) ${}.{} ${}.{} {}m{}.{} {}m{}({},0)\n", precision(in), precision(in),
+                     d.op->intAttr("m", 0), c, off, c, off, p, bm, bs, p, am, as / kGrf);
+  }
+  for (size_t i = 0; i < lm.msgs_.size(); ++i) {
+    const Msg& m = lm.msgs_[i];
+    if (int64_t dx = stepOf(lm.steps_, m.x, body)) t << fmt::format("add (M1,1) {}h{}(0,5)<1> {}h{}(0,5)<0;1,0> {}:d\n", p, i, p, i, dx);
+    if (int64_t dy = stepOf(lm.steps_, m.y, body)) t << fmt::format("add (M1,1) {}h{}(0,6)<1> {}h{}(0,6)<0;1,0> {}:d\n", p, i, p, i, dy);
+  }
+  t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, lm.step_);
+  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
+  t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);
+
+  // The accumulators, element-major (element i at byte 64 i of lane 0: the slots above), in chunks.
+  llvm::Type* et = lm.accKind_ == ElemKind::F32 ? b.getFloatTy() : b.getInt32Ty();
+  llvm::Type* ct = lm.chunk_ == 1 ? et : static_cast<llvm::Type*>(llvm::FixedVectorType::get(et, static_cast<unsigned>(lm.chunk_)));
+  std::vector<llvm::Value*> flat(static_cast<size_t>(lm.accElems_));
+  for (unsigned a : lm.accArgs_) {
+    const std::vector<llvm::Value*>& regs = ctx.get(op.operand(a + 2));
+    for (size_t i = 0; i < regs.size(); ++i) flat[static_cast<size_t>(lm.accBase_.at(a)) + i] = regs[i];
+  }
+  for (size_t c = 0; c < nOut; ++c) {
+    llvm::Value* v = lm.chunk_ == 1 ? flat[c] : llvm::UndefValue::get(ct);
+    for (int64_t i = 0; lm.chunk_ > 1 && i < lm.chunk_; ++i)
+      v = b.CreateInsertElement(v, flat[c * static_cast<size_t>(lm.chunk_) + static_cast<size_t>(i)], b.getInt32(static_cast<uint32_t>(i)));
+    inputs[c] = v;
+  }
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* v : inputs) types.push_back(v->getType());
+  llvm::Type* rt = nOut == 1 ? ct : static_cast<llvm::Type*>(llvm::StructType::get(b.getContext(), std::vector<llvm::Type*>(nOut, ct)));
+  auto* fty = llvm::FunctionType::get(rt, types, false);
+  llvm::Value* out = b.CreateCall(llvm::InlineAsm::get(fty, t.str(), constraints, /*hasSideEffects=*/true), inputs);
+  auto accOut = [&](int64_t e) -> llvm::Value* {
+    llvm::Value* c = nOut == 1 ? out : b.CreateExtractValue(out, {static_cast<unsigned>(e / lm.chunk_)});
+    return lm.chunk_ == 1 ? c : b.CreateExtractElement(c, b.getInt32(static_cast<uint32_t>(e % lm.chunk_)));
+  };
+
+  // Results: accumulators from the output, coordinates advanced by the trip count.
+  llvm::Value* lb = ctx.get(op.operand(0)).at(0);
+  llvm::Value* ubv = ctx.get(op.operand(1)).at(0);
+  llvm::Value* stepv = ctx.get(op.operand(2)).at(0);
+  llvm::Value* span = b.CreateSub(ubv, lb);
+  llvm::Value* trips = b.CreateSDiv(b.CreateAdd(span, b.CreateSub(stepv, llvm::ConstantInt::get(stepv->getType(), 1))), stepv);
+  trips = b.CreateSelect(b.CreateICmpSLT(lb, ubv), trips, llvm::ConstantInt::get(stepv->getType(), 0));
+  for (unsigned a = 1; a < body.numArguments(); ++a) {
+    ir::Value* res = op.result(a - 1);
+    if (lm.accBase_.count(a)) {
+      std::vector<llvm::Value*> regs;
+      int64_t n = body.argument(a)->type().shape()[0];
+      for (int64_t i = 0; i < n; ++i)
+        regs.push_back(accOut(lm.accBase_.at(a) + i));
+      ctx.set(res, std::move(regs));
+    } else {
+      llvm::Value* init = ctx.get(op.operand(a + 2)).at(0);
+      int64_t st = lm.steps_.at(body.argument(a));
+      ctx.set(res, {b.CreateAdd(init, b.CreateMul(trips, llvm::ConstantInt::get(init->getType(), static_cast<uint64_t>(st))))});
+    }
+  }
+  return std::string();
+}
+
+std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
+  if (!text.starts_with("{\n") || text.find("raw_sends.15.") == std::string::npos) return {};
+  std::map<std::string, std::string> shapes;  // header variable -> "WxHxB"
+  std::map<std::string, isa::HardwareCall> calls;
+  std::istringstream in(text);
+  std::string line;
+  std::smatch m;
+  static const std::regex hdr(R"(^mov \(M1,1\) (\w+)\(0,7\)<1> 0x([0-9a-f]+):ud$)");
+  static const std::regex send(R"(^raw_sends\.15\.1\.0\.(\d+) \(M1, 1\) 0x0:ud 0x([0-9a-f]+):ud (\w+)\.0 )");
+  static const std::regex dpas(R"(^dpas\.\w+\.\w+\.8\.(\d) )");
+  while (std::getline(in, line)) {
+    std::string name, pattern, shape;
+    if (std::regex_search(line, m, hdr)) {
+      uint32_t v = static_cast<uint32_t>(std::stoul(m[2], nullptr, 16));
+      shapes[m[1]] = fmt::format("{}x{}x{}", (v & 255) + 1, ((v >> 8) & 255) + 1, ((v >> 16) & 15) + 1);
+      continue;
+    }
+    if (std::regex_search(line, m, send)) {
+      uint32_t desc = static_cast<uint32_t>(std::stoul(m[2], nullptr, 16));
+      std::string bits = std::to_string(8 << ((desc >> 9) & 7));
+      bool prefetch = m[1] == "0";
+      std::string form = "d" + bits + ((desc >> 7) & 1 ? "v" : "");
+      pattern = prefetch ? R"(send\.ugm \(1\|M0\) +null .*load_block2d\.ugm\.)" + form + R"(\.a64)"
+                         : R"(send\.ugm \(1\|M0\) +r\d+ .*load_block2d\.ugm\.)" + form + R"(\.a64)";
+      name = fmt::format("inline vISA loop: raw_sends {:#x} ({})", desc, prefetch ? "prefetch" : "load");
+      shape = shapes.count(m[3]) ? shapes[m[3]] : "";
+      name += " " + shape;
+    } else if (std::regex_search(line, m, dpas)) {
+      pattern = fmt::format(R"(\bdpas\.8x{} )", m[1].str());
+      name = fmt::format("inline vISA loop: dpas 8x{}", m[1].str());
+    } else {
+      continue;
+    }
+    isa::HardwareCall& c = calls[name];
+    c.builtin = name;
+    c.isaPattern = pattern;
+    c.blockShape = shape;
+    ++c.insideLoops;
+  }
+  std::vector<isa::HardwareCall> r;
+  for (auto& [n, c] : calls) r.push_back(std::move(c));
+  return r;
+}
+
+}  // namespace xtc::backend

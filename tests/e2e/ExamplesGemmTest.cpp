@@ -6,9 +6,9 @@
 //
 // gemm_bt (B given transposed; an in-register transpose per K step) and gemm_i8 (i8 x i8 -> i32)
 // run here too.
-// Not yet covered on the device (lower-generic rejects them with "not implemented yet"); each is
-// checked against a C++ reference through the interpreter only, in ExamplesInterpTest.cpp:
-//   gemm_splitk (tile.atomic_rmw: the lane level has no atomic op yet).
+// gemm_splitk (C += A x B, each workgroup's K chunk added with atomic_rmw addf: lane.atomic, a
+// compare-exchange loop in SPIR-V) runs here for generic, pvc and dg2 (portable path on both);
+// ExamplesInterpTest.cpp also checks it through the interpreter alone.
 // softmax, row_sum, sg_bias_relu, bias_relu, transpose and gather_scatter run on the device and in
 // the interpreter in ExamplesRowOpsTest.cpp.
 // gemm_bf16 (256x256 blocks, 32 subgroups) runs here at 257x129x65 and K < step (ExampleGemmTest.cpp
@@ -58,6 +58,7 @@ const GemmExample kBf16{"gemm_bf16.xt", ElemKind::BF16, 256, 256, 32, false};
 const GemmExample kN8{"tests/e2e/inputs/sg_gemm_n8.xt", ElemKind::F32, 8, 8, 1, false};
 const GemmExample kI8{"gemm_i8.xt", ElemKind::I8, 32, 32, 4, false, false, ElemKind::I32};
 const GemmExample kSgF32{"sg_gemm_f32.xt", ElemKind::F32, 8, 16, 1, false};
+const GemmExample kSplitK{"gemm_splitk.xt", ElemKind::F32, 8, 16, 1, true, false, ElemKind::F32, 64};
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -160,6 +161,12 @@ TEST(ExampleGemmBtDg2, KSmallerThanStep) { runDg2(kBt, 9, 17, 3); }
 TEST(ExampleGemmI8Dg2, Unaligned257x129x65) { runDg2(kI8, 257, 129, 65); }
 TEST(ExampleGemmI8Dg2, KSmallerThanStep) { runDg2(kI8, 40, 50, 7); }
 // pvc: the s8 DPAS emulation (two bytes of a row of A per lane) on the same sizes.
+// Split-K: several workgroups add into each C element atomically (4 and 3 chunks of 64 here).
+TEST(ExampleGemmSplitK, Aligned64x64x256) { runGemm(kSplitK, 64, 64, 256); }
+TEST(ExampleGemmSplitK, Unaligned257x129x150) { runGemm(kSplitK, 257, 129, 150); }
+TEST(ExampleGemmSplitK, KSmallerThanStep) { runGemm(kSplitK, 9, 17, 5); }
+TEST(ExampleGemmSplitKPvc, Unaligned257x129x150) { runGemm(kSplitK, 257, 129, 150, true, "pvc"); }
+TEST(ExampleGemmSplitKDg2, Unaligned257x129x150) { runDg2(kSplitK, 257, 129, 150); }
 TEST(ExampleGemmI8Pvc, Unaligned257x129x65) { runGemm(kI8, 257, 129, 65, true, "pvc"); }
 TEST(ExampleGemmI8Pvc, KSmallerThanStep) { runGemm(kI8, 40, 50, 7, true, "pvc"); }
 

@@ -5,9 +5,8 @@
 // ExamplesGemmTest.cpp once lower-generic supports the example's ops.
 //
 // Tolerances: sums of n f32 terms are within (n + 2) * 2^-24 * sum|terms| of the exact value
-// (first-order bound, any order). Today only gemm_splitk (no device path yet: lower-generic has no
-// lane-level atomic); every other example runs on the device in ExamplesGemmTest.cpp or
-// ExamplesRowOpsTest.cpp.
+// (first-order bound, any order). Today only gemm_splitk, which also runs on the device in
+// ExamplesGemmTest.cpp (lane.atomic), like every other example there or in ExamplesRowOpsTest.cpp.
 #include "tests/e2e/ExampleHarness.h"
 
 #include <gtest/gtest.h>

@@ -10,6 +10,8 @@
 //     its consumer needs (correct at any size, but one memory access per element);
 //   - every tile.tile_mma gets `dpas = [m, n, k]`, the DPAS block from the target table; an f32 one
 //     (no DPAS) gets `fma = true` and is computed with FMAs by lower-xe (LowerXeFma.cpp);
+//   - a load used only by a tile.transpose gets the target's transposed d32 message (32-bit data, or
+//     16-bit pairs) with transpose = true: the transpose is folded (XeTranspose.h);
 //   - tiles connected through update_tile_offset and scf.for/scf.if carry one type, so they are
 //     blocked as one class; loops are never unrolled.
 // Vectors keep their subgroup shape: their split into blocks is what the lane layouts (layout
@@ -17,6 +19,7 @@
 #include "ir/Module.h"
 #include "ir/passes/PassManager.h"
 #include "ir/passes/XeCommon.h"
+#include "ir/passes/XeTranspose.h"
 
 #include <fmt/format.h>
 
@@ -34,8 +37,12 @@ using ir::Value;
 
 namespace {
 
-enum class Role { None, A, B, Plain };
-const char* roleName(Role r) { return r == Role::A ? "A operand" : r == Role::B ? "B operand" : "plain"; }
+// Transposed: the load's only user is a tile.transpose (XeTranspose.h), folded into a transposed
+// d32 message when the table has one.
+enum class Role { None, A, B, Plain, Transposed };
+const char* roleName(Role r) {
+  return r == Role::A ? "A operand" : r == Role::B ? "B operand" : r == Role::Transposed ? "transposed" : "plain";
+}
 
 struct BlockingError {};
 
@@ -69,6 +76,7 @@ private:
 
 std::optional<xe::Message> KernelBlocking::chooseMessage(const Type& tile, Role role) {
   if (!t_.has2dBlockIO) return std::nullopt;
+  if (role == Role::Transposed) return xe::transposedLoadMessage(t_, tile);
   unsigned bits = ir::elemBits(tile.elem());
   int64_t rows = tile.shape()[0], cols = tile.shape()[1];
   const targets::BlockShape* best = nullptr;
@@ -143,6 +151,7 @@ void KernelBlocking::run() {
       r = ur;
       first = false;
     }
+    if (xe::foldedTranspose(*ld)) r = Role::Transposed;
     Value* cls = find(ld->operand(0));
     auto it = role.find(cls);
     if (it != role.end() && it->second != r)

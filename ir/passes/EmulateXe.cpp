@@ -14,6 +14,8 @@
 //     differently; results agree within the usual f32 accumulation bound); s8 (i8 x i8 -> i32, k = 32,
 //     pvc and dg2) is sign-extended and accumulated with i32 multiply/add, exactly (wrapping). The
 //     u8 forms have no IR type (xtc's i8 is signed), so they are never produced;
+//   - transposed d32 xe.load_2d (32-bit data, or 16-bit pairs) -> one masked lane.load per register
+//     at the element reference §2.3 puts there (load2dTransposed);
 //   - xe.store_2d (one plain block) -> one masked lane.store per register at the element the
 //     message's lane layout names (register i = row i, lane j = column j); elements outside the
 //     surface are dropped, as the hardware drops them;
@@ -56,6 +58,7 @@ private:
         ->result();
   }
   void load2d(Operation* op);
+  void load2dTransposed(Operation* op);
   void store2d(Operation* op);
   void dpas(Operation* op);
 
@@ -76,7 +79,7 @@ void XeEmulator::load2d(Operation* op) {
   const Attribute* vn = op->attr("vnni");
   const Attribute* tr = op->attr("transpose");
   bool vnni = vn && vn->isa(ir::AttrKind::Bool) && vn->getBool();
-  if (tr && tr->isa(ir::AttrKind::Bool) && tr->getBool()) fail(*op, "transposed 2D loads are not emulated yet");
+  if (tr && tr->isa(ir::AttrKind::Bool) && tr->getBool()) return load2dTransposed(op);
   if (mt.rank() != 2 || ir::elemBits(mt.elem()) != bits || rt.elem() != mt.elem())
     fail(*op, fmt::format("a d{} message on {} is not emulated yet", bits, mt.str()));
   if (W != S_ || (vnni && A != 1))
@@ -100,6 +103,43 @@ void XeEmulator::load2d(Operation* op) {
     Value* inCols = ult(bin("arith.muli", col, c(eb)), width);
     Value* mask = bin("arith.andi", inRows, inCols, Type::scalar(ElemKind::I1));
     Attribute pad = ir::isFloatElem(mt.elem()) ? Attribute::floating(0.0, mt.elem()) : Attribute::integer(0, mt.elem());
+    regs.push_back(b_.create("lane.load", {mem, row, col, mask}, {Type::scalar(mt.elem())}, {{"padding", pad}})->result());
+  }
+  Value* v = b_.create("vector.from_elements", regs, {rt})->result();
+  op->result()->replaceAllUsesWith(v);
+  op->erase();
+}
+
+// Transposed d32 (reference §2.3; layout::blockLoadLayout): lane j, dword e is surface row
+// y + j + S * (e mod H/S), dword column x + e / (H/S); a dword holds 32 / bits(T) consecutive
+// elements of that row, the lower-addressed one in the low bits (register k = dword k / q, part
+// k % q). Outside the surface (row >= height, dword bytes beyond width) it reads 0.
+void XeEmulator::load2dTransposed(Operation* op) {
+  Operation* ba = op->operand(0)->definingOp();
+  Value* mem = ba->operand(0);
+  const Type& mt = mem->type();
+  const Type& rt = op->result()->type();
+  int64_t W = op->intAttr("block_w", 0), H = op->intAttr("block_h", 0), A = op->intAttr("array_len", 1);
+  int64_t tb = ir::elemBits(rt.elem());
+  if (op->intAttr("elem_bits", 0) != 32 || mt.rank() != 2 || rt.elem() != mt.elem() || (tb != 32 && tb != 16) || A != 1 ||
+      H % S_ != 0 || rt.shape()[0] != W * (H / S_) * (32 / tb))
+    fail(*op, fmt::format("a transposed d32 {}x{}x{} message into {} on {} is not emulated yet", W, H, A, rt.str(), mt.str()));
+  int64_t q = 32 / tb, groups = H / S_;
+  b_.setInsertionPoint(op);
+  b_.setLoc(op->loc());
+  Value* width = idx(op->operand(1));
+  Value* height = idx(op->operand(2));
+  Value* x = idx(op->operand(4));
+  Value* row0 = bin("arith.addi", idx(op->operand(5)), lane_);
+  Attribute pad = ir::isFloatElem(mt.elem()) ? Attribute::floating(0.0, mt.elem()) : Attribute::integer(0, mt.elem());
+  std::vector<Value*> regs;
+  for (int64_t k = 0; k < rt.shape()[0]; ++k) {
+    int64_t e = k / q;
+    Value* row = bin("arith.addi", row0, c(S_ * (e % groups)));
+    Value* dword = bin("arith.addi", x, c(e / groups));
+    Value* col = bin("arith.addi", bin("arith.muli", dword, c(q)), c(k % q));
+    Value* inCols = ult(bin("arith.muli", dword, c(4)), width);
+    Value* mask = bin("arith.andi", ult(row, height), inCols, Type::scalar(ElemKind::I1));
     regs.push_back(b_.create("lane.load", {mem, row, col, mask}, {Type::scalar(mt.elem())}, {{"padding", pad}})->result());
   }
   Value* v = b_.create("vector.from_elements", regs, {rt})->result();

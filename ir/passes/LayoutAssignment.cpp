@@ -5,6 +5,8 @@
 //     a per-lane load (blocking found no message) produces what its tile_mma consumer needs, else the
 //     DPAS C pattern (lane = column, registers = rows);
 //   - tile.tile_mma consumes A, B, C in the DPAS operand layouts of its `dpas` block and produces C's;
+//   - tile.transpose: the operand's layout with its two dimensions swapped (no data moves,
+//     XeTranspose.h); an scf.if vector result: the layout its first branch yields;
 //   - element-wise ops, scf.for iteration values and scf.yield keep the layout of what flows in;
 //     splat constants take the layout their first consumer needs;
 //   - wherever a value's layout differs from the one its consumer needs, an explicit
@@ -16,6 +18,7 @@
 #include "ir/passes/PassManager.h"
 #include "ir/passes/XeCommon.h"
 #include "ir/passes/XeRowLayouts.h"
+#include "ir/passes/XeTranspose.h"
 
 #include <fmt/format.h>
 
@@ -61,7 +64,9 @@ private:
   void assignReduction(Operation* op);
   void assignBroadcast(Operation* op);
   static bool isFma(const Operation& mma) { return mma.hasAttr("fma"); }
+  void assignIf(Operation* op);
   layout::LinearLayout perLaneLayout(Operation* load);
+  layout::LinearLayout perLaneLayoutFor(Value* v, Operation* load);
   // The layout tile_mma `mma` needs for operand A, B or C (C = also its result): the DPAS operand
   // layouts, or for an FMA tile_mma lanes along the columns of B and C (rowMajorLaneLayout).
   layout::LinearLayout mmaLayout(Operation& mma, layout::Operand which);
@@ -105,13 +110,19 @@ void KernelLayouts::require(Operation* user, unsigned i, const layout::LinearLay
 }
 
 layout::LinearLayout KernelLayouts::perLaneLayout(Operation* load) {
+  // A load only transposed: the transpose of what the transpose's consumers need (so no conversion).
+  if (Operation* tr = xe::foldedTranspose(*load)) return need(xe::transposedLayout(perLaneLayoutFor(tr->result(), load)), *load);
+  return perLaneLayoutFor(load->result(), load);
+}
+
+layout::LinearLayout KernelLayouts::perLaneLayoutFor(Value* v, Operation* load) {
   // A per-lane load can produce any layout: the DPAS operand layout when a tile_mma consumes it,
   // else the DPAS C pattern (lane = column, registers = rows, then column groups of the subgroup
   // size), which is also what an f32 accumulator initialised from memory needs.
-  const Type& t = load->result()->type();
+  const Type& t = v->type();
   layout::Operand which = layout::Operand::C;
   ir::ElemKind in = t.elem();
-  for (const ir::Use& u : load->result()->uses())
+  for (const ir::Use& u : v->uses())
     if (u.user->is("tile.tile_mma") && u.index < 2 && !isFma(*u.user)) {
       which = u.index == 0 ? layout::Operand::A : layout::Operand::B;
       break;
@@ -219,13 +230,7 @@ void KernelLayouts::assignFor(Operation* op) {
 void KernelLayouts::assignOp(Operation* op) {
   const std::string& n = op->name();
   if (n == "scf.for") return assignFor(op);
-  if (n == "scf.if") {
-    for (Value* r : op->results())
-      if (r->type().isVector()) fail(*op, "scf.if yielding vectors is not implemented yet on pvc/dg2");
-    for (unsigned r = 0; r < op->numRegions(); ++r)
-      if (!op->region(r).empty()) assignBlock(op->region(r).block());
-    return;
-  }
+  if (n == "scf.if") return assignIf(op);
   if (n == "tile.load_tile") {
     const Type& t = op->operand(0)->type();
     if (const Attribute* pl = op->attr("per_lane"); pl && pl->isa(ir::AttrKind::Bool) && pl->getBool()) {
@@ -253,6 +258,13 @@ void KernelLayouts::assignOp(Operation* op) {
     return;
   }
   if (n == "tile.reduction") return assignReduction(op);
+  if (n == "tile.transpose") {
+    // No data moves: the registers stay, their layout's dimensions swap (XeTranspose.h).
+    const layout::LinearLayout* l = layoutOf(op->operand(0));
+    if (!l) fail(*op, "operand 0 has no layout (not implemented yet)");
+    setLayout(op->result(), need(xe::transposedLayout(*l), *op));
+    return;
+  }
   if (n == "tile.broadcast") return assignBroadcast(op);
   if (n == "scf.yield" || n == "tile.store_tile" || n == "xtc.return") return;
   // Element-wise: the result takes the layout of the first vector operand that has one.
@@ -270,6 +282,28 @@ void KernelLayouts::assignOp(Operation* op) {
     if (op->operand(i)->type().isVector()) require(op, i, lay);
   for (Value* r : op->results())
     if (r->type().isVector()) setLayout(r, lay);
+}
+
+// A vector result of scf.if takes the layout the first branch (with one) yields; the other branch
+// converts to it before its yield.
+void KernelLayouts::assignIf(Operation* op) {
+  std::vector<Operation*> yields;
+  for (unsigned r = 0; r < op->numRegions(); ++r)
+    if (!op->region(r).empty()) {
+      assignBlock(op->region(r).block());
+      yields.push_back(op->region(r).block().terminator());
+    }
+  for (Value* res : op->results()) {
+    if (!res->type().isVector()) continue;
+    unsigned i = res->index();
+    const layout::LinearLayout* l = nullptr;
+    for (Operation* y : yields)
+      if ((l = layoutOf(y->operand(i)))) break;
+    if (!l) fail(*op, fmt::format("cannot decide the layout of result #{} (no branch yields a value with a layout)", i));
+    layout::LinearLayout lay = *l;
+    for (Operation* y : yields) require(y, i, lay);
+    setLayout(res, lay);
+  }
 }
 
 void KernelLayouts::assignBlock(ir::Block& b) {

@@ -17,7 +17,9 @@
 //   - tile.prefetch_tile -> xe.prefetch_2d messages of the tallest table prefetch shape
 //     (blockPrefetches) that tiles the tile; otherwise per-lane xe.prefetch_1d of every 64-byte line;
 //   - tile.convert_layout runs the plan resolve-layouts recorded (register permutation or shuffles);
-//   - scf.for/scf.if keep their structure (the K loop is never unrolled);
+//     tile.transpose emits nothing (LowerXeTranspose.cpp);
+//   - scf.for/scf.if keep their structure (the K loop is never unrolled); a tile yielded by scf.if is
+//     its offsets, over the one surface all branches share;
 //   - kernel attributes sg_size, wg_size, target, and build_options = "-ze-opt-large-register-file"
 //     when the loop-carried values alone fill half of the default register file (reference §7).
 #include "ir/passes/LowerXeKernel.h"
@@ -187,10 +189,10 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
   ElemKind ek = rt.elem();
   ir::AttrMap attrs{{"elem_bits", Attribute::integer(m->elemBits)}, {"block_w", Attribute::integer(m->width)},
                     {"block_h", Attribute::integer(m->height)},     {"array_len", Attribute::integer(m->arrayLength)},
-                    {"vnni", Attribute::boolean(m->vnni)},          {"transpose", Attribute::boolean(false)}};
+                    {"vnni", Attribute::boolean(m->vnni)},          {"transpose", Attribute::boolean(m->transpose)}};
   std::vector<Value*> regs;
   for (auto [r0, c0] : xe::messageOrigins(rows, cols, m->rows(), m->cols())) {
-    Value* x = toI32(addC(t.offs[1], c0));
+    Value* x = toI32(transposedX(*m, addC(t.offs[1], c0)));
     Value* y = toI32(addC(t.offs[0], r0));
     Value* v = b_.create("xe.load_2d", {s.base, s.width, s.height, s.pitch, x, y}, {Type::vector({perMsg}, ek)}, attrs)
                    ->result();
@@ -445,6 +447,12 @@ void KernelLowerXe::lowerConvert(Operation& op) {
       // src(l) = src(0) ^ xor over set bits b of l of (src(2^b) ^ src(0)); checked for every lane.
       auto at = [&](const std::vector<int64_t>& v, int64_t l) { return v[static_cast<size_t>(r * S_ + l)]; };
       int64_t sreg = at(regs, 0), c = at(lanes, 0);
+      bool varying = false;
+      for (int64_t l = 0; l < S_; ++l) varying |= at(regs, l) != sreg;
+      if (varying) {  // e.g. a transpose in registers (LowerXeTranspose.cpp)
+        dst.push_back(shuffleVaryingRegister(op, src, regs, lanes, r, k));
+        continue;
+      }
       std::vector<int64_t> col;
       for (int64_t bit = 1; bit < S_; bit <<= 1) col.push_back(at(lanes, bit) ^ c);
       for (int64_t l = 0; l < S_; ++l) {
@@ -518,11 +526,23 @@ void KernelLowerXe::lowerFor(Operation& op) {
 }
 
 void KernelLowerXe::lowerIf(Operation& op) {
-  for (Value* r : op.results())
-    if (r->type().isTile()) fail(op, "tiles yielded by scf.if are not implemented yet");
+  // A yielded tile becomes its offsets; its surface (base, width, height, pitch) is taken from the
+  // first branch, so every branch must yield a tile of that same surface (defined before the if).
   vals_.rebuildIf(
       op, b_, [&](Value* r) { return std::vector<Type>{r->type().isVector() ? laneType(r->type(), op) : r->type()}; },
       [this](ir::Block& body) { lowerBlock(body); });
+  for (Value* r : op.results()) {
+    if (!r->type().isTile()) continue;
+    const Surface* first = nullptr;
+    for (unsigned i = 0; i < op.numRegions(); ++i) {
+      if (op.region(i).empty()) continue;
+      const Surface& s = vals_.tile(op.region(i).block().terminator()->operand(r->index()), op).surf;
+      if (!first) first = &s;
+      else if (s.base != first->base || s.width != first->width || s.height != first->height || s.pitch != first->pitch)
+        fail(op, "the branches of this scf.if yield tiles of different surfaces (init_tile inside a branch); not "
+                 "implemented yet");
+    }
+  }
 }
 
 void KernelLowerXe::lowerOp(Operation& op) {
@@ -537,6 +557,7 @@ void KernelLowerXe::lowerOp(Operation& op) {
   if (n == "tile.reduction") return lowerReduction(op);
   if (n == "tile.broadcast") return lowerBroadcast(op);
   if (n == "tile.convert_layout") return lowerConvert(op);
+  if (n == "tile.transpose") return lowerTranspose(op);
   if (n == "tile.prefetch_tile") return lowerPrefetch(op);
   if (n == "scf.for") return lowerFor(op);
   if (n == "scf.if") return lowerIf(op);

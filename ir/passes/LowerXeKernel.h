@@ -97,6 +97,14 @@ private:
   void lowerFor(Operation& op);
   void lowerIf(Operation& op);
   void lowerElementwise(Operation& op);
+  // LowerXeTranspose.cpp: tile.transpose (no code: the registers keep, the layout swaps); the x
+  // coordinate of a message, in its access elements (dwords of 16-bit pairs for a transposed d32).
+  void lowerTranspose(Operation& op);
+  Value* transposedX(const xe::Message& m, Value* col);
+  // Destination register r of a shuffle plan whose source register differs per lane.
+  Value* shuffleVaryingRegister(const Operation& op, const std::vector<Value*>& src, const std::vector<int64_t>& regs,
+                                const std::vector<int64_t>& lanes, int64_t r, ElemKind k);
+  Value* laneAffine(const Operation& op, const std::vector<int64_t>& f, const char* what);
   // LowerXeRowOps.cpp: tile.reduction and tile.broadcast on lane layouts; LowerXeFma.cpp: f32 tile_mma.
   void lowerReduction(Operation& op);
   void lowerBroadcast(Operation& op);

@@ -11,7 +11,8 @@
 // 2. Every tile.transpose gets `strategy`: "load" (operand is a single-use load_tile and the target
 //    can transpose that element width in a 2D block load), "register" (each subgroup already holds the
 //    transposed data: RFC appendix 2.3), or "slm" (subgroups must exchange data; wg-distribute goes
-//    through shared local memory). Before choosing "slm" for a transpose of a load, the pass tries the
+//    through shared local memory). "load" covers 16-bit elements too (pairs moved as 32-bit, seed 000).
+//    Before choosing "slm" for a transpose of a load, the pass tries the
 //    appendix 2.3 optimization: re-map the loaded tile to a wg_map under which the transpose is local.
 #include "ir/passes/OrderTranspose.h"
 
@@ -216,9 +217,11 @@ private:
   bool canFoldIntoLoad(Value* operand) {
     Operation* d = operand->definingOp();
     if (!d || !d->is("tile.load_tile") || operand->uses().size() != 1) return false;
+    // 32-bit elements directly; 16-bit ones in pairs, moved as dwords by the same d32 message (seed
+    // 000; for a DPAS B operand that is the VNNI layout, reference §2.3).
     unsigned bits = ir::elemBits(operand->type().elem());
     for (const auto& s : target_.blockLoads)
-      if (s.transpose && s.elemBits == bits) return true;
+      if (s.transpose && s.elemBits == 32 && (bits == 32 || bits == 16)) return true;
     return false;
   }
 

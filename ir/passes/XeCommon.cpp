@@ -16,6 +16,10 @@ std::optional<Message> messageOf(const ir::Operation& load) {
   m.arrayLength = static_cast<int>(load.intAttr("array_len", 1));
   const Attribute* v = load.attr("vnni");
   m.vnni = v && v->isa(ir::AttrKind::Bool) && v->getBool();
+  const Attribute* t = load.attr("transpose");
+  m.transpose = t && t->isa(ir::AttrKind::Bool) && t->getBool();
+  if (m.transpose && load.numOperands() > 0 && load.operand(0)->type().isTile())
+    if (int bits = static_cast<int>(ir::elemBits(load.operand(0)->type().elem())); bits != m.elemBits) m.dataBits = bits;
   return m;
 }
 
@@ -25,6 +29,7 @@ void setMessageAttrs(ir::Operation& load, const Message& m) {
   load.setAttr("block_h", Attribute::integer(m.height));
   load.setAttr("array_len", Attribute::integer(m.arrayLength));
   load.setAttr("vnni", Attribute::boolean(m.vnni));
+  if (m.transpose) load.setAttr("transpose", Attribute::boolean(true));
 }
 
 std::vector<std::pair<int64_t, int64_t>> messageOrigins(int64_t rows, int64_t cols, int64_t fr, int64_t fc) {
@@ -43,7 +48,11 @@ layout::Expected<layout::LinearLayout> tileLoadLayout(const Message& m, int64_t 
     return layout::Error{fmt::format("tile {}x{} is not a whole number of {}x{} messages", rows, cols, m.rows(), m.cols())};
   auto block = layout::blockLoadLayout(m.blockLoad(), S);
   if (!block) return layout::Error{block.error()};
-  auto grown = block->layout.resizeOutDim("dim0", static_cast<int32_t>(rows));
+  // A transposed message's layout describes the transposed block; in the tile's coordinates it is
+  // the tensor transpose of that.
+  auto read = m.transpose ? block->layout.transposeTensor() : layout::Expected<layout::LinearLayout>(block->layout);
+  if (!read) return read;
+  auto grown = read->resizeOutDim("dim0", static_cast<int32_t>(rows));
   if (!grown) return grown;
   grown = grown->resizeOutDim("dim1", static_cast<int32_t>(cols));
   if (!grown) return grown;

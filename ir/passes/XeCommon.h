@@ -16,8 +16,9 @@
 namespace xtc::passes::xe {
 
 // One 2D block message: access element bits, block width (access elements) and height (rows),
-// array length, VNNI / transpose. Its footprint on the tile is height x (width * arrayLength) data
-// elements (VNNI and plain; transposed loads are not produced yet).
+// array length, VNNI / transpose. Its footprint on the tile it reads is height x (width *
+// arrayLength) data elements; a transposed d32 message over 16-bit data (dataBits 16: pairs of
+// elements moved as one dword, reference §2.3) covers height x (width * 2).
 struct Message {
   int elemBits = 16;
   int width = 16;
@@ -25,13 +26,15 @@ struct Message {
   int arrayLength = 1;
   bool vnni = false;
   bool transpose = false;
+  int dataBits = 0;  // the tile's element bits when they differ from elemBits (transposed d32 only)
   int64_t rows() const { return height; }
-  int64_t cols() const { return int64_t(width) * arrayLength; }
-  layout::BlockLoad blockLoad() const { return {elemBits, width, height, arrayLength, vnni, transpose, 0}; }
+  int64_t cols() const { return int64_t(width) * arrayLength * (transpose && dataBits ? elemBits / dataBits : 1); }
+  layout::BlockLoad blockLoad() const { return {elemBits, width, height, arrayLength, vnni, transpose, dataBits}; }
 };
 
 // The attributes a blocked tile.load_tile carries (set by blocking): block_w, block_h, array_len,
-// elem_bits, vnni. Nullopt when the op has none (not blocked).
+// elem_bits, vnni, transpose (dataBits comes from the tile's element type). Nullopt when the op has
+// none (not blocked).
 std::optional<Message> messageOf(const ir::Operation& load);
 void setMessageAttrs(ir::Operation& load, const Message& m);
 
@@ -40,7 +43,8 @@ void setMessageAttrs(ir::Operation& load, const Message& m);
 std::vector<std::pair<int64_t, int64_t>> messageOrigins(int64_t rows, int64_t cols, int64_t fr, int64_t fc);
 
 // The lane layout of a whole rows x cols tile loaded message by message in messageOrigins order:
-// registers of message q are q * (registers per message) + the message's own registers. Error text
+// registers of message q are q * (registers per message) + the message's own registers. For a
+// transposed message it is the layout of the tile as read (not of its transpose). Error text
 // when a size is not a power of two or the message layout is not modelled.
 layout::Expected<layout::LinearLayout> tileLoadLayout(const Message& m, int64_t rows, int64_t cols, int S);
 

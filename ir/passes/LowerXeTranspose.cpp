@@ -1,0 +1,91 @@
+// lower-xe for tile.transpose (issues #9, #10; design in XeTranspose.h). A transpose emits no code:
+// layout-assignment gave its result the operand's lane layout with the two dimensions swapped, so
+// register r of every lane holds the same element either way. Folded transposes were already done
+// by the load's transposed d32 message (LowerXe.cpp, lowerLoadTile, with transposedX below).
+#include "ir/passes/LowerXeKernel.h"
+#include "ir/passes/XeTranspose.h"
+
+#include <algorithm>
+
+namespace xtc::passes::lowerxe {
+
+void KernelLowerXe::lowerTranspose(Operation& op) {
+  const Type& st = op.operand(0)->type();
+  const Type& rt = op.result()->type();
+  if (st.rank() != 2 || rt.rank() != 2) fail(op, "transposes of rank other than 2 are not implemented yet on pvc/dg2");
+  const layout::LinearLayout& ls = laneLayout(st, op);
+  const layout::LinearLayout& lr = laneLayout(rt, op);
+  if (need(xe::transposedLayout(ls), op) != lr)
+    fail(op, "internal error: the transpose's result layout is not its operand's with the dimensions swapped");
+  vals_.set(op.result(), {vals_.get1(op.operand(0), op)});
+}
+
+Value* KernelLowerXe::transposedX(const xe::Message& m, Value* col) {
+  // A d32 message over 16-bit data counts x in dwords: two tile columns each. The column offset must
+  // be even (a hardware rule like the other surface rules, docs/passes.md "lower-xe").
+  if (!m.transpose || !m.dataBits || m.dataBits == m.elemBits) return col;
+  return b_.create("arith.divui", {col, cIndex(m.elemBits / m.dataBits)}, {Type::index()})->result();
+}
+
+}  // namespace xtc::passes::lowerxe
+
+namespace xtc::passes::lowerxe {
+
+// f(lane) for a table f over the lanes that is affine over xor (f(l) = f(0) ^ xor of f(2^b) ^ f(0) over
+// the set bits b of l), as an index value computed from the lane id; an error otherwise.
+Value* KernelLowerXe::laneAffine(const Operation& op, const std::vector<int64_t>& f, const char* what) {
+  int64_t c = f[0];
+  std::vector<int64_t> col;
+  for (int64_t bit = 1; bit < S_; bit <<= 1) col.push_back(f[static_cast<size_t>(bit)] ^ c);
+  for (int64_t l = 0; l < S_; ++l) {
+    int64_t expect = c;
+    for (size_t b = 0; b < col.size(); ++b)
+      if (l >> b & 1) expect ^= col[b];
+    if (f[static_cast<size_t>(l)] != expect)
+      fail(op, fmt::format("a shuffle whose {} is not linear in the lane is not implemented yet", what));
+  }
+  Value* v = nullptr;
+  for (size_t b = 0; b < col.size(); ++b) {
+    if (col[b] == 0) continue;
+    Value* bit = b_.create("arith.andi", {b_.create("arith.shrui", {laneId_, cIndex(static_cast<int64_t>(b))}, {Type::index()})->result(), cIndex(1)},
+                           {Type::index()})
+                     ->result();
+    Value* term = b_.create("arith.muli", {bit, cIndex(col[b])}, {Type::index()})->result();
+    v = v ? b_.create("arith.xori", {v, term}, {Type::index()})->result() : term;
+  }
+  if (!v) return cIndex(c);
+  return c == 0 ? v : b_.create("arith.xori", {v, cIndex(c)}, {Type::index()})->result();
+}
+
+// A transpose in registers that no load could take (e.g. of a computed value) makes lane l of
+// destination register r read register regs(l) of lane lanes(l): one lane.shuffle of every source
+// register that some lane reads, all from the lane's own source lane, then a select by the lane's
+// source register. Correct for any such plan; it costs (source registers) shuffles per register, so
+// the folded load (XeTranspose.h) is what the passes aim for.
+Value* KernelLowerXe::shuffleVaryingRegister(const Operation& op, const std::vector<Value*>& src,
+                                             const std::vector<int64_t>& regs, const std::vector<int64_t>& lanes, int64_t r,
+                                             ElemKind k) {
+  auto row = [&](const std::vector<int64_t>& v) {
+    return std::vector<int64_t>(v.begin() + r * S_, v.begin() + (r + 1) * S_);
+  };
+  std::vector<int64_t> rr = row(regs), ll = row(lanes);
+  Value* srcLane = laneAffine(op, ll, "source lane");
+  Value* srcReg = laneAffine(op, rr, "source register");
+  std::vector<int64_t> distinct(rr);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  Type i1 = Type::scalar(ElemKind::I1), et = Type::scalar(k);
+  Value* acc = nullptr;
+  for (int64_t s : distinct) {
+    Value* sh = b_.create("lane.shuffle", {src.at(static_cast<size_t>(s)), srcLane}, {et})->result();
+    if (!acc) {
+      acc = sh;
+      continue;
+    }
+    Value* is = b_.create("arith.cmpi", {srcReg, cIndex(s)}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "eq")}})->result();
+    acc = b_.create("arith.select", {is, sh, acc}, {et})->result();
+  }
+  return acc;
+}
+
+}  // namespace xtc::passes::lowerxe

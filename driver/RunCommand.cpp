@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
+#include <set>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -34,6 +36,7 @@ struct RunOptions {
   std::string kernel;
   std::vector<std::string> args, inputs, outputs, expects;
   bool check = false;
+  int64_t checkSample = 0;  // --check-sample N: the interpreter runs N chosen workgroups only
   unsigned bench = 0;
   std::string runtime = "auto";
   std::string target = "generic";
@@ -99,27 +102,34 @@ std::string coords(const std::vector<int64_t>& shape, int64_t lin) {
   return s + "]";
 }
 
-// Compares a device buffer with the interpreter's; prints a summary line; false on mismatch.
+// Compares a device buffer with the interpreter's; prints a summary line; false on mismatch. With
+// `only` (--check-sample), just the elements it names a writer for.
 bool compareBuffer(const std::string& name, const interp::Buffer& dev, const interp::Buffer& ref, int64_t K,
-                   DiagnosticEngine& diags, const std::string& against = "the reference interpreter") {
+                   DiagnosticEngine& diags, const std::string& against = "the reference interpreter",
+                   const interp::WriteLog* only = nullptr) {
   int64_t n = ref.numElements();
+  auto skip = [&](int64_t i) { return only && only->writer[static_cast<size_t>(i)] == 0; };
+  std::string count = only ? fmt::format("{} of {}", only->written, n) : std::to_string(n);
+  std::string sampled = only ? " (those the sampled workgroups wrote)" : "";
   if (!ir::isFloatElem(ref.elem)) {
     int64_t bad = 0, first = -1;
     for (int64_t i = 0; i < n; ++i)
-      if (dev.getInt(i) != ref.getInt(i) && bad++ == 0) first = i;
+      if (!skip(i) && dev.getInt(i) != ref.getInt(i) && bad++ == 0) first = i;
     if (bad) {
       diags.error(SourceLoc{}, fmt::format("{}: {} of {} elements differ from {}; first at {}: device {}, expected {}",
-                                           name, bad, n, against, coords(ref.shape, first), dev.getInt(first), ref.getInt(first)));
+                                           name, bad, count, against, coords(ref.shape, first), dev.getInt(first), ref.getInt(first)));
       return false;
     }
-    std::cout << fmt::format("check {}: {} elements equal (exact)\n", name, n);
+    std::cout << fmt::format("check {}: {} elements{} equal (exact)\n", name, count, sampled);
     return true;
   }
   double scale = 0;
-  for (int64_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(ref.getFloat(i)));
+  for (int64_t i = 0; i < n; ++i)
+    if (!skip(i)) scale = std::max(scale, std::fabs(ref.getFloat(i)));
   double rtol = relTolerance(ref.elem, K), maxAbs = 0, maxRel = 0;
   int64_t bad = 0, first = -1;
   for (int64_t i = 0; i < n; ++i) {
+    if (skip(i)) continue;
     double d = dev.getFloat(i), r = ref.getFloat(i);
     double err = std::fabs(d - r);
     bool same = (std::isnan(d) && std::isnan(r)) || d == r;
@@ -132,11 +142,43 @@ bool compareBuffer(const std::string& name, const interp::Buffer& dev, const int
   if (bad) {
     diags.error(SourceLoc{}, fmt::format("{}: {} of {} elements differ from {} (max abs error {:.3g}, max rel error {:.3g}, "
                                          "tolerance {:.3g} relative to max(|expected|, {:.3g})); first at {}: device {}, expected {}",
-                                         name, bad, n, against, maxAbs, maxRel, rtol, scale, coords(ref.shape, first), dev.getFloat(first),
+                                         name, bad, count, against, maxAbs, maxRel, rtol, scale, coords(ref.shape, first), dev.getFloat(first),
                                          ref.getFloat(first)));
     return false;
   }
-  std::cout << fmt::format("check {}: {} elements match (max abs error {:.3g}, max rel error {:.3g}, tolerance {:.3g})\n", name, n, maxAbs, maxRel, rtol);
+  std::cout << fmt::format("check {}: {} elements{} match (max abs error {:.3g}, max rel error {:.3g}, tolerance {:.3g})\n", name, count,
+                           sampled, maxAbs, maxRel, rtol);
+  return true;
+}
+
+// --check-sample: n distinct workgroups of `grid`: the corners first (they hold the partial tiles of
+// unaligned sizes), then seeded random ones. Deterministic for a seed.
+std::vector<std::array<int64_t, 3>> sampleWorkgroups(const std::array<int64_t, 3>& grid, int64_t n, uint64_t seed) {
+  std::vector<std::array<int64_t, 3>> out;
+  std::set<std::array<int64_t, 3>> seen;
+  int64_t total = grid[0] * grid[1] * grid[2];
+  auto add = [&](const std::array<int64_t, 3>& g) {
+    if (static_cast<int64_t>(out.size()) < std::min(n, total) && seen.insert(g).second) out.push_back(g);
+  };
+  for (int c : {0, 7, 1, 2, 4, 3, 5, 6})  // (0,0,0), the last, then the other corners
+    add({c & 1 ? grid[0] - 1 : 0, c & 2 ? grid[1] - 1 : 0, c & 4 ? grid[2] - 1 : 0});
+  std::mt19937_64 rng(seed);
+  while (static_cast<int64_t>(out.size()) < std::min(n, total))
+    add({static_cast<int64_t>(rng() % static_cast<uint64_t>(grid[0])), static_cast<int64_t>(rng() % static_cast<uint64_t>(grid[1])),
+         static_cast<int64_t>(rng() % static_cast<uint64_t>(grid[2]))});
+  return out;
+}
+
+// --check-sample is only sound when no workgroup's result depends on another's: refuse kernels with
+// atomics (workgroups adding into one element), at the first atomic op.
+bool refuseSampleWithAtomics(const ir::Operation& kernel, DiagnosticEngine& diags) {
+  const ir::Operation* atomic = nullptr;
+  const_cast<ir::Operation&>(kernel).walk([&](ir::Operation* o) {
+    if (!atomic && o->name().find("atomic") != std::string::npos) atomic = o;
+  });
+  if (!atomic) return false;
+  diags.error(atomic->loc(), "--check-sample: '" + atomic->name() +
+                                 "' lets workgroups update the same elements, so a sample of workgroups cannot be checked alone (use --check)");
   return true;
 }
 
@@ -199,17 +241,51 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
   interp::KernelArgs reference = initial;
   interp::RunStats stats;
   bool interpOnly = opts.runtime == "interpreter";
-  if (opts.check || interpOnly || opts.bench > 0) {
+  bool sample = opts.checkSample > 0;
+  if (sample && (interpOnly || opts.bench > 0)) {
+    diags.error(SourceLoc{}, interpOnly ? "--check-sample compares a device run: it needs a device, not --runtime interpreter"
+                                        : "--check-sample cannot be combined with --bench (the FLOP count needs every workgroup)");
+    return fail();
+  }
+  if (sample && refuseSampleWithAtomics(*kernel, diags)) return fail();
+  bool check = opts.check || sample;
+  std::vector<std::array<int64_t, 3>> sampled;
+  if (check || interpOnly || opts.bench > 0) {
     interp::RunOptions ro;
-    ro.countOnly = !opts.check && !interpOnly;
+    ro.countOnly = !check && !interpOnly;
+    if (sample) {
+      ro.onlyWorkgroups = sampled = sampleWorkgroups(grid, opts.checkSample, opts.seed);
+      std::string list;
+      for (const auto& g : ro.onlyWorkgroups) list += fmt::format("{}({}, {}, {})", list.empty() ? "" : ", ", g[0], g[1], g[2]);
+      std::cout << fmt::format("check-sample: the interpreter runs {} of {} workgroups: {}\n", ro.onlyWorkgroups.size(),
+                               grid[0] * grid[1] * grid[2], list);
+      for (auto& a : reference.args)
+        if (a.isBuffer) a.buffer.trackWrites();
+    }
     if (!interp::runKernel(*kernel, reference, diags, ro, &stats)) return fail();
     timer.done(ro.countOnly ? "interpreter (counting)" : "reference interpreter");
   }
+  if (sample) {
+    // Two sampled workgroups writing one element: the outputs are not disjoint per workgroup.
+    auto gid = [&](uint16_t writer) {
+      const auto& g = sampled.at(static_cast<size_t>(writer - 1));
+      return fmt::format("({}, {}, {})", g[0], g[1], g[2]);
+    };
+    for (unsigned i = 0; i < body.numArguments(); ++i)
+      if (const interp::WriteLog* w = reference.args[i].isBuffer ? reference.args[i].buffer.writes.get() : nullptr; w && w->conflictAt >= 0) {
+        diags.error(kernel->loc(), fmt::format("--check-sample: workgroups {} and {} both write {}{}, so a sample of workgroups cannot be "
+                                               "checked alone (use --check)",
+                                               gid(w->conflictFirst), gid(w->writer[static_cast<size_t>(w->conflictAt)]), argNames[i],
+                                               coords(reference.args[i].buffer.shape, w->conflictAt)));
+        return fail();
+      }
+  }
   if (K == 0 && stats.mmaFlops > 0) {
-    // No named K: the mma work per element of the largest output gives the reduction length.
+    // No named K: the mma work per element of the largest output gives the reduction length (with
+    // --check-sample, per element the sampled workgroups wrote).
     int64_t biggest = 1;
-    for (const auto& a : initial.args)
-      if (a.isBuffer) biggest = std::max(biggest, a.buffer.numElements());
+    for (const auto& a : reference.args)
+      if (a.isBuffer) biggest = std::max(biggest, sample ? (a.buffer.writes ? a.buffer.writes->written : 0) : a.buffer.numElements());
     K = stats.mmaFlops / (2 * biggest);
   }
 
@@ -291,9 +367,16 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
 
   // 6. Check.
   bool ok = true;
-  if (opts.check && !interpOnly) {
-    for (unsigned i = 0; i < body.numArguments(); ++i)
-      if (result.args[i].isBuffer && !compareBuffer(argNames[i], result.args[i].buffer, reference.args[i].buffer, K, diags)) ok = false;
+  if (check && !interpOnly) {
+    // --check-sample: a buffer the sampled workgroups wrote is compared where they wrote it; one
+    // they did not write (an input) everywhere.
+    for (unsigned i = 0; i < body.numArguments(); ++i) {
+      if (!result.args[i].isBuffer) continue;
+      const interp::WriteLog* w = reference.args[i].buffer.writes.get();
+      if (!compareBuffer(argNames[i], result.args[i].buffer, reference.args[i].buffer, K, diags, "the reference interpreter",
+                         w && w->written > 0 ? w : nullptr))
+        ok = false;
+    }
     timer.done("check");
     if (!ok) return fail();
   }
@@ -367,6 +450,10 @@ void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus&
   cmd->add_option("--output", opts->outputs, "NAME=file.npy: write a memref parameter after the run (bf16 as raw uint16)");
   cmd->add_option("--expect", opts->expects, "NAME=file.npy: compare a memref parameter after the run with saved values (exit 1 on mismatch)");
   cmd->add_flag("--check", opts->check, "Compare every buffer with the reference interpreter (exit 1 on mismatch)");
+  cmd->add_option("--check-sample", opts->checkSample,
+                  "N: --check where the interpreter runs only N workgroups (the grid's corners, then seeded random ones) and only "
+                  "what they write is compared; refused for kernels with atomics or workgroups writing the same elements")
+      ->check(CLI::Range(1, 65535));
   cmd->add_option("--bench", opts->bench, "Time N launches after a warm-up: median/min/max, TFLOP/s, GB/s");
   cmd->add_option("--runtime", opts->runtime, "auto (Level Zero, else OpenCL), level-zero, opencl, or interpreter (no device)")
       ->check(CLI::IsMember({"auto", "level-zero", "opencl", "interpreter"}));

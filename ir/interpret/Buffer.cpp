@@ -31,11 +31,13 @@ double Buffer::getFloat(int64_t i) const {
 int64_t Buffer::getInt(int64_t i) const { return loadInt(elem, at(i)); }
 
 void Buffer::setFloat(int64_t i, double v) {
+  if (writes) writes->note(i);
   if (ir::isFloatElem(elem)) return storeFloat(elem, at(i), v);
   storeInt(elem, at(i), floatToIntSat(v, elem));
 }
 
 void Buffer::setInt(int64_t i, int64_t v) {
+  if (writes) writes->note(i);
   if (ir::isFloatElem(elem)) return storeFloat(elem, at(i), static_cast<double>(v));
   storeInt(elem, at(i), v);
 }

@@ -6,6 +6,7 @@
 #include "ir/interpret/Exec.h"
 #include "ir/interpret/Numeric.h"
 
+#include <algorithm>
 #include <mutex>
 
 namespace xtc::interp {
@@ -253,44 +254,58 @@ bool runKernel(const ir::Operation& kernel, KernelArgs& args, DiagnosticEngine& 
     if (a.isBuffer) globalBuffers.push_back(&a.buffer);
   std::array<int64_t, 3> gid{};
   int64_t failingSg = -1;
-  try {
+  std::vector<std::array<int64_t, 3>> order = options.onlyWorkgroups;
+  if (order.empty())
     for (gid[2] = 0; gid[2] < grid[2]; ++gid[2])
       for (gid[1] = 0; gid[1] < grid[1]; ++gid[1])
-        for (gid[0] = 0; gid[0] < grid[0]; ++gid[0]) {
-          WorkgroupCtx wg;
-          wg.groupId = gid;
-          wg.numGroups = grid;
-          wg.wgSize = wgSize;
-          wg.numSubgroups = nsg;
-          wg.subgroupSize = sgSize;
-          wg.workgroupLevel = ks.workgroupLevel;
-          wg.detectRaces = options.detectSlmRaces;
-          wg.countOnly = options.countOnly;
-          wg.lanes = ks.laneLevel ? sgSize : 0;
-          wg.globalBuffers = &globalBuffers;
-          wg.stats = &st;
-          ++st.workgroups;
-          if (ks.workgroupLevel) {
-            Executor ex(&wg, 0);
-            ex.runBlock(body, params);
-          } else if (!ks.hasBarrier || nsg == 1) {
-            // Without barriers the subgroups cannot observe each other's order: run them in turn.
-            for (int64_t sg = 0; sg < nsg; ++sg) {
-              failingSg = sg;
+        for (gid[0] = 0; gid[0] < grid[0]; ++gid[0]) order.push_back(gid);
+  for (const auto& g : order)
+    for (int d = 0; d < 3; ++d)
+      if (g[static_cast<size_t>(d)] < 0 || g[static_cast<size_t>(d)] >= grid[static_cast<size_t>(d)]) {
+        diags.error(kernel.loc(), "internal error: a chosen workgroup is outside the launch grid");
+        return false;
+      }
+  try {
+    for (size_t n = 0; n < order.size(); ++n) {
+      gid = order[n];
+      // Buffers that log their writers learn which workgroup writes now (its number in `order`,
+      // from 1; logs are meant for samples of at most 65535 workgroups).
+      for (Buffer* b : globalBuffers)
+        if (b->writes) b->writes->current = static_cast<uint16_t>(std::min<size_t>(n + 1, 65535));
+      WorkgroupCtx wg;
+      wg.groupId = gid;
+      wg.numGroups = grid;
+      wg.wgSize = wgSize;
+      wg.numSubgroups = nsg;
+      wg.subgroupSize = sgSize;
+      wg.workgroupLevel = ks.workgroupLevel;
+      wg.detectRaces = options.detectSlmRaces;
+      wg.countOnly = options.countOnly;
+      wg.lanes = ks.laneLevel ? sgSize : 0;
+      wg.globalBuffers = &globalBuffers;
+      wg.stats = &st;
+      ++st.workgroups;
+      if (ks.workgroupLevel) {
+        Executor ex(&wg, 0);
+        ex.runBlock(body, params);
+      } else if (!ks.hasBarrier || nsg == 1) {
+        // Without barriers the subgroups cannot observe each other's order: run them in turn.
+        for (int64_t sg = 0; sg < nsg; ++sg) {
+          failingSg = sg;
+          Executor ex(&wg, sg);
+          ex.runBlock(body, params);
+        }
+      } else {
+        SubgroupScheduler sched(nsg);
+        wg.scheduler = &sched;
+        failingSg = -1;
+        if (auto err = sched.run([&](int64_t sg) {
               Executor ex(&wg, sg);
               ex.runBlock(body, params);
-            }
-          } else {
-            SubgroupScheduler sched(nsg);
-            wg.scheduler = &sched;
-            failingSg = -1;
-            if (auto err = sched.run([&](int64_t sg) {
-                  Executor ex(&wg, sg);
-                  ex.runBlock(body, params);
-                }))
-              throw *err;
-          }
-        }
+            }))
+          throw *err;
+      }
+    }
   } catch (const InterpError& e) {
     std::string where = "in workgroup (" + std::to_string(gid[0]) + ", " + std::to_string(gid[1]) + ", " + std::to_string(gid[2]) + ")";
     if (failingSg >= 0 && !ks.workgroupLevel) where += ", subgroup " + std::to_string(failingSg);

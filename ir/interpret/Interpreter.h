@@ -65,6 +65,10 @@ struct RunOptions {
   int64_t subgroupSize = 0;
   // Runs only these workgroups' grid instead of the launch region's (tests).
   std::optional<std::array<int64_t, 3>> grid;
+  // Runs only these workgroups of the grid (in this order; the grid itself, group ids and counts,
+  // stays the launch region's). Empty: every workgroup. Buffers with a WriteLog record workgroup
+  // n of this list as writer n + 1.
+  std::vector<std::array<int64_t, 3>> onlyWorkgroups;
   // Count work without doing it: tile_mma produces zeros instead of computing (for --bench's FLOP
   // count on big problems).
   bool countOnly = false;

@@ -114,6 +114,50 @@ TEST(InterpSubgroup, EveryWorkgroupRuns) {
   EXPECT_EQ(got, (std::vector<int64_t>{300, 301, 302, 310, 311, 312}));
 }
 
+// RunOptions::onlyWorkgroups (xtc run --check-sample) with a WriteLog on the output: only the chosen
+// workgroups run, the grid they see is the whole launch grid, and each element records its writer
+// (the chosen workgroup's number in the list, from 1).
+TEST(InterpSubgroup, OnlyChosenWorkgroupsRunAndLogTheirWrites) {
+  // out[y][x] = x + 10 * y + 100 * num_groups(0) at (y, x), or at (0, 0) for every workgroup.
+  for (bool overlap : {false, true}) {
+    KernelBuilder kb({"out"}, {Type::memref({2, 3}, I32)});
+    Value* x = kb.op("gpu.group_id", {}, Type::index(), {{"dim", ir::Attribute::integer(0)}});
+    Value* y = kb.op("gpu.group_id", {}, Type::index(), {{"dim", ir::Attribute::integer(1)}});
+    Value* nx = kb.op("gpu.num_groups", {}, Type::index(), {{"dim", ir::Attribute::integer(0)}});
+    Value* v = kb.op("arith.addi", {x, kb.op("arith.muli", {y, kb.idx(10)}, Type::index())}, Type::index());
+    v = kb.op("arith.addi", {v, kb.op("arith.muli", {nx, kb.idx(100)}, Type::index())}, Type::index());
+    Value* vec = kb.op("vector.splat", {toI32(kb, v)}, Type::vector({1, 1}, I32));
+    std::vector<Value*> at = overlap ? std::vector<Value*>{kb.idx(0), kb.idx(0)} : std::vector<Value*>{y, x};
+    kb.store(vec, kb.initTile(kb.arg(0), at, Type::tile({1, 1}, I32)));
+    kb.finish(3, 2, 1);
+    KernelArgs args{{buf(I32, {2, 3})}};
+    args.args[0].buffer.trackWrites();
+    RunOptions o;
+    o.onlyWorkgroups = {{2, 1, 0}, {0, 0, 0}};
+    RunStats st;
+    RunResult r = run(kb, args, o, &st);
+    ASSERT_TRUE(r.ok) << r.diags;
+    EXPECT_EQ(st.workgroups, 2);
+    const Buffer& out = args.args[0].buffer;
+    std::vector<int64_t> got;
+    for (int i = 0; i < 6; ++i) got.push_back(out.getInt(i));
+    const WriteLog& w = *out.writes;
+    if (!overlap) {
+      EXPECT_EQ(got, (std::vector<int64_t>{300, 0, 0, 0, 0, 312}));
+      EXPECT_EQ(w.writer, (std::vector<uint16_t>{2, 0, 0, 0, 0, 1}));
+      EXPECT_EQ(w.written, 2);
+      EXPECT_EQ(w.conflictAt, -1);
+    } else {
+      // (0, 0, 0) ran second and overwrote (2, 1, 0)'s value: a conflict at element 0.
+      EXPECT_EQ(got, (std::vector<int64_t>{300, 0, 0, 0, 0, 0}));
+      EXPECT_EQ(w.written, 1);
+      EXPECT_EQ(w.conflictAt, 0);
+      EXPECT_EQ(w.conflictFirst, 1);
+      EXPECT_EQ(w.writer[0], 2);
+    }
+  }
+}
+
 TEST(InterpSubgroup, ScalarArgumentsAndLaunchErrors) {
   KernelBuilder kb({"out", "alpha"}, {Type::memref({2}, ElemKind::F32), Type::scalar(ElemKind::F32)});
   Value* v = kb.op("vector.splat", {kb.arg(1)}, Type::vector({2}, ElemKind::F32));

@@ -2,7 +2,8 @@
 // level, 4 subgroups), sg_bias_relu.xt (subgroup level), bias_relu.xt (workgroup level: its broadcast
 // gets a broadcast_size from wg-distribute), transpose.xt (an in-register transpose) and gather_scatter.xt
 // (masked gather and scatter through per-lane offsets) -- through the real
-// `xtc compile --target generic` + spirv-val, run on the CPU OpenCL device and compared with
+// `xtc compile --target generic` (and pvc/dg2 with --emulate-xe) + spirv-val, run on the CPU OpenCL
+// device and compared with
 //   (a) plain C++ references in double written here, and
 //   (b) the reference interpreter on the frontend's tile IR,
 // on seeded random non-zero inputs at aligned and unaligned sizes. (ExampleRowOpsTest.cpp runs softmax
@@ -39,8 +40,8 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 const double kU = std::ldexp(1.0, -24);  // f32 unit roundoff
 
 // ---- softmax: rows of 64, 8 rows per subgroup ----
-void softmax(int64_t M) {
-  SCOPED_TRACE(testing::Message() << M << " rows");
+void softmax(int64_t M, const char* target = "generic") {
+  SCOPED_TRACE(testing::Message() << target << " " << M << " rows");
   interp::KernelArgs args;
   args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, 64}, static_cast<unsigned>(M), 0.25, 4.0)));
   args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, 64}, std::nan(""))));
@@ -54,14 +55,14 @@ void softmax(int64_t M) {
     size_t i = static_cast<size_t>(e / 64);
     *ref = std::exp(x.getFloat(e) - rowMax[i]) / rowSum[i];
     *tol = std::ldexp(*ref, -17);
-  });
+  }, true, target);
 }
 TEST(ExampleSoftmax, Aligned32Rows) { softmax(32); }
 TEST(ExampleSoftmax, Unaligned37Rows) { softmax(37); }
 
 // ---- row_sum: 32 rows per workgroup, columns in blocks of 32 ----
-void rowSum(int64_t M, int64_t N) {
-  SCOPED_TRACE(testing::Message() << M << "x" << N);
+void rowSum(int64_t M, int64_t N, const char* target = "generic") {
+  SCOPED_TRACE(testing::Message() << target << " " << M << "x" << N);
   interp::KernelArgs args;
   args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, static_cast<unsigned>(M + N), 0.25, 2.0)));
   args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {M, 1}, std::nan(""))));
@@ -74,7 +75,7 @@ void rowSum(int64_t M, int64_t N) {
     }
     *ref = s;
     *tol = static_cast<double>(N + 2) * kU * mag;
-  });
+  }, true, target);
 }
 TEST(ExampleRowSum, Aligned64x128) { rowSum(64, 128); }
 TEST(ExampleRowSum, Unaligned70x100) { rowSum(70, 100); }
@@ -82,8 +83,8 @@ TEST(ExampleRowSum, NarrowerThanBlock5x7) { rowSum(5, 7); }
 
 // ---- sg_bias_relu (subgroup level, 8x32 per subgroup) and bias_relu (workgroup level, 2 subgroups,
 // 16x32 per workgroup; its broadcast gets a broadcast_size from wg-distribute): exact ----
-void biasRelu(const char* file, int64_t rowsPerGroup, int64_t subgroups, int64_t M, int64_t N) {
-  SCOPED_TRACE(testing::Message() << file << " " << M << "x" << N);
+void biasRelu(const char* file, int64_t rowsPerGroup, int64_t subgroups, int64_t M, int64_t N, const char* target = "generic") {
+  SCOPED_TRACE(testing::Message() << file << " " << target << " " << M << "x" << N);
   unsigned seed = static_cast<unsigned>(M * 3 + N);
   interp::KernelArgs args;
   args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, seed, 0.25, 2.0)));
@@ -97,7 +98,7 @@ void biasRelu(const char* file, int64_t rowsPerGroup, int64_t subgroups, int64_t
                 *ref = std::max(y, 0.0f);
                 *tol = 0;
                 positive += *ref > 0;
-              });
+              }, true, target);
   EXPECT_GT(positive, 0);  // the inputs exercise both sides of the relu
   EXPECT_LT(positive, M * N);
 }
@@ -107,8 +108,8 @@ TEST(ExampleBiasRelu, Aligned32x64) { biasRelu("bias_relu.xt", 16, 2, 32, 64); }
 TEST(ExampleBiasRelu, Unaligned37x45) { biasRelu("bias_relu.xt", 16, 2, 37, 45); }
 
 // ---- transpose (one 16x16 block per subgroup): exact; Y starts as NaN so a missed element fails ----
-void transpose(int64_t M, int64_t N) {
-  SCOPED_TRACE(testing::Message() << M << "x" << N);
+void transpose(int64_t M, int64_t N, const char* target = "generic") {
+  SCOPED_TRACE(testing::Message() << target << " " << M << "x" << N);
   interp::KernelArgs args;
   args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {M, N}, static_cast<unsigned>(M * 5 + N), 0.25, 2.0)));
   args.args.push_back(KernelArg::fromBuffer(e2e::filledBuffer(ElemKind::F32, {N, M}, std::nan(""))));
@@ -117,7 +118,7 @@ void transpose(int64_t M, int64_t N) {
     int64_t j = e / M, i = e % M;  // Y[j][i] = X[i][j]
     *ref = x.getFloat(i * N + j);
     *tol = 0;
-  });
+  }, true, target);
 }
 TEST(ExampleTranspose, Aligned32x64) { transpose(32, 64); }
 TEST(ExampleTranspose, Unaligned37x45) { transpose(37, 45); }
@@ -125,8 +126,8 @@ TEST(ExampleTranspose, Unaligned37x45) { transpose(37, 45); }
 // ---- gather_scatter (16 indices per subgroup): exact ----
 // Dst starts with values the kernel must keep where it does not write (masked-off lanes, the tail past
 // n, indices never named), so both stores and drops are checked.
-void gatherScatter(int64_t size, int64_t n) {
-  SCOPED_TRACE(testing::Message() << "size " << size << ", n " << n);
+void gatherScatter(int64_t size, int64_t n, const char* target = "generic") {
+  SCOPED_TRACE(testing::Message() << target << " size " << size << ", n " << n);
   unsigned seed = static_cast<unsigned>(size * 7 + n);
   interp::KernelArgs args;
   args.args.push_back(KernelArg::fromBuffer(e2e::randomBuffer(ElemKind::F32, {size}, seed, 0.25, 2.0)));
@@ -154,10 +155,21 @@ void gatherScatter(int64_t size, int64_t n) {
   runAndCheck("gather_scatter.xt", args, 2, {ceilDiv(n, 16), 1, 1}, 1, [&](int64_t e, double* r, double* tol) {
     *r = ref[static_cast<size_t>(e)];
     *tol = 0;
-  });
+  }, true, target);
 }
 TEST(ExampleGatherScatter, Aligned64Of128) { gatherScatter(128, 64); }
 TEST(ExampleGatherScatter, Unaligned37Of100) { gatherScatter(100, 37); }
+
+// The same examples compiled for pvc and dg2 with --emulate-xe (the Xe lowering; 16 and 8 lanes), at
+// the unaligned sizes, against the same C++ references and the interpreter.
+class RowOpsXe : public testing::TestWithParam<const char*> {};
+TEST_P(RowOpsXe, SoftmaxUnaligned37Rows) { softmax(37, GetParam()); }
+TEST_P(RowOpsXe, RowSumUnaligned70x100) { rowSum(70, 100, GetParam()); }
+TEST_P(RowOpsXe, SgBiasReluUnaligned37x45) { biasRelu("sg_bias_relu.xt", 8, 1, 37, 45, GetParam()); }
+TEST_P(RowOpsXe, BiasReluUnaligned37x45) { biasRelu("bias_relu.xt", 16, 2, 37, 45, GetParam()); }
+TEST_P(RowOpsXe, TransposeUnaligned37x45) { transpose(37, 45, GetParam()); }
+TEST_P(RowOpsXe, GatherScatterUnaligned37Of100) { gatherScatter(100, 37, GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Emulated, RowOpsXe, testing::Values("pvc", "dg2"));
 
 // ---- group_sum (a test kernel): sums of 16 consecutive elements, reduction_size ----
 void groupSum(int64_t M, int64_t N) {

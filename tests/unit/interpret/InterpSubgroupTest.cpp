@@ -93,17 +93,25 @@ TEST(InterpSubgroup, BarrierDivergenceIsReported) {
       << r.diags;
 }
 
-TEST(InterpSubgroup, EveryWorkgroupRuns) {
-  // out[y][x] = x + 10 * y + 100 * num_groups(0)
-  KernelBuilder kb({"out"}, {Type::memref({2, 3}, I32)});
+namespace {
+// A 3x2 grid whose workgroup (x, y) stores x + 10 * y + 100 * num_groups(0) to out[y][x], or to
+// out[0][0] with `atOrigin`.
+void storeGroupIds(KernelBuilder& kb, bool atOrigin) {
   Value* x = kb.op("gpu.group_id", {}, Type::index(), {{"dim", ir::Attribute::integer(0)}});
   Value* y = kb.op("gpu.group_id", {}, Type::index(), {{"dim", ir::Attribute::integer(1)}});
   Value* nx = kb.op("gpu.num_groups", {}, Type::index(), {{"dim", ir::Attribute::integer(0)}});
   Value* v = kb.op("arith.addi", {x, kb.op("arith.muli", {y, kb.idx(10)}, Type::index())}, Type::index());
   v = kb.op("arith.addi", {v, kb.op("arith.muli", {nx, kb.idx(100)}, Type::index())}, Type::index());
   Value* vec = kb.op("vector.splat", {toI32(kb, v)}, Type::vector({1, 1}, I32));
-  kb.store(vec, kb.initTile(kb.arg(0), {y, x}, Type::tile({1, 1}, I32)));
+  std::vector<Value*> at = atOrigin ? std::vector<Value*>{kb.idx(0), kb.idx(0)} : std::vector<Value*>{y, x};
+  kb.store(vec, kb.initTile(kb.arg(0), at, Type::tile({1, 1}, I32)));
   kb.finish(3, 2, 1);
+}
+}  // namespace
+
+TEST(InterpSubgroup, EveryWorkgroupRuns) {
+  KernelBuilder kb({"out"}, {Type::memref({2, 3}, I32)});
+  storeGroupIds(kb, false);
   KernelArgs args{{buf(I32, {2, 3})}};
   RunStats st;
   RunResult r = run(kb, args, {}, &st);
@@ -118,18 +126,9 @@ TEST(InterpSubgroup, EveryWorkgroupRuns) {
 // workgroups run, the grid they see is the whole launch grid, and each element records its writer
 // (the chosen workgroup's number in the list, from 1).
 TEST(InterpSubgroup, OnlyChosenWorkgroupsRunAndLogTheirWrites) {
-  // out[y][x] = x + 10 * y + 100 * num_groups(0) at (y, x), or at (0, 0) for every workgroup.
   for (bool overlap : {false, true}) {
     KernelBuilder kb({"out"}, {Type::memref({2, 3}, I32)});
-    Value* x = kb.op("gpu.group_id", {}, Type::index(), {{"dim", ir::Attribute::integer(0)}});
-    Value* y = kb.op("gpu.group_id", {}, Type::index(), {{"dim", ir::Attribute::integer(1)}});
-    Value* nx = kb.op("gpu.num_groups", {}, Type::index(), {{"dim", ir::Attribute::integer(0)}});
-    Value* v = kb.op("arith.addi", {x, kb.op("arith.muli", {y, kb.idx(10)}, Type::index())}, Type::index());
-    v = kb.op("arith.addi", {v, kb.op("arith.muli", {nx, kb.idx(100)}, Type::index())}, Type::index());
-    Value* vec = kb.op("vector.splat", {toI32(kb, v)}, Type::vector({1, 1}, I32));
-    std::vector<Value*> at = overlap ? std::vector<Value*>{kb.idx(0), kb.idx(0)} : std::vector<Value*>{y, x};
-    kb.store(vec, kb.initTile(kb.arg(0), at, Type::tile({1, 1}, I32)));
-    kb.finish(3, 2, 1);
+    storeGroupIds(kb, overlap);
     KernelArgs args{{buf(I32, {2, 3})}};
     args.args[0].buffer.trackWrites();
     RunOptions o;

@@ -11,6 +11,15 @@
 
 namespace xtc::passes::lowerxe {
 
+// The projection of the 2-D side of a row op along its dimension, or nullopt when the collapsed
+// side's layout is not exactly that projection (layout-assignment guarantees it).
+static std::optional<xe::Projection> rowProjection(const Operation& op, const layout::LinearLayout& full,
+                                                   const layout::LinearLayout& collapsed) {
+  auto p = xe::projectLayout(full, static_cast<int>(op.attr("dims")->getIntArray().at(0)));
+  if (!p || p->layout != collapsed) return std::nullopt;
+  return *p;
+}
+
 Value* KernelLowerXe::combine(const std::string& kind, ElemKind ek, Value* a, Value* b) {
   bool f = ir::isFloatElem(ek);
   static const std::map<std::string, std::pair<const char*, const char*>> names = {
@@ -24,12 +33,10 @@ Value* KernelLowerXe::combine(const std::string& kind, ElemKind ek, Value* a, Va
 
 void KernelLowerXe::lowerReduction(Operation& op) {
   const Type& st = op.operand(0)->type();
-  const Type& rt = op.result()->type();
-  int d = static_cast<int>(op.attr("dims")->getIntArray().at(0));
-  const layout::LinearLayout& ls = laneLayout(st, op);
-  const layout::LinearLayout& lr = laneLayout(rt, op);
-  xe::Projection p = need(xe::projectLayout(ls, d), op);
-  if (p.layout != lr) fail(op, "internal error: the reduction's result layout is not its operand's projected");
+  const layout::LinearLayout& lr = laneLayout(op.result()->type(), op);
+  auto proj = rowProjection(op, laneLayout(st, op), lr);
+  if (!proj) fail(op, "internal error: the reduction's result layout is not its operand's projected");
+  const xe::Projection& p = *proj;
   std::string kind = op.attr("kind")->getString();
   if (kind.empty()) fail(op, "reduction without a kind");
   ElemKind ek = st.elem() == ElemKind::BF16 ? ElemKind::F32 : st.elem();
@@ -56,15 +63,12 @@ void KernelLowerXe::lowerReduction(Operation& op) {
 }
 
 void KernelLowerXe::lowerBroadcast(Operation& op) {
-  const Type& st = op.operand(0)->type();
   const Type& rt = op.result()->type();
-  int d = static_cast<int>(op.attr("dims")->getIntArray().at(0));
-  const layout::LinearLayout& ls = laneLayout(st, op);
   const layout::LinearLayout& ld = laneLayout(rt, op);
-  xe::Projection p = need(xe::projectLayout(ld, d), op);
-  if (p.layout != ls) fail(op, "internal error: the broadcast operand is not in its result's layout projected");
+  auto p = rowProjection(op, ld, laneLayout(op.operand(0)->type(), op));
+  if (!p) fail(op, "internal error: the broadcast operand is not in its result's layout projected");
   std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op)), out;
-  for (int32_t r = 0; r < ld.inDimSize("register"); ++r) out.push_back(src.at(static_cast<size_t>(p.projectRegister(r))));
+  for (int32_t r = 0; r < ld.inDimSize("register"); ++r) out.push_back(src.at(static_cast<size_t>(p->projectRegister(r))));
   vals_.set(op.result(), {fromElements(out, rt.elem())});
 }
 

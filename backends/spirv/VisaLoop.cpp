@@ -263,6 +263,10 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
 
 bool LoopMatcher::match() {
   if (for_.numRegions() != 1 || for_.numOperands() < 3) return false;
+  // Not inside another loop: IGC unrolls outer loops and would paste the statement twice, and vISA
+  // labels are kernel-wide ("label is redefined", measured on a K loop inside a 4-trip loop).
+  for (const ir::Operation* p = for_.parentOp(); p; p = p->parentOp())
+    if (p->is("scf.for")) return false;
   std::optional<int64_t> step = constInt(for_.operand(2));
   if (!step || *step <= 0) return false;
   step_ = *step;

@@ -125,6 +125,12 @@ TEST(ExampleGemmBt, KSmallerThanStep) { runGemm(kBt, 9, 17, 3); }
 TEST(ExampleGemmBf16, Unaligned257x129x65) { runGemm(kBf16, 257, 129, 65); }
 TEST(ExampleGemmBf16, KSmallerThanStep) { runGemm(kBf16, 40, 300, 9); }
 
+// Split-K C += A x B in f32 (8x16 block, K chunks of 64 per workgroup along the grid's z): several
+// workgroups add into each C element with atomic_rmw addf (4 and 3 chunks here).
+TEST(ExampleGemmSplitK, Aligned64x64x256) { runGemm(kSplitK, 64, 64, 256); }
+TEST(ExampleGemmSplitK, Unaligned257x129x150) { runGemm(kSplitK, 257, 129, 150); }
+TEST(ExampleGemmSplitK, KSmallerThanStep) { runGemm(kSplitK, 9, 17, 5); }
+
 // C blocks narrower than the subgroup (8x8, K step 4; a test kernel, not an example): lower-generic's
 // shuffle path for tile_mma with N % 16 != 0.
 TEST(GemmNarrowN, Aligned64x64x64) { runGemm(kN8, 64, 64, 64); }
@@ -156,6 +162,7 @@ TEST_P(GemmXe, BtUnaligned257x129x65) { runGemm(kBt, 257, 129, 65, true, GetPara
 TEST_P(GemmXe, BtKSmallerThanStep) { runGemm(kBt, 9, 17, 3, true, GetParam()); }
 TEST_P(GemmXe, I8Unaligned257x129x65) { runGemm(kI8, 257, 129, 65, true, GetParam()); }
 TEST_P(GemmXe, I8KSmallerThanStep) { runGemm(kI8, 40, 50, 7, true, GetParam()); }
+TEST_P(GemmXe, SplitKUnaligned257x129x150) { runGemm(kSplitK, 257, 129, 150, true, GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Emulated, GemmXe, testing::Values("pvc", "dg2"));
 // Issue #11's 1000x1000x1000 on dg2, device against the C++ reference only, as for generic above
 // (measured 22 s on the loaded machine).

@@ -89,6 +89,10 @@ std::optional<xe::Message> KernelBlocking::chooseMessage(const Type& tile, Role 
     if (s.arrayLength > 1 && int64_t(s.width) * s.height * s.elemBits / 8 % 64 != 0) continue;
     if (!best || fr * fc > int64_t(best->height) * best->width * best->arrayLength) best = &s;
   }
+  // An f32 A operand (only an FMA tile_mma reads one: no f32 DPAS) may be in any layout, and the table
+  // has no plain d32 load: the transposed d32 message reads it with lanes along its rows (M) and
+  // registers along K, from which lower-xe broadcasts each A(m, k).
+  if (!best && role == Role::A && bits == 32) return xe::transposedLoadMessage(t_, tile);
   if (!best) return std::nullopt;
   xe::Message m;
   m.elemBits = static_cast<int>(best->elemBits);

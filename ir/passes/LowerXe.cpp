@@ -446,38 +446,21 @@ void KernelLowerXe::lowerConvert(Operation& op) {
       // The source lane is linear in the lane bits plus a constant (the planner's map is linear):
       // src(l) = src(0) ^ xor over set bits b of l of (src(2^b) ^ src(0)); checked for every lane.
       auto at = [&](const std::vector<int64_t>& v, int64_t l) { return v[static_cast<size_t>(r * S_ + l)]; };
-      int64_t sreg = at(regs, 0), c = at(lanes, 0);
+      int64_t sreg = at(regs, 0);
       bool varying = false;
       for (int64_t l = 0; l < S_; ++l) varying |= at(regs, l) != sreg;
       if (varying) {  // e.g. a transpose in registers (LowerXeTranspose.cpp)
         dst.push_back(shuffleVaryingRegister(op, src, regs, lanes, r, k));
         continue;
       }
-      std::vector<int64_t> col;
-      for (int64_t bit = 1; bit < S_; bit <<= 1) col.push_back(at(lanes, bit) ^ c);
-      for (int64_t l = 0; l < S_; ++l) {
-        if (at(regs, l) != sreg) fail(op, "a shuffle whose source register differs per lane is not implemented yet");
-        int64_t expect = c;
-        for (size_t b = 0; b < col.size(); ++b)
-          if (l >> b & 1) expect ^= col[b];
-        if (at(lanes, l) != expect) fail(op, "internal error: the shuffle's source lanes are not linear in the lane");
-      }
-      bool identity = c == 0;
-      for (size_t b = 0; b < col.size(); ++b) identity &= col[b] == (int64_t(1) << b);
+      std::vector<int64_t> row(lanes.begin() + r * S_, lanes.begin() + (r + 1) * S_);
+      bool identity = true;
+      for (int64_t l = 0; l < S_; ++l) identity &= row[static_cast<size_t>(l)] == l;
       if (identity) {
         dst.push_back(src.at(static_cast<size_t>(sreg)));
         continue;
       }
-      Value* srcLane = c == 0 ? nullptr : cIndex(c);
-      for (size_t b = 0; b < col.size(); ++b) {
-        if (col[b] == 0) continue;
-        Value* bitv = b_.create("arith.andi", {b_.create("arith.shrui", {laneId_, cIndex(static_cast<int64_t>(b))}, {Type::index()})->result(), cIndex(1)},
-                                {Type::index()})
-                          ->result();
-        Value* term = b_.create("arith.muli", {bitv, cIndex(col[b])}, {Type::index()})->result();
-        srcLane = srcLane ? b_.create("arith.xori", {srcLane, term}, {Type::index()})->result() : term;
-      }
-      if (!srcLane) srcLane = cIndex(0);
+      Value* srcLane = laneAffine(op, row, "source lane");
       dst.push_back(b_.create("lane.shuffle", {src.at(static_cast<size_t>(sreg)), srcLane}, {Type::scalar(k)})->result());
     }
   } else {

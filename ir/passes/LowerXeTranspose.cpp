@@ -44,7 +44,7 @@ Value* KernelLowerXe::laneAffine(const Operation& op, const std::vector<int64_t>
     if (f[static_cast<size_t>(l)] != expect)
       fail(op, fmt::format("a shuffle whose {} is not linear in the lane is not implemented yet", what));
   }
-  Value* v = nullptr;
+  Value* v = c == 0 ? nullptr : cIndex(c);
   for (size_t b = 0; b < col.size(); ++b) {
     if (col[b] == 0) continue;
     Value* bit = b_.create("arith.andi", {b_.create("arith.shrui", {laneId_, cIndex(static_cast<int64_t>(b))}, {Type::index()})->result(), cIndex(1)},
@@ -53,8 +53,7 @@ Value* KernelLowerXe::laneAffine(const Operation& op, const std::vector<int64_t>
     Value* term = b_.create("arith.muli", {bit, cIndex(col[b])}, {Type::index()})->result();
     v = v ? b_.create("arith.xori", {v, term}, {Type::index()})->result() : term;
   }
-  if (!v) return cIndex(c);
-  return c == 0 ? v : b_.create("arith.xori", {v, cIndex(c)}, {Type::index()})->result();
+  return v ? v : cIndex(0);
 }
 
 // A transpose in registers that no load could take (e.g. of a computed value) makes lane l of

@@ -155,6 +155,11 @@ TEST(PipelineDiff, GemmI8Pvc) { runPipelineDiff(kGemmI8, "pvc"); }
 // Not yet: gemm_i8 on dg2 (the interpreter has no SIMD8 i8 xe.dpas with k = 32).
 TEST(PipelineDiff, GemmBtPvc) { runPipelineDiff(kGemmBt, "pvc"); }
 TEST(PipelineDiff, TransposeDg2) { runPipelineDiff(kTranspose, "dg2"); }
+// Xe path since the transpose fold (transposed d32 loads on pvc; per-lane loads in the transposed
+// layout on dg2) and scf.if yielding tiles (RFC 2.5): the 16-bit BT of RFC 2.3 feeds DPAS as VNNI B.
+TEST(PipelineDiff, TransposePvc) { runPipelineDiff(kTranspose, "pvc"); }
+TEST(PipelineDiff, Rfc23Dg2) { runPipelineDiff(kRfc23, "dg2"); }
+TEST(PipelineDiff, Rfc25Dg2) { runPipelineDiff(kRfc25, "dg2"); }
 TEST(PipelineDiff, BiasReluPvc) { runPipelineDiff(kBiasRelu, "pvc"); }
 TEST(PipelineDiff, Rfc21Pvc) { runPipelineDiff(kRfc21, "pvc"); }
 TEST(PipelineDiff, Rfc23Pvc) { runPipelineDiff(kRfc23, "pvc"); }

@@ -152,7 +152,10 @@ bool compareBuffer(const std::string& name, const interp::Buffer& dev, const int
 }
 
 // --check-sample: n distinct workgroups of `grid`: the corners first (they hold the partial tiles of
-// unaligned sizes), then seeded random ones. Deterministic for a seed.
+// unaligned sizes), then seeded random ones. Deterministic for a seed. The first corners each differ
+// from (0, 0, 0) in one dimension only, so a sample of 3 (2-D grid) holds two workgroups sharing
+// each grid row and each grid column: workgroups of one row or column writing the same elements
+// (e.g. per-block partial row sums stored to one vector) are then found.
 std::vector<std::array<int64_t, 3>> sampleWorkgroups(const std::array<int64_t, 3>& grid, int64_t n, uint64_t seed) {
   std::vector<std::array<int64_t, 3>> out;
   std::set<std::array<int64_t, 3>> seen;
@@ -160,7 +163,7 @@ std::vector<std::array<int64_t, 3>> sampleWorkgroups(const std::array<int64_t, 3
   auto add = [&](const std::array<int64_t, 3>& g) {
     if (static_cast<int64_t>(out.size()) < std::min(n, total) && seen.insert(g).second) out.push_back(g);
   };
-  for (int c : {0, 7, 1, 2, 4, 3, 5, 6})  // (0,0,0), the last, then the other corners
+  for (int c : {0, 1, 2, 4, 3, 5, 6, 7})  // bit d set: the last workgroup in dimension d
     add({c & 1 ? grid[0] - 1 : 0, c & 2 ? grid[1] - 1 : 0, c & 4 ? grid[2] - 1 : 0});
   std::mt19937_64 rng(seed);
   while (static_cast<int64_t>(out.size()) < std::min(n, total))

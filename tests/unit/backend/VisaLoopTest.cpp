@@ -1,0 +1,68 @@
+// visaLoopHardwareCalls (backends/spirv/VisaLoop.h): what --verify-isa demands of a whole-loop
+// inline-vISA statement, on hand-written statement texts. Expected patterns and shapes derived by
+// hand from the descriptors (reference §2.1: bit 7 VNNI, bits 11:9 size, 24:20 response GRFs) and
+// the header dword 7 ((w-1) | (h-1) << 8 | (blocks-1) << 16).
+#include "backends/spirv/VisaLoop.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace xtc::backend {
+namespace {
+
+const char* kLoop =
+    "{\n"
+    ".decl xtc_l0_h0 v_type=G type=ud num_elts=8 align=GRF\n"
+    "mov (M1,1) xtc_l0_h0(0,7)<1> 0x11f0f:ud\n"
+    "mov (M1,1) xtc_l0_h1(0,7)<1> 0x11f0f:ud\n"
+    "mov (M1,1) xtc_l0_h2(0,7)<1> 0x1070f:ud\n"
+    "xtc_l0_loop:\n"
+    "raw_sends.15.1.0.31 (M1, 1) 0x0:ud 0x3f00203:ud xtc_l0_h0.0 %null.0 xtc_l0_m0.0\n"
+    "raw_sends.15.1.0.31 (M1, 1) 0x0:ud 0x3f00283:ud xtc_l0_h1.0 %null.0 xtc_l0_m1.0\n"
+    "raw_sends.15.1.0.0 (M1, 1) 0x0:ud 0x2080203:ud xtc_l0_h2.0 %null.0 %null.0\n"
+    "dpas.bf.bf.8.8 (M1, 16) $0.0 $0.0 xtc_l0_m1.0 xtc_l0_m0(0,0)\n"
+    "dpas.bf.bf.8.8 (M1, 16) $0.512 $0.512 xtc_l0_m1.512 xtc_l0_m0(4,0)\n"
+    "(xtc_l0_p) jmp (M1,1) xtc_l0_loop\n"
+    "xtc_l0_end:\n"
+    "}\n";
+
+TEST(VisaLoop, EveryMessageAndDpasOfTheStatementIsACall) {
+  std::vector<isa::HardwareCall> calls = visaLoopHardwareCalls(kLoop);
+  ASSERT_EQ(calls.size(), 4u);  // A load, B load, prefetch, dpas (the two dpas lines are one form)
+  auto find = [&](const std::string& part) -> const isa::HardwareCall* {
+    for (const isa::HardwareCall& c : calls)
+      if (c.builtin.find(part) != std::string::npos) return &c;
+    return nullptr;
+  };
+  const isa::HardwareCall* dpas = find("dpas 8x8");
+  ASSERT_NE(dpas, nullptr);
+  EXPECT_EQ(dpas->insideLoops, 2u);
+  EXPECT_TRUE(std::regex_search("dpas.8x8 (16|M0) r100:f r100:f r35:bf r3.0:bf", std::regex(dpas->isaPattern)));
+  const isa::HardwareCall* a = find("0x3f00203");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->blockShape, "16x32x2");
+  const std::string aLine = "send.ugm (1|M0) r3 r228 null:0 0x0 0x03F00203 {A@1,$3} // wr:1+0, rd:31; load_block2d.ugm.d16.a64";
+  const std::string bLine = "send.ugm (1|M0) r35 r229 null:0 0x0 0x03F00283 {$5} // wr:1+0, rd:31; load_block2d.ugm.d16v.a64";
+  EXPECT_TRUE(std::regex_search(aLine, std::regex(a->isaPattern)));
+  EXPECT_FALSE(std::regex_search(bLine, std::regex(a->isaPattern)));  // d16 is not d16v
+  const isa::HardwareCall* b = find("0x3f00283");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->blockShape, "16x32x2");
+  EXPECT_TRUE(std::regex_search(bLine, std::regex(b->isaPattern)));
+  const isa::HardwareCall* pf = find("prefetch");
+  ASSERT_NE(pf, nullptr);
+  EXPECT_EQ(pf->blockShape, "16x8x2");
+  EXPECT_TRUE(std::regex_search(
+      "send.ugm (1|M0) null r230 null:0 0x0 0x02080203 {$7} // wr:1+0, rd:0; load_block2d.ugm.d16.a64.ca.ca",
+      std::regex(pf->isaPattern)));
+  EXPECT_FALSE(std::regex_search(aLine, std::regex(pf->isaPattern)));  // a load has a destination
+}
+
+TEST(VisaLoop, OtherAsmIsNotAWholeLoopStatement) {
+  EXPECT_TRUE(visaLoopHardwareCalls("lsc_store_block2d.ugm (M1, 16) flat[$0,$1,$2,$3,$4,$5] $6:d32.1x16x8nn").empty());
+  EXPECT_TRUE(visaLoopHardwareCalls("{\nmov (M1,1) x(0,0)<1> 0x1:ud\n}\n").empty());
+}
+
+}  // namespace
+}  // namespace xtc::backend

@@ -113,7 +113,7 @@ void XeEmulator::load2d(Operation* op) {
 // Transposed d32 (reference §2.3; layout::blockLoadLayout): lane j, dword e is surface row
 // y + j + S * (e mod H/S), dword column x + e / (H/S); a dword holds 32 / bits(T) consecutive
 // elements of that row, the lower-addressed one in the low bits (register k = dword k / q, part
-// k % q). Outside the surface (row >= height, dword bytes beyond width) it reads 0.
+// k % q). Outside the surface (row >= height, element bytes beyond width) it reads 0.
 void XeEmulator::load2dTransposed(Operation* op) {
   Operation* ba = op->operand(0)->definingOp();
   Value* mem = ba->operand(0);
@@ -138,7 +138,9 @@ void XeEmulator::load2dTransposed(Operation* op) {
     Value* row = bin("arith.addi", row0, c(S_ * (e % groups)));
     Value* dword = bin("arith.addi", x, c(e / groups));
     Value* col = bin("arith.addi", bin("arith.muli", dword, c(q)), c(k % q));
-    Value* inCols = ult(bin("arith.muli", dword, c(4)), width);
+    // Per element, as the plain loads here: a width that is not a multiple of 4 bytes (illegal for the
+    // hardware, reference §2.5) then still never reads past the row.
+    Value* inCols = ult(bin("arith.muli", col, c(4 / q)), width);
     Value* mask = bin("arith.andi", ult(row, height), inCols, Type::scalar(ElemKind::I1));
     regs.push_back(b_.create("lane.load", {mem, row, col, mask}, {Type::scalar(mt.elem())}, {{"padding", pad}})->result());
   }

@@ -247,7 +247,7 @@ void execDpas(Executor& ex, const ir::Operation& op) {
   // 16-bit and k = 32 for 8-bit types, 1 (pvc bf16/f16), 2 (pvc i8, dg2 bf16/f16) or 4 (dg2 i8)
   // elements per lane (reference §4). tf32 (k = 8 on 16 lanes: half a dword per lane) is not modelled.
   int64_t aBits = ir::elemBits(a.elem);
-  if (K * aBits != 256 || K % L != 0)
+  if (K * aBits != 256 || K % L != 0 || a.elem == ir::ElemKind::TF32)
     fail(op, "xe.dpas with k = " + std::to_string(K) + " on " + std::to_string(aBits) + "-bit elements and " + std::to_string(L) +
                  " lanes is not implemented yet");
   if (acc.shape != std::vector<int64_t>{L, M} || a.shape != std::vector<int64_t>{L, M * K / L} || b.shape != std::vector<int64_t>{L, K})

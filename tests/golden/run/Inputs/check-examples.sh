@@ -72,7 +72,7 @@ status=0
 for f in "$dir"/*.xt; do
   name=$(basename "$f" .xt)
   if [[ " $static_rfc " == *" $name "* ]]; then
-    echo "$name: skipped (static 4096x4096 shapes)"
+    echo "$name: skipped (static 4096x4096 shapes: see rfc-check-sample.test)"
     continue
   fi
   if [ -z "${sizes[$name]+x}" ]; then

@@ -16,7 +16,10 @@
 #include "ir/passes/PassManager.h"
 #include "tests/unit/passes/PassTestSupport.h"
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
+#include <numeric>
 #include <fstream>
 
 using namespace xtc;
@@ -30,6 +33,8 @@ struct PipelineCase {
   // Text replacements applied to the source first: the RFC kernels' static 4096x4096 shapes and
   // grids shrink to one workgroup so the lane-level interpreter finishes in a second.
   std::vector<std::pair<std::string, std::string>> edits = {};
+  // Overwrites a parameter's random input (by name) where the kernel needs valid data, e.g. indices.
+  std::function<void(const std::string&, interp::Buffer&, std::mt19937&)> prepare = nullptr;
 };
 
 // Negative control: change one input element of the lowered run only; the comparison must then
@@ -122,7 +127,9 @@ void runPipelineDiff(const PipelineCase& c, const char* targetName, Control cont
     auto it = c.shapes.find(name);
     if (it != c.shapes.end()) shape = it->second;
     for (int64_t d : shape) ASSERT_NE(d, ir::kDynamic) << "no shape given for " << name;
-    before.args.push_back(interp::KernelArg::fromBuffer(xtc::testing::randomBuffer(t.elem(), shape, rng)));
+    interp::Buffer buffer = xtc::testing::randomBuffer(t.elem(), shape, rng);
+    if (c.prepare) c.prepare(name, buffer, rng);
+    before.args.push_back(interp::KernelArg::fromBuffer(std::move(buffer)));
   }
   const interp::KernelArgs initial = before;
   interp::RunStats st0;
@@ -176,6 +183,16 @@ const PipelineCase kGemmI8{"gemm_i8", {{"A", {37, 70}}, {"B", {70, 45}}, {"C", {
 const PipelineCase kGemmBt{"gemm_bt", {{"A", {19, 21}}, {"BT", {35, 21}}, {"C", {19, 35}}}};
 const PipelineCase kTranspose{"transpose", {{"X", {21, 37}}, {"Y", {37, 21}}}};
 const PipelineCase kBiasRelu{"bias_relu", {{"X", {37, 70}}, {"bias", {1, 70}}, {"Y", {37, 70}}}};
+// Gather/scatter: Idx must be distinct in-range indices (the kernel's contract), here a seeded
+// permutation of 0..49 of Src/Dst's 50 elements; 50 is not a multiple of the 16-wide subgroup tile.
+const PipelineCase kGatherScatter{"gather_scatter", {{"Src", {50}}, {"Idx", {1, 50}}, {"Dst", {50}}}, 0.0, {},
+                                  [](const std::string& name, interp::Buffer& b, std::mt19937& rng) {
+                                    if (name != "Idx") return;
+                                    std::vector<int64_t> perm(50);
+                                    std::iota(perm.begin(), perm.end(), 0);
+                                    std::shuffle(perm.begin(), perm.end(), rng);
+                                    for (int64_t i = 0; i < 50; ++i) b.setInt(i, perm[static_cast<size_t>(i)]);
+                                  }};
 // Split-K: the partial products reach C through atomic adds (exact: inputs are multiples of 1/4).
 const PipelineCase kGemmSplitk{"gemm_splitk", {{"A", {21, 70}}, {"B", {70, 37}}, {"C", {21, 37}}}};
 const PipelineCase kRfc21{"rfc_2_1_gemm_prefetch", {}, 0.0, {{"4096", "256"}, {"grid(16, 16)", "grid(1, 1)"}}};
@@ -239,7 +256,7 @@ TEST_P(PipelineDiffEveryPass, MatchesTheTileLevel) {
 }
 
 const PipelineCase* const kEveryCase[] = {&kGemmBf16, &kGemmF16, &kSgGemmF16, &kSgGemmF32, &kGemmAcc, &kSoftmax,
-                                          &kRowSum,   &kSgBiasRelu, &kGemmI8, &kGemmBt, &kTranspose, &kBiasRelu, &kGemmSplitk,
+                                          &kRowSum,   &kSgBiasRelu, &kGemmI8, &kGemmBt, &kTranspose, &kBiasRelu, &kGemmSplitk, &kGatherScatter,
                                           &kRfc21,    &kRfc22,  &kRfc23,   &kRfc24,  &kRfc25};
 
 INSTANTIATE_TEST_SUITE_P(Examples, PipelineDiffEveryPass,

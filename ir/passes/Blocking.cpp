@@ -11,7 +11,9 @@
 //   - every tile.tile_mma gets `dpas = [m, n, k]`, the DPAS block from the target table; an f32 one
 //     (no DPAS) gets `fma = true` and is computed with FMAs by lower-xe (LowerXeFma.cpp);
 //   - a load used only by a tile.transpose gets the target's transposed d32 message (32-bit data, or
-//     16-bit pairs) with transpose = true: the transpose is folded (XeTranspose.h);
+//     16-bit pairs) with transpose = true: the transpose is folded (XeTranspose.h). 16-bit pairs only
+//     when every column offset of the tile's class is provably even (a d32 message addresses whole
+//     pairs; an odd offset would silently read the wrong pair), else the load goes per lane;
 //   - tiles connected through update_tile_offset and scf.for/scf.if carry one type, so they are
 //     blocked as one class; loops are never unrolled.
 // Vectors keep their subgroup shape: their split into blocks is what the lane layouts (layout
@@ -74,6 +76,28 @@ private:
   std::unordered_map<Value*, Value*> parent_;
 };
 
+// True when `v` (an index) is even for every execution: even constants, products with an even
+// factor, sums and differences of even values, and loop induction variables with even start and step.
+// Anything else (divisions, remainders, parameters, lane ids) is not known to be even.
+bool provablyEven(Value* v, int depth = 0) {
+  if (depth > 32) return false;
+  if (ir::Operation* d = v->definingOp()) {
+    if (d->is("arith.constant")) {
+      const Attribute* a = d->attr("value");
+      return a && a->kind() == ir::AttrKind::Int && a->getInt() % 2 == 0;
+    }
+    if (d->is("arith.muli")) return provablyEven(d->operand(0), depth + 1) || provablyEven(d->operand(1), depth + 1);
+    if (d->is("arith.addi") || d->is("arith.subi"))
+      return provablyEven(d->operand(0), depth + 1) && provablyEven(d->operand(1), depth + 1);
+    return false;
+  }
+  // A block argument: scf.for's induction variable (argument 0 of its body; operands lb, ub, step).
+  ir::Operation* owner = v->ownerBlock() ? v->ownerBlock()->parentOp() : nullptr;
+  if (owner && owner->is("scf.for") && v == owner->region(0).block().argument(0))
+    return provablyEven(owner->operand(0), depth + 1) && provablyEven(owner->operand(2), depth + 1);
+  return false;
+}
+
 std::optional<xe::Message> KernelBlocking::chooseMessage(const Type& tile, Role role) {
   if (!t_.has2dBlockIO) return std::nullopt;
   if (role == Role::Transposed) return xe::transposedLoadMessage(t_, tile);
@@ -104,7 +128,7 @@ std::optional<xe::Message> KernelBlocking::chooseMessage(const Type& tile, Role 
 }
 
 void KernelBlocking::run() {
-  std::vector<Operation*> loads, stores, prefetches, mmas, tileDefs;
+  std::vector<Operation*> loads, stores, prefetches, mmas, tileDefs, updates;
   for (Operation* op : ir::kernelBody(kernel_).opsSnapshot()) op->walk([&](Operation* o) {
       const std::string& n = o->name();
       if (n == "tile.load_tile") loads.push_back(o);
@@ -112,7 +136,10 @@ void KernelBlocking::run() {
       else if (n == "tile.prefetch_tile") prefetches.push_back(o);
       else if (n == "tile.tile_mma") mmas.push_back(o);
       else if (n == "tile.init_tile") tileDefs.push_back(o);
-      else if (n == "tile.update_tile_offset") unite(o->operand(0), o->result());
+      else if (n == "tile.update_tile_offset") {
+        unite(o->operand(0), o->result());
+        updates.push_back(o);
+      }
       else if (n == "scf.for") {
         ir::Block& b = o->region(0).block();
         for (unsigned i = 3; i < o->numOperands(); ++i) {
@@ -172,7 +199,20 @@ void KernelBlocking::run() {
   // block is one register row of the subgroup.
   std::map<Value*, xe::Message> msg;
   std::map<Value*, std::vector<int64_t>> blocks;
+  // A class's column offsets are all even when every init_tile of it starts at an even column and
+  // every update_tile_offset moves by an even number of columns (tiles flow only through these,
+  // scf.for and scf.if, which the classes already join).
+  std::map<Value*, bool> evenColumns;
+  for (Operation* o : tileDefs)
+    if (o->numOperands() >= 3) evenColumns.try_emplace(find(o->result()), true).first->second &= provablyEven(o->operand(2));
+  for (Operation* o : updates)
+    evenColumns.try_emplace(find(o->result()), true).first->second &= o->numOperands() == 3 && provablyEven(o->operand(2));
   for (Value* cls : classOrder) {
+    bool pairs = role[cls] == Role::Transposed && ir::elemBits(cls->type().elem()) == 16;
+    if (pairs && !evenColumns[cls]) {
+      blocks[cls] = {1, std::min<int64_t>(t_.subgroupSize, cls->type().shape()[1])};
+      continue;
+    }
     if (auto m = chooseMessage(cls->type(), role[cls])) {
       msg[cls] = *m;
       blocks[cls] = {m->rows(), m->cols()};

@@ -1,4 +1,4 @@
-// xe.store_2d, xe.prefetch_2d and the d16 16x8x2 xe.load_2d (see VisaEmitter.h). The vISA forms
+// xe.store_2d, xe.prefetch_2d, the d16 16x8x2 and plain d32 16xH xe.load_2d (see VisaEmitter.h). The vISA forms
 // (reference §3):
 //   lsc_store_block2d.ugm (M1, 16) flat[base,w-1,h-1,p-1,x,y] DATA:dBITS.1xWxHnn
 //   lsc_load_block2d.ugm.L1.L3 (M1, 16) %null:dBITS.BxWxHnn flat[base,w-1,h-1,p-1,x,y]   (prefetch)
@@ -197,12 +197,48 @@ std::optional<std::string> emitLoad2d(const ir::Operation& op, XeEmitContext& ct
   return "";
 }
 
+// A plain d32 load of one block 16 wide (reference §2 line ~84: d32 is 8 wide x 1..32 rows x {1,2}
+// blocks or 16 wide x 1..32 rows x 1 block; no builtin is proven for it, so both codegen modes use
+// inline vISA lsc_load_block2d d32.1x16xHnn). The response is H registers, register i of lane j the
+// element (y + i, x + j) (zero outside the surface), the same layout the per-lane path builds.
+std::optional<std::string> emitLoad2dD32(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  if (op.intAttr("elem_bits", 0) != 32 || op.intAttr("array_len", 1) != 1 || flag(op, "vnni") || flag(op, "transpose"))
+    return std::nullopt;
+  int64_t w = op.intAttr("block_w", 0), h = op.intAttr("block_h", 0);
+  if (ctx.target.kind != targets::TargetKind::Pvc)
+    return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
+  if (!inTable(op, ctx.target.blockLoads) || w != 16)
+    return fmt::format("xe.load_2d d32 1x{}x{} has no form proven by an ISA test yet (not implemented yet)", w, h);
+  const ir::Type& rt = op.result()->type();
+  if (rt.shape()[0] != h) return "xe.load_2d: the result does not hold one register per row";
+  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* a : surf) types.push_back(a->getType());
+  llvm::Type* retTy = h == 1 ? static_cast<llvm::Type*>(b.getInt32Ty())
+                             : llvm::FixedVectorType::get(b.getInt32Ty(), static_cast<unsigned>(h));
+  auto* fty = llvm::FunctionType::get(retTy, types, false);
+  llvm::Value* v = b.CreateCall(
+      llvm::InlineAsm::get(fty, fmt::format("lsc_load_block2d.ugm (M1, 16) $0:d32.1x{}x{}nn flat[$1,$2,$3,$4,$5,$6]", w, h),
+                           "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
+      surf);
+  llvm::Type* regTy = rt.elem() == ir::ElemKind::F32 ? b.getFloatTy() : b.getInt32Ty();
+  std::vector<llvm::Value*> regs;
+  for (int64_t i = 0; i < h; ++i) {
+    llvm::Value* e = h == 1 ? v : b.CreateExtractElement(v, b.getInt32(static_cast<uint32_t>(i)));
+    regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
+  }
+  ctx.set(op.result(), regs);
+  return "";
+}
+
 }  // namespace
 
 std::optional<std::string> emitVisaOp(const ir::Operation& op, XeEmitContext& ctx, XeCodegen mode) {
   llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
   if (op.is("xe.store_2d")) return emitStore2d(op, ctx, b, mode);
   if (op.is("xe.prefetch_2d")) return emitPrefetch2d(op, ctx, b, mode);
+  if (op.is("xe.load_2d"))
+    if (std::optional<std::string> r = emitLoad2dD32(op, ctx, b)) return r;  // both modes: no builtin
   if (op.is("xe.load_2d") && mode == XeCodegen::Visa) return emitLoad2d(op, ctx, b);
   return std::nullopt;
 }

@@ -36,6 +36,11 @@ Target makePvc() {
   t.blockLoads.push_back({16, 16, 16, 1, true, false});
   t.blockLoads.push_back({8, 16, 32, 1, true, false});
   t.blockLoads.push_back({32, 8, 16, 1, false, true});
+  // Plain d32 loads, 16 wide x H rows x 1 block (§2.5 line ~84: d32 16x1..32x1 is legal; issues #10,
+  // #11): inline vISA in both codegen modes (no builtin is proven, backends/spirv/VisaEmitter.cpp),
+  // each with a tests/isa/builtins/visa_load_2d_d32_1x16xH.ir probe. H <= 8 like the stores: taller
+  // responses (16, 32 registers) are legal but unmeasured for register pressure.
+  for (unsigned h : {1u, 2u, 4u, 8u}) t.blockLoads.push_back({32, 16, h, 1});
   // Inline vISA (issue #13, backends/spirv/VisaEmitter.cpp; no builtin exists, reference §3), each
   // with a tests/isa/builtins/visa_*.ir probe: the 2D store of one DPAS C block (d32 16x8), and 2D
   // prefetches of 64-byte rows (d16, 2 blocks of 16) 8 or 32 rows high. lower-xe uses only these.

@@ -105,7 +105,8 @@ std::optional<xe::Message> KernelBlocking::chooseMessage(const Type& tile, Role 
   int64_t rows = tile.shape()[0], cols = tile.shape()[1];
   const targets::BlockShape* best = nullptr;
   for (const targets::BlockShape& s : t_.blockLoads) {
-    if (s.elemBits != bits || s.transpose || s.vnni != (role == Role::B)) continue;
+    // A DPAS B operand is read VNNI; an f32 B feeds FMAs (no f32 DPAS), which take it in plain rows.
+    if (s.elemBits != bits || s.transpose || s.vnni != (role == Role::B && bits != 32)) continue;
     int64_t fr = s.height, fc = int64_t(s.width) * s.arrayLength;
     if (rows % fr != 0 || cols % fc != 0) continue;
     // The array-length-2 reads of 16x1 d16 blocks pad each block to a register; the layout of such a
@@ -114,7 +115,7 @@ std::optional<xe::Message> KernelBlocking::chooseMessage(const Type& tile, Role 
     if (!best || fr * fc > int64_t(best->height) * best->width * best->arrayLength) best = &s;
   }
   // An f32 A operand (only an FMA tile_mma reads one: no f32 DPAS) may be in any layout, and the table
-  // has no plain d32 load: the transposed d32 message reads it with lanes along its rows (M) and
+  // has no plain d32 load 8 wide: the transposed d32 message reads it with lanes along its rows (M) and
   // registers along K, from which lower-xe broadcasts each A(m, k).
   if (!best && role == Role::A && bits == 32) return xe::transposedLoadMessage(t_, tile);
   if (!best) return std::nullopt;

@@ -11,9 +11,10 @@
 //   - every tile.tile_mma gets `dpas = [m, n, k]`, the DPAS block from the target table; an f32 one
 //     (no DPAS) gets `fma = true` and is computed with FMAs by lower-xe (LowerXeFma.cpp);
 //   - a load used only by a tile.transpose gets the target's transposed d32 message (32-bit data, or
-//     16-bit pairs) with transpose = true: the transpose is folded (XeTranspose.h). 16-bit pairs only
-//     when every column offset of the tile's class is provably even (a d32 message addresses whole
-//     pairs; an odd offset would silently read the wrong pair), else the load goes per lane;
+//     16-bit pairs) with transpose = true: the transpose is folded (XeTranspose.h);
+//   - 8/16-bit tiles take 2D messages only when every column offset of their class is provably a
+//     whole dword (multiple of 4/2 elements, reference §2.5; a transposed d32 message over 16-bit pairs
+//     would otherwise silently read the pair to the left), else their loads go per lane;
 //   - tiles connected through update_tile_offset and scf.for/scf.if carry one type, so they are
 //     blocked as one class; loops are never unrolled.
 // Vectors keep their subgroup shape: their split into blocks is what the lane layouts (layout
@@ -76,25 +77,26 @@ private:
   std::unordered_map<Value*, Value*> parent_;
 };
 
-// True when `v` (an index) is even for every execution: even constants, products with an even
-// factor, sums and differences of even values, and loop induction variables with even start and step.
-// Anything else (divisions, remainders, parameters, lane ids) is not known to be even.
-bool provablyEven(Value* v, int depth = 0) {
+// True when `v` (an index) is a multiple of `n` (2 or 4) for every execution: such constants, products
+// with such a factor, sums and differences of such values, and loop induction variables with such a
+// start and step. Anything else (divisions, remainders, parameters, lane ids) is not known to be.
+bool provablyMultiple(Value* v, int64_t n, int depth = 0) {
   if (depth > 32) return false;
   if (ir::Operation* d = v->definingOp()) {
     if (d->is("arith.constant")) {
       const Attribute* a = d->attr("value");
-      return a && a->kind() == ir::AttrKind::Int && a->getInt() % 2 == 0;
+      return a && a->kind() == ir::AttrKind::Int && a->getInt() % n == 0;
     }
-    if (d->is("arith.muli")) return provablyEven(d->operand(0), depth + 1) || provablyEven(d->operand(1), depth + 1);
+    if (d->is("arith.muli"))
+      return provablyMultiple(d->operand(0), n, depth + 1) || provablyMultiple(d->operand(1), n, depth + 1);
     if (d->is("arith.addi") || d->is("arith.subi"))
-      return provablyEven(d->operand(0), depth + 1) && provablyEven(d->operand(1), depth + 1);
+      return provablyMultiple(d->operand(0), n, depth + 1) && provablyMultiple(d->operand(1), n, depth + 1);
     return false;
   }
   // A block argument: scf.for's induction variable (argument 0 of its body; operands lb, ub, step).
   ir::Operation* owner = v->ownerBlock() ? v->ownerBlock()->parentOp() : nullptr;
   if (owner && owner->is("scf.for") && v == owner->region(0).block().argument(0))
-    return provablyEven(owner->operand(0), depth + 1) && provablyEven(owner->operand(2), depth + 1);
+    return provablyMultiple(owner->operand(0), n, depth + 1) && provablyMultiple(owner->operand(2), n, depth + 1);
   return false;
 }
 
@@ -200,17 +202,22 @@ void KernelBlocking::run() {
   // block is one register row of the subgroup.
   std::map<Value*, xe::Message> msg;
   std::map<Value*, std::vector<int64_t>> blocks;
-  // A class's column offsets are all even when every init_tile of it starts at an even column and
-  // every update_tile_offset moves by an even number of columns (tiles flow only through these,
-  // scf.for and scf.if, which the classes already join).
-  std::map<Value*, bool> evenColumns;
-  for (Operation* o : tileDefs)
-    if (o->numOperands() >= 3) evenColumns.try_emplace(find(o->result()), true).first->second &= provablyEven(o->operand(2));
-  for (Operation* o : updates)
-    evenColumns.try_emplace(find(o->result()), true).first->second &= o->numOperands() == 3 && provablyEven(o->operand(2));
+  // A 2D block message starts at a whole dword: x (the column) must be a multiple of 2 for 16-bit and
+  // of 4 for 8-bit data (reference §2.5), and a transposed d32 message over 16-bit pairs addresses
+  // x / 2. A class's columns are all such multiples when every init_tile of it starts at one and every
+  // update_tile_offset moves by one (tiles flow only through these, scf.for and scf.if, which the
+  // classes already join); otherwise its loads go per lane (correct at any offset).
+  auto columnsAligned = [&](Value* cls) {
+    int64_t n = 32 / std::max<int64_t>(8, ir::elemBits(cls->type().elem()));
+    if (n <= 1) return true;
+    for (Operation* o : tileDefs)
+      if (find(o->result()) == cls && (o->numOperands() < 3 || !provablyMultiple(o->operand(2), n))) return false;
+    for (Operation* o : updates)
+      if (find(o->result()) == cls && (o->numOperands() != 3 || !provablyMultiple(o->operand(2), n))) return false;
+    return true;
+  };
   for (Value* cls : classOrder) {
-    bool pairs = role[cls] == Role::Transposed && ir::elemBits(cls->type().elem()) == 16;
-    if (pairs && !evenColumns[cls]) {
+    if (!columnsAligned(cls)) {
       blocks[cls] = {1, std::min<int64_t>(t_.subgroupSize, cls->type().shape()[1])};
       continue;
     }

@@ -50,17 +50,6 @@ struct CompileCommandOptions {
   std::string renameBuiltinForTesting;
 };
 
-// Writes text to `path` ("-" = stdout) atomically; reports a failure through diags.
-bool writeText(const std::string& path, const std::string& text, DiagnosticEngine& diags) {
-  OutputFile out(path);
-  if (!out.ok()) {
-    diags.error(SourceLoc{}, out.error());
-    return false;
-  }
-  out.write(text);
-  return out.keepIf(diags);
-}
-
 int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
   CommandDiagnostics cmd(global);
   DiagnosticEngine& diags = cmd.diags;
@@ -84,7 +73,7 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
     case EmitKind::Ast: {
       std::string text;
       if (!frontend::dumpAst(opts.input, diags, &text)) return fail();
-      if (!writeText(textOut, text, diags)) return fail();
+      if (!cmd.writeText(textOut, text)) return fail();
       diags.flush();
       return 0;
     }
@@ -100,7 +89,7 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
       }
       ir::PrintOptions po;
       po.locations = opts.printLocs;
-      if (!writeText(textOut, ir::printToString(*module, po), diags)) return fail();
+      if (!cmd.writeText(textOut, ir::printToString(*module, po))) return fail();
       diags.flush();
       return 0;
     }
@@ -152,11 +141,11 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
           return 0;
         }
         std::string bytes(reinterpret_cast<const char*>(result.spirv.data()), result.spirv.size() * 4);
-        if (!writeText(path, bytes, diags)) return fail();
+        if (!cmd.writeText(path, bytes)) return fail();
         diags.flush();
         return 0;
       }
-      if (!writeText(textOut, text, diags)) return fail();
+      if (!cmd.writeText(textOut, text)) return fail();
       diags.flush();
       return 0;
     }

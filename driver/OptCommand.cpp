@@ -1,18 +1,15 @@
-// `xtc opt FILE`: read IR text (.ir) or compile a kernel source (.xt) to tile IR, verify it, run a
+// `xtc opt FILE`: read IR text (.ir) or compile a kernel source (anything else) to tile IR, verify it, run a
 // pass pipeline and print the resulting IR.
 // Every error goes through the diagnostics engine (exit 1); the output file is written atomically
 // and only when everything succeeded.
+#include "driver/CommandDiagnostics.h"
 #include "driver/Commands.h"
 
-#include "frontend/Frontend.h"
-
-#include "ir/Parser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "ir/ops/Ops.h"
 #include "ir/passes/PassManager.h"
 #include "ir/support/Diagnostics.h"
-#include "ir/support/OutputFile.h"
 #include "ir/targets/Target.h"
 
 #include <CLI/CLI.hpp>
@@ -41,10 +38,6 @@ struct OptOptions {
   std::string output = "-";
 };
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 int listPasses() {
   for (const std::string& n : passes::registeredPasses()) {
     auto p = passes::createPass(n);
@@ -62,23 +55,13 @@ int runOpt(const OptOptions& o, const GlobalOptions& global) {
     return 2;
   }
 
-  SourceManager sm;
-  DiagnosticEngine diags(sm, std::cerr);
-  configureDiagnostics(diags, global);
-  auto fail = [&] {
-    diags.flush();
-    return 1;
-  };
+  CommandDiagnostics cmd(global);
+  DiagnosticEngine& diags = cmd.diags;
+  auto fail = [&] { return cmd.fail(); };
 
   const targets::Target* target = targets::findTarget(o.target);
-  std::string err;
-  if (!sm.addFile(o.input, &err)) {
-    diags.error(SourceLoc{}, err);
-    return fail();
-  }
-  bool fromSource = endsWith(o.input, ".xt");
-  std::unique_ptr<ir::Operation> module = fromSource ? frontend::compileToTileIR(o.input, diags)
-                                                     : ir::parseModule(o.input, *sm.text(o.input), diags);
+  bool fromSource = !CommandDiagnostics::isIRText(o.input);
+  std::unique_ptr<ir::Operation> module = cmd.loadModule(o.input);
   if (!module) return fail();
   // --verify-each=false also skips verifying the input, so IR that uses ops this binary does not
   // register can still be parsed and printed.
@@ -118,14 +101,7 @@ int runOpt(const OptOptions& o, const GlobalOptions& global) {
 
   ir::PrintOptions po;
   po.locations = o.printLocs;
-  std::string text = ir::printToString(*module, po);
-  OutputFile out(o.output);
-  if (!out.ok()) {
-    diags.error(SourceLoc{}, out.error());
-    return fail();
-  }
-  out.write(text);
-  if (!out.keepIf(diags)) return fail();
+  if (!cmd.writeText(o.output, ir::printToString(*module, po))) return fail();
   diags.flush();
   return diags.hasErrors() ? 1 : 0;
 }

@@ -61,10 +61,6 @@ struct StageTimer {
   }
 };
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 int listDevices() {
   std::string clErr, zeErr;
   auto ze = runtime::listLevelZeroDevices(&zeErr);
@@ -192,7 +188,6 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
     return 2;
   }
   CommandDiagnostics cmd(global);
-  SourceManager& sources = cmd.sources;
   DiagnosticEngine& diags = cmd.diags;
   auto fail = [&] { return cmd.fail(); };
   StageTimer timer{global.verbose};
@@ -200,9 +195,7 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
   // 1. Source-level IR: what the reference interpreter runs.
   ir::registerAllOps();
   std::string err;
-  if (!cmd.loadInput(opts.input)) return fail();
-  std::unique_ptr<ir::Operation> module = endsWith(opts.input, ".ir") ? ir::parseModule(opts.input, *sources.text(opts.input), diags)
-                                                                       : frontend::compileToTileIR(opts.input, diags);
+  std::unique_ptr<ir::Operation> module = cmd.loadModule(opts.input);
   if (!module || !ir::verify(*module, diags)) return fail();
   timer.done("frontend");
   std::vector<ir::Operation*> kernels = ir::moduleKernels(module.get());

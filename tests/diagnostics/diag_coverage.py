@@ -22,8 +22,9 @@ comes from its callers) and is not a message itself. Not found: messages built i
 What covers a message: one line that matches its fragments in order (anything between them, so a
 FileCheck `{{.*}}` or a concrete value both match), or that contains its longest fragment when that
 is at least MIN_KEY characters (a check of the message's start), in
-  - a FileCheck directive of a file under tests/golden/ (any prefix, e.g. `CHECK:`, `ERR-NEXT:`,
-    but not `-NOT:` lines: a message that must not appear is not a case for it), or
+  - a FileCheck directive of a file under tests/golden/ (any prefix after `//`, `#` or `;`, e.g.
+    `// CHECK:`, `# ERR-NEXT:`, or an upper-case one at the start of a line; not `-NOT:` lines: a
+    message that must not appear is not a case for it), or
   - a `// CHECK:` or `// expected-error:` line of a file under tests/bad-input/, or
   - a string literal of a unit test under tests/unit/ (where the message is compared or searched).
 
@@ -33,7 +34,7 @@ or a tool failure the test machine cannot produce on demand) or `todo:` (reachab
 An exemption for a message that no longer exists, or that has a case now, is an error too (remove
 it), so the list only shrinks.
 
-Usage: diag_coverage.py [--root DIR] [--list]   (exit 1 and the list of uncovered messages on failure)
+Usage: diag_coverage.py [--root DIR] [--list] [--prune]   (exit 1 and the list of uncovered messages on failure)
 """
 import argparse
 import os
@@ -47,7 +48,9 @@ REASONS = ("internal:", "environment:", "todo:")
 
 CALL_RE = re.compile(r"\b(" + "|".join(SINKS) + r")\s*([({])")
 # FileCheck directives: `// PREFIX:` / `# PREFIX-NEXT:` etc. (RUN and other lit keywords excluded).
-DIRECTIVE_RE = re.compile(r"^\s*(?://|#|;)\s*([A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*?)(-NEXT|-SAME|-DAG|-LABEL|-NOT|-EMPTY|-COUNT-\d+)?:(.*)$")
+# A .test file may write them without a comment leader, then with an upper-case prefix (`ERR: ...`).
+DIRECTIVE_RE = re.compile(r"^\s*(?:(?://|#|;)\s*([A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*?)|([A-Z][A-Z0-9_]*(?:-[A-Z0-9_]+)*?))"
+                          r"(-NEXT|-SAME|-DAG|-LABEL|-NOT|-EMPTY|-COUNT-\d+)?:(.*)$")
 LIT_KEYWORDS = {"RUN", "REQUIRES", "UNSUPPORTED", "XFAIL", "ALLOW_RETRIES", "END", "DIAG", "NOTE"}
 
 
@@ -195,8 +198,8 @@ def corpus_lines(root):
                     continue
                 for line in text.splitlines():
                     m = DIRECTIVE_RE.match(line)
-                    if m and m.group(1) not in LIT_KEYWORDS and m.group(2) != "-NOT":
-                        lines.append(m.group(3))
+                    if m and (m.group(1) or m.group(2)) not in LIT_KEYWORDS and m.group(3) != "-NOT":
+                        lines.append(m.group(4))
                     elif "expected-error:" in line:
                         lines.append(line)
     for dirpath, _, files in os.walk(os.path.join(root, "tests/unit")):
@@ -230,6 +233,7 @@ def main():
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(here)))
     ap.add_argument("--exemptions", default=os.path.join(here, "exemptions.txt"))
     ap.add_argument("--list", action="store_true", help="print every message and how it is covered")
+    ap.add_argument("--prune", action="store_true", help="remove exemptions that have a case now or name no message")
     a = ap.parse_args()
 
     messages, forwarders = scan_sources(a.root)
@@ -248,6 +252,12 @@ def main():
         if covered and key in exemptions:
             stale_covered.append(key)
     stale_gone = sorted(k for k in exemptions if k not in messages)
+    if a.prune and (stale_covered or stale_gone):
+        drop = set(stale_covered) | set(stale_gone)
+        kept = [l for l in open(a.exemptions, encoding="utf-8") if l.rpartition(" | ")[0].strip() not in drop]
+        open(a.exemptions, "w", encoding="utf-8").writelines(kept)
+        print(f"pruned {len(drop)} exemption(s) from {a.exemptions}")
+        stale_covered, stale_gone = [], []
 
     for key in missing:
         problems.append(f"no case for diagnostic \"{key}\" ({', '.join(messages[key][1])}): add one under "

@@ -135,7 +135,8 @@ void KernelBlocking::run() {
   for (Operation* op : ir::kernelBody(kernel_).opsSnapshot()) op->walk([&](Operation* o) {
       const std::string& n = o->name();
       if (n == "tile.load_tile") loads.push_back(o);
-      else if (n == "tile.store_tile") stores.push_back(o);
+      // An atomic_rmw writes its tile per lane like a store that is no 2D message (LowerXeAtomic.cpp).
+      else if (n == "tile.store_tile" || n == "tile.atomic_rmw") stores.push_back(o);
       else if (n == "tile.prefetch_tile") prefetches.push_back(o);
       else if (n == "tile.tile_mma") mmas.push_back(o);
       else if (n == "tile.init_tile") tileDefs.push_back(o);
@@ -228,7 +229,8 @@ void KernelBlocking::run() {
       blocks[cls] = {1, std::min<int64_t>(t_.subgroupSize, cls->type().shape()[1])};
     }
   }
-  // Tiles that are only stored (or prefetched) take the DPAS C block: one register row per lane.
+  // Tiles that are only stored or atomically updated (or prefetched) take the DPAS C block: one
+  // register row per lane.
   for (Operation* st : stores) {
     Value* cls = find(st->operand(1));
     if (blocks.count(cls)) continue;

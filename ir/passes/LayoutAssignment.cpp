@@ -9,6 +9,7 @@
 //     XeTranspose.h); an scf.if vector result: the layout its first branch yields;
 //   - element-wise ops, scf.for iteration values and scf.yield keep the layout of what flows in;
 //     splat constants take the layout their first consumer needs;
+//   - tile.atomic_rmw (per lane) returns the old values in its value's layout;
 //   - wherever a value's layout differs from the one its consumer needs, an explicit
 //     `tile.convert_layout` is inserted (seed 002: a conversion is visible in the IR, never hidden in a
 //     lowering). Nothing is resolved here; resolve-layouts decides how each conversion is done.
@@ -266,6 +267,13 @@ void KernelLayouts::assignOp(Operation* op) {
     return;
   }
   if (n == "tile.broadcast") return assignBroadcast(op);
+  if (n == "tile.atomic_rmw") {
+    // Per lane (LowerXeAtomic.cpp): any layout will do; the old values come back in the value's.
+    const layout::LinearLayout* l = layoutOf(op->operand(0));
+    if (!l) fail(*op, "operand 0 has no layout (not implemented yet)");
+    setLayout(op->result(), *l);
+    return;
+  }
   if (n == "scf.yield" || n == "tile.store_tile" || n == "xtc.return") return;
   // Element-wise: the result takes the layout of the first vector operand that has one.
   bool anyVector = false;

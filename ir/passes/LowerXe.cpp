@@ -13,7 +13,8 @@
 //     (blockStores: one block, subgroup-wide) tiles the value and its lane layout holds each message
 //     as the message's layout (register i = row i, lane = column); the hardware drops what falls
 //     outside the surface (the memref), which is the clipping. Any other store -> one lane.store per
-//     register (clipped at the memref bounds);
+//     register (clipped at the memref bounds); tile.atomic_rmw -> one lane.atomic per register
+//     (LowerXeAtomic.cpp);
 //   - tile.prefetch_tile -> xe.prefetch_2d messages of the tallest table prefetch shape
 //     (blockPrefetches) that tiles the tile; otherwise per-lane xe.prefetch_1d of every 64-byte line;
 //   - tile.convert_layout runs the plan resolve-layouts recorded (register permutation or shuffles);
@@ -331,26 +332,7 @@ void KernelLowerXe::lowerStoreTile(Operation& op) {
   const layout::LinearLayout& l = laneLayout(vt, op);
   std::vector<Value*> regs = extractAll(vals_.get1(op.operand(0), op));
   if (storeBlocks(op, t, l, regs)) return;
-  std::vector<Value*> lane = laneCoords(l, op);
-  // A replicated layout (zero lane bases) stores from the lanes whose replica bits are 0 only.
-  int64_t replicaBits = 0;
-  for (int b = 0; b < l.inDimBits("lane"); ++b)
-    if (l.basis("lane", b) == std::vector<int32_t>{0, 0}) replicaBits |= int64_t(1) << b;
-  Value* mask = nullptr;
-  if (replicaBits) {
-    Value* bits = pro_.create("arith.andi", {laneId_, cIndex(replicaBits)}, {Type::index()})->result();
-    mask = pro_.create("arith.cmpi", {bits, cIndex(0)}, {Type::scalar(ElemKind::I1)},
-                       {{"predicate", Attribute::enumValue("cmpi", "eq")}})
-               ->result();
-  }
-  for (int64_t r = 0; r < static_cast<int64_t>(regs.size()); ++r) {
-    std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
-    Value* row = add(t.offs[0], addC(lane[0], c[0]));
-    Value* col = add(t.offs[1], addC(lane[1], c[1]));
-    std::vector<Value*> operands{regs[static_cast<size_t>(r)], t.mem, row, col};
-    if (mask) operands.push_back(mask);
-    b_.create("lane.store", operands, {});
-  }
+  perLaneWrites("lane.store", t, l, regs, {}, op);
 }
 
 std::optional<std::vector<int32_t>> KernelLowerXe::gatherBlock(const layout::LinearLayout& big,
@@ -536,6 +518,7 @@ void KernelLowerXe::lowerOp(Operation& op) {
   if (n == "tile.update_tile_offset") return lowerUpdateOffset(op);
   if (n == "tile.load_tile") return lowerLoadTile(op);
   if (n == "tile.store_tile") return lowerStoreTile(op);
+  if (n == "tile.atomic_rmw") return lowerAtomic(op);
   if (n == "tile.tile_mma") return op.hasAttr("fma") ? lowerFmaMma(op) : lowerMma(op);
   if (n == "tile.reduction") return lowerReduction(op);
   if (n == "tile.broadcast") return lowerBroadcast(op);

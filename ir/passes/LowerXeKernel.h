@@ -111,6 +111,11 @@ private:
   void lowerBroadcast(Operation& op);
   Value* combine(const std::string& kind, ElemKind ek, Value* a, Value* b);
   void lowerFmaMma(Operation& op);
+  // LowerXeAtomic.cpp: one lane op `name` (lane.store, lane.atomic) per register of `regs` (lane layout
+  // `l`) at its element of tile `t`, masked to one replica; the results of the ops that have one.
+  std::vector<Value*> perLaneWrites(const std::string& name, const TileState& t, const layout::LinearLayout& l,
+                                    const std::vector<Value*>& regs, const ir::AttrMap& attrs, const Operation& op);
+  void lowerAtomic(Operation& op);
 
   Operation* kernel_;
   const targets::Target& t_;

@@ -6,8 +6,8 @@ There is no registry of these messages (they are written where they are reported
 finds them in the sources by a fixed rule and looks for each one in the test corpus.
 
 Which calls count (after C++ comments are removed): a call or braced construction of one of SINKS
-(`diags.error(...)`, `diags_.warning(...)`, the passes' and interpreter's `fail(op, ...)`, the IR
-parser's `failExpected(...)`, `layout::Error{...}`, `specError(...)`, `InterpError(...)`) whose
+(`diags.error(...)`, `diags_.warning(...)`, the passes' and interpreter's `fail(op, ...)` and
+`die(op, ...)`, the IR parser's `failExpected(...)`, `layout::Error{...}`, `specError(...)`, `InterpError(...)`) whose
 arguments contain at least one string literal. `std::logic_error` and friends are internal
 assertions and do not count. Op verifiers (XTC_REQUIRE in ir/ops/) are not scanned.
 
@@ -18,6 +18,9 @@ sites with the same key are one message. A call whose only literal is a prefix e
 has at most 3 characters of text) is a forwarder (`fail(op, "lower-generic: " + why)`: the text
 comes from its callers) and is not a message itself. Not found: messages built in a variable first
 (`std::string why = "..."; fail(op, why)`) — write the literal in the call.
+
+A message that starts with `internal error` says it is a bug in xtc if it is ever seen: it needs no
+case (none can exist) and is counted apart.
 
 What covers a message: one line that matches its fragments in order (anything between them, so a
 FileCheck `{{.*}}` or a concrete value both match), or that contains its longest fragment when that
@@ -41,7 +44,7 @@ import os
 import re
 import sys
 
-SINKS = ["error", "warning", "fail", "failExpected", "failNote", "Error", "specError", "InterpError"]
+SINKS = ["error", "warning", "fail", "die", "failExpected", "failNote", "Error", "specError", "InterpError"]
 SOURCE_DIRS = ["ir", "backends", "driver"]
 MIN_KEY = 16
 REASONS = ("internal:", "environment:", "todo:")
@@ -241,6 +244,10 @@ def main():
     exemptions, problems = read_exemptions(a.exemptions)
 
     missing, stale_covered = [], []
+    internal = sorted(k for k in messages if k.startswith("internal error"))
+    stale_internal = [k for k in internal if k in exemptions]
+    for key in internal:
+        del messages[key]
     for key in sorted(messages):
         frags, sites = messages[key]
         covered = is_covered(frags, corpus)
@@ -251,24 +258,26 @@ def main():
             missing.append(key)
         if covered and key in exemptions:
             stale_covered.append(key)
-    stale_gone = sorted(k for k in exemptions if k not in messages)
-    if a.prune and (stale_covered or stale_gone):
-        drop = set(stale_covered) | set(stale_gone)
+    stale_gone = sorted(k for k in exemptions if k not in messages and k not in internal)
+    if a.prune and (stale_covered or stale_gone or stale_internal):
+        drop = set(stale_covered) | set(stale_gone) | set(stale_internal)
         kept = [l for l in open(a.exemptions, encoding="utf-8") if l.rpartition(" | ")[0].strip() not in drop]
         open(a.exemptions, "w", encoding="utf-8").writelines(kept)
         print(f"pruned {len(drop)} exemption(s) from {a.exemptions}")
-        stale_covered, stale_gone = [], []
+        stale_covered, stale_gone, stale_internal = [], [], []
 
     for key in missing:
         problems.append(f"no case for diagnostic \"{key}\" ({', '.join(messages[key][1])}): add one under "
                         "tests/golden/ or tests/bad-input/, or an exemption with its reason")
     for key in stale_covered:
         problems.append(f"exempted diagnostic \"{key}\" has a case now: remove its line from exemptions.txt")
+    for key in stale_internal:
+        problems.append(f"exemption for \"{key}\" is not needed: the message says it is an internal error")
     for key in stale_gone:
         problems.append(f"exemption for \"{key}\" names no diagnostic in the sources: remove it")
 
     n_ex = {r: sum(1 for k, v in exemptions.items() if v.startswith(r) and k in messages) for r in REASONS}
-    print(f"diagnostics: {len(messages)} messages in {', '.join(SOURCE_DIRS)}/; "
+    print(f"diagnostics: {len(messages)} messages in {', '.join(SOURCE_DIRS)}/ (and {len(internal)} internal errors); "
           f"{len(messages) - len(missing) - sum(n_ex.values()) + len(stale_covered)} with a case; exempt: "
           + ", ".join(f"{n_ex[r]} {r[:-1]}" for r in REASONS)
           + f"; {len(forwarders)} forwarding calls (text supplied by their callers)")

@@ -3,12 +3,14 @@
 // on any OpenCL device with subgroups (the CPU device in CI) through the ordinary lane-level backend.
 // Contract (docs/passes.md, "emulate-xe"):
 //   - xe.load_2d -> one masked lane.load per register, at the element the message's lane layout
-//     (reference §2.3) puts there; elements outside the surface (row >= height, column bytes >= width)
+//     (reference §2.3) puts there (plain: any power-of-two width whose blocks fill whole registers;
+//     VNNI: one block as wide as the subgroup); elements outside the surface (row >= height, column bytes >= width)
 //     read 0, as the hardware pads them. The element is addressed through the memref whose
 //     xe.base_address is the message's base (so the pitch must be the memref's row pitch, which is
 //     what lower-xe produces); the surface's 2D rules (alignment, pitch multiple of 16 B) are not
 //     checked, so emulation also runs shapes real hardware would reject;
-//   - xe.dpas -> per (k, m): A[m][k] broadcast from the lane that holds it (p = k/S elements of a row
+//   - xe.dpas -> a loop over the S lanes holding A (scf.for, not unrolled: the CPU runtime builds it
+//     fast), per (k, m): A[m][k] broadcast from the lane that holds it (p = K/S elements of a row
 //     per lane: lane k/p, register p*m + k%p), B[k][n] from this lane's register k; bf16/f16 are
 //     converted to f32 and accumulated with lane.fma in K order (DPAS rounds its internal sums
 //     differently; results agree within the usual f32 accumulation bound); s8 (i8 x i8 -> i32, k = 32,
@@ -27,6 +29,8 @@
 #include "ir/passes/PassManager.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace xtc::passes {
 
@@ -57,6 +61,35 @@ private:
     return b_.create("arith.cmpi", {a, x}, {Type::scalar(ElemKind::I1)}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})
         ->result();
   }
+  // The memref a 2D message addresses (its base must be an xe.base_address of it).
+  Value* messageMemRef(Operation* op) {
+    Operation* ba = op->operand(0)->definingOp();
+    if (!ba || !ba->is("xe.base_address")) fail(*op, "the message base is not an xe.base_address of a memref");
+    return ba->operand(0);
+  }
+  // A message's surface (operands 1, 2: width in bytes, height in rows) as index values.
+  struct Surface {
+    Value* width;
+    Value* height;
+  };
+  Surface surface(Operation* op) { return {idx(op->operand(1)), idx(op->operand(2))}; }
+  // Whether element (row, col) of `elemBytes` bytes lies inside the surface. Per element, so a width
+  // that is not a whole number of dwords (illegal for the hardware, reference §2.5) never reads or
+  // writes past the row in emulation.
+  Value* inSurface(const Surface& s, Value* row, Value* col, int64_t elemBytes) {
+    Value* inCols = ult(bin("arith.muli", col, c(elemBytes)), s.width);
+    return bin("arith.andi", ult(row, s.height), inCols, Type::scalar(ElemKind::I1));
+  }
+  // A masked lane.load of mem[row, col]: 0 outside the surface, as the hardware pads.
+  Value* maskedLoad(const Surface& s, Value* mem, Value* row, Value* col, int64_t elemBytes) {
+    ElemKind k = mem->type().elem();
+    Attribute pad = ir::isFloatElem(k) ? Attribute::floating(0.0, k) : Attribute::integer(0, k);
+    return b_.create("lane.load", {mem, row, col, inSurface(s, row, col, elemBytes)}, {Type::scalar(k)}, {{"padding", pad}})
+        ->result();
+  }
+  Value* extract(Value* vec, int64_t i) {
+    return b_.create("vector.extract", {vec}, {Type::scalar(vec->type().elem())}, {{"index", Attribute::integer(i)}})->result();
+  }
   void load2d(Operation* op);
   void load2dTransposed(Operation* op);
   void store2d(Operation* op);
@@ -69,9 +102,7 @@ private:
 };
 
 void XeEmulator::load2d(Operation* op) {
-  Operation* ba = op->operand(0)->definingOp();
-  if (!ba || !ba->is("xe.base_address")) fail(*op, "the message base is not an xe.base_address of a memref");
-  Value* mem = ba->operand(0);
+  Value* mem = messageMemRef(op);
   const Type& mt = mem->type();
   const Type& rt = op->result()->type();
   int64_t bits = op->intAttr("elem_bits", 0), W = op->intAttr("block_w", 0), H = op->intAttr("block_h", 0),
@@ -82,28 +113,35 @@ void XeEmulator::load2d(Operation* op) {
   if (tr && tr->isa(ir::AttrKind::Bool) && tr->getBool()) return load2dTransposed(op);
   if (mt.rank() != 2 || ir::elemBits(mt.elem()) != bits || rt.elem() != mt.elem())
     fail(*op, fmt::format("a d{} message on {} is not emulated yet", bits, mt.str()));
-  if (W != S_ || (vnni && A != 1))
-    fail(*op, fmt::format("2D loads {} wide on {} lanes{} are not emulated yet", W, S_, vnni ? " (VNNI, array)" : ""));
-  int64_t eb = bits / 8;
+  if (vnni && (W != S_ || A != 1))
+    fail(*op, fmt::format("VNNI 2D loads {} wide x {} blocks on {} lanes are not emulated yet", W, A, S_));
+  // Plain: the response is row-major per block, blocks one after another (reference §2.3), and
+  // arrives in slots of max(16, bits) bits (d8 as i16: two bytes of a row per lane); register i of
+  // lane j is its data element e = (S (i / q) + j) q + i % q (q elements per slot). Only blocks that
+  // fill whole registers (no padding) are emulated.
+  const int64_t q = bits == 8 ? 2 : 1;
+  if (!vnni && ((W & (W - 1)) != 0 || (W * H) % (S_ * q) != 0))
+    fail(*op, fmt::format("2D loads of {}x{} blocks (padded to whole registers) on {} lanes are not emulated yet", W, H, S_));
   b_.setInsertionPoint(op);
   b_.setLoc(op->loc());
-  Value* width = idx(op->operand(1));
-  Value* height = idx(op->operand(2));
+  Surface surf = surface(op);
   Value* x = idx(op->operand(4));
   Value* y = idx(op->operand(5));
-  Value* col0 = bin("arith.addi", x, lane_);
+  Value* laneQ = q == 1 ? lane_ : bin("arith.muli", lane_, c(q));
   std::vector<Value*> regs;
   for (int64_t i = 0; i < rt.shape()[0]; ++i) {
-    // Plain: register i = block i / H, row i % H; VNNI (one block): register i = row i (the 16-bit
-    // halves of a dword are consecutive rows, reference §2.3).
-    int64_t blk = vnni ? 0 : i / H, r = vnni ? i : i % H;
-    Value* row = bin("arith.addi", y, c(r));
-    Value* col = blk == 0 ? col0 : bin("arith.addi", col0, c(blk * W));
-    Value* inRows = ult(row, height);
-    Value* inCols = ult(bin("arith.muli", col, c(eb)), width);
-    Value* mask = bin("arith.andi", inRows, inCols, Type::scalar(ElemKind::I1));
-    Attribute pad = ir::isFloatElem(mt.elem()) ? Attribute::floating(0.0, mt.elem()) : Attribute::integer(0, mt.elem());
-    regs.push_back(b_.create("lane.load", {mem, row, col, mask}, {Type::scalar(mt.elem())}, {{"padding", pad}})->result());
+    Value *row, *col;
+    if (vnni) {  // one block: register i = row i (a dword's 16-bit halves are consecutive rows, §2.3)
+      row = bin("arith.addi", y, c(i));
+      col = bin("arith.addi", x, lane_);
+    } else {
+      Value* e = bin("arith.addi", laneQ, c(i / q * S_ * q + i % q));
+      Value* within = bin("arith.remui", e, c(W * H));
+      row = bin("arith.addi", y, bin("arith.divui", within, c(W)));
+      col = bin("arith.addi", bin("arith.addi", x, bin("arith.muli", bin("arith.divui", e, c(W * H)), c(W))),
+                bin("arith.remui", within, c(W)));
+    }
+    regs.push_back(maskedLoad(surf, mem, row, col, bits / 8));
   }
   Value* v = b_.create("vector.from_elements", regs, {rt})->result();
   op->result()->replaceAllUsesWith(v);
@@ -115,8 +153,7 @@ void XeEmulator::load2d(Operation* op) {
 // elements of that row, the lower-addressed one in the low bits (register k = dword k / q, part
 // k % q). Outside the surface (row >= height, element bytes beyond width) it reads 0.
 void XeEmulator::load2dTransposed(Operation* op) {
-  Operation* ba = op->operand(0)->definingOp();
-  Value* mem = ba->operand(0);
+  Value* mem = messageMemRef(op);
   const Type& mt = mem->type();
   const Type& rt = op->result()->type();
   int64_t W = op->intAttr("block_w", 0), H = op->intAttr("block_h", 0), A = op->intAttr("array_len", 1);
@@ -127,22 +164,16 @@ void XeEmulator::load2dTransposed(Operation* op) {
   int64_t q = 32 / tb, groups = H / S_;
   b_.setInsertionPoint(op);
   b_.setLoc(op->loc());
-  Value* width = idx(op->operand(1));
-  Value* height = idx(op->operand(2));
+  Surface surf = surface(op);
   Value* x = idx(op->operand(4));
   Value* row0 = bin("arith.addi", idx(op->operand(5)), lane_);
-  Attribute pad = ir::isFloatElem(mt.elem()) ? Attribute::floating(0.0, mt.elem()) : Attribute::integer(0, mt.elem());
   std::vector<Value*> regs;
   for (int64_t k = 0; k < rt.shape()[0]; ++k) {
     int64_t e = k / q;
     Value* row = bin("arith.addi", row0, c(S_ * (e % groups)));
     Value* dword = bin("arith.addi", x, c(e / groups));
     Value* col = bin("arith.addi", bin("arith.muli", dword, c(q)), c(k % q));
-    // Per element, as the plain loads here: a width that is not a multiple of 4 bytes (illegal for the
-    // hardware, reference §2.5) then still never reads past the row.
-    Value* inCols = ult(bin("arith.muli", col, c(4 / q)), width);
-    Value* mask = bin("arith.andi", ult(row, height), inCols, Type::scalar(ElemKind::I1));
-    regs.push_back(b_.create("lane.load", {mem, row, col, mask}, {Type::scalar(mt.elem())}, {{"padding", pad}})->result());
+    regs.push_back(maskedLoad(surf, mem, row, col, 4 / q));
   }
   Value* v = b_.create("vector.from_elements", regs, {rt})->result();
   op->result()->replaceAllUsesWith(v);
@@ -150,9 +181,7 @@ void XeEmulator::load2dTransposed(Operation* op) {
 }
 
 void XeEmulator::store2d(Operation* op) {
-  Operation* ba = op->operand(0)->definingOp();
-  if (!ba || !ba->is("xe.base_address")) fail(*op, "the message base is not an xe.base_address of a memref");
-  Value* mem = ba->operand(0);
+  Value* mem = messageMemRef(op);
   const Type& mt = mem->type();
   Value* val = op->operand(6);
   const Type& vt = val->type();
@@ -162,62 +191,71 @@ void XeEmulator::store2d(Operation* op) {
   if (W != S_ || vt.shape()[0] != H) fail(*op, fmt::format("2D stores {} wide on {} lanes are not emulated yet", W, S_));
   b_.setInsertionPoint(op);
   b_.setLoc(op->loc());
-  Value* width = idx(op->operand(1));
-  Value* height = idx(op->operand(2));
+  Surface surf = surface(op);
   Value* col = bin("arith.addi", idx(op->operand(4)), lane_);
   Value* y = idx(op->operand(5));
-  Value* inCols = ult(bin("arith.muli", col, c(bits / 8)), width);
   for (int64_t i = 0; i < H; ++i) {
     Value* row = bin("arith.addi", y, c(i));
-    Value* mask = bin("arith.andi", ult(row, height), inCols, Type::scalar(ElemKind::I1));
-    Value* e = b_.create("vector.extract", {val}, {Type::scalar(vt.elem())}, {{"index", Attribute::integer(i)}})->result();
-    b_.create("lane.store", {e, mem, row, col, mask}, {});
+    b_.create("lane.store", {extract(val, i), mem, row, col, inSurface(surf, row, col, bits / 8)}, {});
   }
   op->erase();
 }
 
+// A loop over the S lanes that hold A's K elements (K / S = p of them per lane and row): iteration l
+// adds the products of k = l*p .. l*p + p-1 for every row m. Unrolled, a pvc bf16 GEMM's K step was
+// ~16x the code and took the CPU runtime ~70 s to build (dg2 gemm_bf16); the loop keeps the same
+// per-(m, n) fma order (k ascending), so its results are bit-identical to the unrolled form. B's
+// registers are rotated by p each iteration (loop-carried), so every index stays static.
 void XeEmulator::dpas(Operation* op) {
   int64_t M = op->intAttr("m", 0), K = op->intAttr("k", 0);
+  Value* bIn = op->operand(2);
   const Type& at = op->operand(1)->type();
   const Type& accT = op->operand(0)->type();
+  const Type& bT = bIn->type();
   bool isFloat = accT.elem() == ElemKind::F32 && (at.elem() == ElemKind::BF16 || at.elem() == ElemKind::F16) && K == 16;
   bool isInt = accT.elem() == ElemKind::I32 && at.elem() == ElemKind::I8 && K == 32;
   if (!isFloat && !isInt) fail(*op, "only bf16/f16 DPAS into f32 and s8 DPAS into i32 are emulated yet");
   // Elements of A per lane and row (a row is 256 bits over the lanes, reference §4): bf16/f16: 1 on
   // pvc (lane k), 2 on dg2 (lane k / 2); s8: 2 on pvc (lane k / 2), 4 on dg2 (lane k / 4).
-  int64_t perLane = at.shape()[0] / M;
-  if (perLane * S_ != K) fail(*op, "internal error: A's register count does not match the subgroup size");
+  int64_t p = at.shape()[0] / M;
+  if (p * S_ != K || accT.shape()[0] != M || bT.shape()[0] != K)
+    fail(*op, "internal error: the DPAS operands' register counts do not match the subgroup size");
   b_.setInsertionPoint(op);
   b_.setLoc(op->loc());
   // Floats: products and sums in f32 (fma). s8: sign-extended to i32, products exact, sums in i32
   // wrapping (the interpreter's rule); integer addition is associative, so the result is exact.
   Type accS = Type::scalar(accT.elem()), in = Type::scalar(at.elem());
-  auto extract = [&](Value* vec, int64_t i) {
-    return b_.create("vector.extract", {vec}, {Type::scalar(vec->type().elem())}, {{"index", Attribute::integer(i)}})
-        ->result();
-  };
-  std::vector<Value*> acc, a, bregs;
-  for (int64_t i = 0; i < accT.shape()[0]; ++i) acc.push_back(extract(op->operand(0), i));
-  // s8: A's registers are widened once, before the broadcasts (i32 is what every subgroup
-  // broadcast takes; the widening commutes with the broadcast).
+  // A's registers (loop-invariant); s8 is widened once, before the broadcasts (i32 is what every
+  // subgroup broadcast takes; the widening commutes with the broadcast).
+  std::vector<Value*> a;
   for (int64_t i = 0; i < at.shape()[0]; ++i) {
     Value* e = extract(op->operand(1), i);
     a.push_back(isInt ? b_.create("arith.convert", {e}, {accS})->result() : e);
   }
-  for (int64_t i = 0; i < op->operand(2)->type().shape()[0]; ++i) bregs.push_back(extract(op->operand(2), i));
-  for (int64_t k = 0; k < K; ++k) {
-    Value* bk = b_.create("arith.convert", {bregs[static_cast<size_t>(k)]}, {accS})->result();
+  Operation* loop = b_.create("scf.for", {c(0), c(S_), c(1), op->operand(0), bIn}, {accT, bT}, {}, 1);
+  ir::Block& body = loop->region(0).addBlock();
+  Value* l = body.addArgument(Type::index());
+  Value* accV = body.addArgument(accT);
+  Value* bV = body.addArgument(bT);
+  b_.setInsertionPointToEnd(&body);
+  std::vector<Value*> acc, bregs;
+  for (int64_t m = 0; m < M; ++m) acc.push_back(extract(accV, m));
+  for (int64_t k = 0; k < K; ++k) bregs.push_back(extract(bV, k));
+  for (int64_t j = 0; j < p; ++j) {  // k = l*p + j: this lane's B register j (after the rotations)
+    Value* bk = b_.create("arith.convert", {bregs[static_cast<size_t>(j)]}, {accS})->result();
     for (int64_t m = 0; m < M; ++m) {
-      Value* src = a[static_cast<size_t>(m * perLane + k % perLane)];
-      Value* amk = b_.create("lane.broadcast", {src, c(k / perLane)}, {isInt ? accS : in})->result();
+      Value* amk = b_.create("lane.broadcast", {a[static_cast<size_t>(m * p + j)], l}, {isInt ? accS : in})->result();
       Value* af = isInt ? amk : b_.create("arith.convert", {amk}, {accS})->result();
       Value*& sum = acc[static_cast<size_t>(m)];
       sum = isFloat ? b_.create("lane.fma", {af, bk, sum}, {accS})->result()
                     : bin("arith.addi", sum, bin("arith.muli", af, bk, accS), accS);
     }
   }
-  Value* v = b_.create("vector.from_elements", acc, {accT})->result();
-  op->result()->replaceAllUsesWith(v);
+  std::rotate(bregs.begin(), bregs.begin() + p, bregs.end());
+  Value* accNext = b_.create("vector.from_elements", acc, {accT})->result();
+  Value* bNext = b_.create("vector.from_elements", bregs, {bT})->result();
+  b_.create("scf.yield", {accNext, bNext}, {});
+  op->result()->replaceAllUsesWith(loop->result(0));
   op->erase();
 }
 

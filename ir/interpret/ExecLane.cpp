@@ -79,7 +79,7 @@ double atomicRmwF(const ir::Operation& op, Executor& ex, const MemRefVal& m, int
   if (kind == "addf") n = o + x;
   else if (kind == "maxf") n = std::fmax(o, x);
   else if (kind == "minf") n = std::fmin(o, x);
-  else if (kind != "assign") fail(op, "atomic kind '" + kind + "' needs an integer element type");
+  else if (kind != "assign") fail(op, "internal error: atomic kind '" + kind + "' needs an integer element type (the verifier checks it)");
   memStoreF(op, ex, m, linear, roundToElem(n, m.buf->elem));
   return o;
 }
@@ -92,7 +92,7 @@ int64_t atomicRmwI(const ir::Operation& op, Executor& ex, const MemRefVal& m, in
   else if (kind == "and") n = o & x;
   else if (kind == "or") n = o | x;
   else if (kind == "xor") n = o ^ x;
-  else if (kind != "assign") fail(op, "unknown atomic kind '" + kind + "'");
+  else if (kind != "assign") fail(op, "internal error: unknown atomic kind '" + kind + "' (the verifier checks it)");
   memStoreI(op, ex, m, linear, wrapToElem(n, m.buf->elem));
   return o;
 }

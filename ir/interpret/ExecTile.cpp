@@ -206,10 +206,11 @@ void execAtomicRmw(Executor& ex, const ir::Operation& op) {
   const Tensor& v = ex.tensor(op, 0);
   const TileVal& t = ex.tile(op, 1);
   std::string kind = enumValue(op, "kind");
-  if (v.shape != t.shape || v.elem != t.elem) fail(op, "tile.atomic_rmw: the value does not match the tile");
+  if (v.shape != t.shape || v.elem != t.elem) fail(op, "internal error: tile.atomic_rmw: the value does not match the tile (the verifier checks it)");
   bool fl = v.isFloat();
   if (fl != (kind == "addf" || kind == "maxf" || kind == "minf" || kind == "assign"))
-    fail(op, "atomic kind '" + kind + "' does not fit element type " + std::string(ir::elemName(v.elem)));
+    fail(op, "internal error: atomic kind '" + kind + "' does not fit element type " + std::string(ir::elemName(v.elem)) +
+         " (the verifier checks it)");
   Tensor old(v.elem, v.shape);
   const MemRefVal& m = *t.mem;
   forEachElem(t, [&](int64_t k, bool in, int64_t lin) {

@@ -25,9 +25,9 @@ case (none can exist) and is counted apart.
 What covers a message: one line that matches its fragments in order (anything between them, so a
 FileCheck `{{.*}}` or a concrete value both match), or that contains its longest fragment when that
 is at least MIN_KEY characters (a check of the message's start), in
-  - a FileCheck directive of a file under tests/golden/ (any prefix after `//`, `#` or `;`, e.g.
-    `// CHECK:`, `# ERR-NEXT:`, or an upper-case one at the start of a line; not `-NOT:` lines: a
-    message that must not appear is not a case for it), or
+  - a FileCheck directive of a file under tests/golden/ with a prefix the file declares in its RUN
+    lines (`--check-prefix(es)`, and CHECK; a file under Inputs/: any prefix declared in the tree),
+    not `-NOT:` (a message that must not appear is not a case for it), or
   - a `// CHECK:` or `// expected-error:` line of a file under tests/bad-input/, or
   - a string literal of a unit test under tests/unit/ (where the message is compared or searched).
 
@@ -50,11 +50,9 @@ MIN_KEY = 16
 REASONS = ("internal:", "environment:", "todo:")
 
 CALL_RE = re.compile(r"\b(" + "|".join(SINKS) + r")\s*([({])")
-# FileCheck directives: `// PREFIX:` / `# PREFIX-NEXT:` etc. (RUN and other lit keywords excluded).
-# A .test file may write them without a comment leader, then with an upper-case prefix (`ERR: ...`).
-DIRECTIVE_RE = re.compile(r"^\s*(?:(?://|#|;)\s*([A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*?)|([A-Z][A-Z0-9_]*(?:-[A-Z0-9_]+)*?))"
-                          r"(-NEXT|-SAME|-DAG|-LABEL|-NOT|-EMPTY|-COUNT-\d+)?:(.*)$")
-LIT_KEYWORDS = {"RUN", "REQUIRES", "UNSUPPORTED", "XFAIL", "ALLOW_RETRIES", "END", "DIAG", "NOTE"}
+# FileCheck prefixes a file declares (default CHECK) and its directive lines with one of them.
+PREFIX_ARG_RE = re.compile(r"--check-prefix(?:es)?[= ]([A-Za-z0-9_,-]+)")
+SUFFIXES = r"(-NEXT|-SAME|-DAG|-LABEL|-NOT|-EMPTY|-COUNT-\d+)?"
 
 
 def strip_comments(text):
@@ -188,25 +186,38 @@ def is_covered(frags, corpus):
     return pattern.search(corpus) is not None
 
 
+def declared_prefixes(text):
+    found = {"CHECK"}
+    for m in PREFIX_ARG_RE.finditer(text):
+        found.update(p for p in m.group(1).split(",") if p)
+    return found
+
+
 def corpus_lines(root):
     """The lines of the test corpus that can state an expected message."""
-    lines = []
+    files = []
     for sub in ("tests/golden", "tests/bad-input"):
-        for dirpath, _, files in os.walk(os.path.join(root, sub)):
-            for name in sorted(files):
+        for dirpath, _, names in os.walk(os.path.join(root, sub)):
+            for name in sorted(names):
                 path = os.path.join(dirpath, name)
                 try:
-                    text = open(path, encoding="utf-8", errors="replace").read()
+                    files.append((path, open(path, encoding="utf-8", errors="replace").read()))
                 except OSError:
                     continue
-                for line in text.splitlines():
-                    m = DIRECTIVE_RE.match(line)
-                    if m and (m.group(1) or m.group(2)) not in LIT_KEYWORDS and m.group(3) != "-NOT":
-                        lines.append(m.group(4))
-                    elif "expected-error:" in line:
-                        lines.append(line)
-    for dirpath, _, files in os.walk(os.path.join(root, "tests/unit")):
-        for name in sorted(files):
+    # A file under Inputs/ is checked by another file's RUN lines: any prefix declared anywhere counts.
+    everywhere = set().union(*(declared_prefixes(t) for _, t in files)) if files else {"CHECK"}
+    lines = []
+    for path, text in files:
+        prefixes = everywhere if f"{os.sep}Inputs{os.sep}" in path else declared_prefixes(text)
+        directive = re.compile(r"(?<![A-Za-z0-9_-])(" + "|".join(sorted(map(re.escape, prefixes))) + ")" + SUFFIXES + r":(.*)$")
+        for line in text.splitlines():
+            m = directive.search(line)
+            if m and m.group(2) != "-NOT":
+                lines.append(m.group(3))
+            elif "expected-error:" in line:
+                lines.append(line)
+    for dirpath, _, names in os.walk(os.path.join(root, "tests/unit")):
+        for name in sorted(names):
             if name.endswith(".cpp"):
                 text = strip_comments(open(os.path.join(dirpath, name), encoding="utf-8", errors="replace").read())
                 lines.extend(decode(m.group(1)) for m in LITERAL_RE.finditer(text))

@@ -1,4 +1,4 @@
-// xe.store_2d, xe.prefetch_2d, the d16 16x8x2 and plain d32 16xH xe.load_2d (see VisaEmitter.h). The vISA forms
+// xe.store_2d, xe.prefetch_2d, the d16 16x8x2 and plain d32 16xH / 8x8 xe.load_2d (see VisaEmitter.h). The vISA forms
 // (reference §3):
 //   lsc_store_block2d.ugm (M1, 16) flat[base,w-1,h-1,p-1,x,y] DATA:dBITS.1xWxHnn
 //   lsc_load_block2d.ugm.L1.L3 (M1, 16) %null:dBITS.BxWxHnn flat[base,w-1,h-1,p-1,x,y]   (prefetch)
@@ -197,25 +197,27 @@ std::optional<std::string> emitLoad2d(const ir::Operation& op, XeEmitContext& ct
   return "";
 }
 
-// A plain d32 load of one block 16 wide (reference §2 line ~84: d32 is 8 wide x 1..32 rows x {1,2}
+// A plain d32 load of one block 16 or 8 wide (reference §2.5: d32 is 8 wide x 1..32 rows x {1,2}
 // blocks or 16 wide x 1..32 rows x 1 block; no builtin is proven for it, so both codegen modes use
-// inline vISA lsc_load_block2d d32.1x16xHnn). The response is H registers, register i of lane j the
-// element (y + i, x + j) (zero outside the surface), the same layout the per-lane path builds.
+// inline vISA lsc_load_block2d d32.1xWxHnn). The response is W * H / 16 registers, register i of lane
+// j the response's dword 16 i + j: the element (y + i, x + j) when W = 16, (y + 2 i + j / 8, x + j % 8)
+// when W = 8 (zero outside the surface).
 std::optional<std::string> emitLoad2dD32(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   if (op.intAttr("elem_bits", 0) != 32 || op.intAttr("array_len", 1) != 1 || flag(op, "vnni") || flag(op, "transpose"))
     return std::nullopt;
   int64_t w = op.intAttr("block_w", 0), h = op.intAttr("block_h", 0);
   if (ctx.target.kind != targets::TargetKind::Pvc)
     return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
-  if (!inTable(op, ctx.target.blockLoads) || w != 16)
+  if (!inTable(op, ctx.target.blockLoads) || (w != 16 && w != 8))
     return fmt::format("xe.load_2d d32 1x{}x{} has no form proven by an ISA test yet (not implemented yet)", w, h);
   const ir::Type& rt = op.result()->type();
-  if (rt.shape()[0] != h) return "xe.load_2d: the result does not hold one register per row";
+  const int64_t n = w * h / 16;  // registers per lane
+  if (rt.shape()[0] != n || n < 1) return "xe.load_2d: the result does not hold the message's W x H / 16 registers";
   std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
   std::vector<llvm::Type*> types;
   for (llvm::Value* a : surf) types.push_back(a->getType());
-  llvm::Type* retTy = h == 1 ? static_cast<llvm::Type*>(b.getInt32Ty())
-                             : llvm::FixedVectorType::get(b.getInt32Ty(), static_cast<unsigned>(h));
+  llvm::Type* retTy = n == 1 ? static_cast<llvm::Type*>(b.getInt32Ty())
+                             : llvm::FixedVectorType::get(b.getInt32Ty(), static_cast<unsigned>(n));
   auto* fty = llvm::FunctionType::get(retTy, types, false);
   llvm::Value* v = b.CreateCall(
       llvm::InlineAsm::get(fty, fmt::format("lsc_load_block2d.ugm (M1, 16) $0:d32.1x{}x{}nn flat[$1,$2,$3,$4,$5,$6]", w, h),
@@ -223,8 +225,8 @@ std::optional<std::string> emitLoad2dD32(const ir::Operation& op, XeEmitContext&
       surf);
   llvm::Type* regTy = rt.elem() == ir::ElemKind::F32 ? b.getFloatTy() : b.getInt32Ty();
   std::vector<llvm::Value*> regs;
-  for (int64_t i = 0; i < h; ++i) {
-    llvm::Value* e = h == 1 ? v : b.CreateExtractElement(v, b.getInt32(static_cast<uint32_t>(i)));
+  for (int64_t i = 0; i < n; ++i) {
+    llvm::Value* e = n == 1 ? v : b.CreateExtractElement(v, b.getInt32(static_cast<uint32_t>(i)));
     regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
   }
   ctx.set(op.result(), regs);

@@ -10,9 +10,9 @@
 // padded to a power of two. Each block is padded to whole *registers* of the IR (lanes x one lane
 // unit: the IR's register vector has no room for more; for 32-bit units that is one 64-B GRF on
 // 16 lanes). The lane unit is 32 bits for VNNI and transposed messages, else the larger of elem_bits
-// and the register type's width; unit u of the response goes to lane u % lanes, unit register
-// u / lanes, and a unit wider than the register type is split into consecutive registers (low bytes
-// first). So the registers are typed elements: a VNNI d16 load's register 2i and 2i+1 are rows 2i
+// (at least 16: d8 data comes as i16, §2.3) and the register type's width; unit u of the response
+// goes to lane u % lanes, unit register u / lanes, and a unit wider than the register type is split
+// into consecutive registers (low bytes first). So the registers are typed elements: a VNNI d16 load's register 2i and 2i+1 are rows 2i
 // and 2i+1 of the lane's column. Surface elements outside width x height read 0; stores drop them.
 // A message whose padded response does not fit the result's register count is an error.
 //
@@ -24,6 +24,7 @@
 
 #include "ir/interpret/Numeric.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -98,7 +99,9 @@ Message message(const ir::Operation& op, ir::ElemKind t, int64_t regs, int64_t L
   int64_t tb = elemBytes(t);
   if (m.eb <= 0 || m.W <= 0 || m.H <= 0 || m.A <= 0) fail(op, op.name() + ": elem_bits, block_w, block_h and array_len must be positive");
   if ((m.vnni || m.transpose) && tb > 4) fail(op, op.name() + ": VNNI and transposed messages need registers of at most 32 bits");
-  m.unitBytes = (m.vnni || m.transpose) ? 4 : std::max(m.eb, tb);
+  // d8 data travels in 16-bit slots (reference §2.3: "u8 ... as i16", two bytes of a row per lane),
+  // so 8-bit registers take a slot's bytes in pairs, low byte first (the DPAS i8 A layout on pvc).
+  m.unitBytes = (m.vnni || m.transpose) ? 4 : std::max({m.eb, tb, m.eb == 1 ? int64_t{2} : int64_t{1}});
   int64_t regBytes = m.unitBytes * L;
   if (m.transpose && m.eb != 4) fail(op, op.name() + ": transposed messages need elem_bits = 32");
   int64_t f = m.vnni ? 4 / m.eb : 1;  // rows per VNNI dword

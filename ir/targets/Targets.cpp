@@ -41,6 +41,11 @@ Target makePvc() {
   // each with a tests/isa/builtins/visa_load_2d_d32_1x16xH.ir probe. H <= 8 like the stores: taller
   // responses (16, 32 registers) are legal but unmeasured for register pressure.
   for (unsigned h : {1u, 2u, 4u, 8u}) t.blockLoads.push_back({32, 16, h, 1});
+  // Plain d32 loads 8 wide x 8 rows x 1 block (§2.5: d32 8x1..32x{1,2}), inline vISA in both modes
+  // (probe visa_load_2d_d32_1x8x8.ir). Response row-major, 8 dwords per row: lane j holds column
+  // j % 8 of rows j / 8 + 2i (ir/layout blockLoadLayout). Blocking offers it only to an FMA A
+  // operand (any layout will do); B, C and row ops want lanes along 16 columns.
+  t.blockLoads.push_back({32, 8, 8, 1});
   // Inline vISA (issue #13, backends/spirv/VisaEmitter.cpp; no builtin exists, reference §3), each
   // with a tests/isa/builtins/visa_*.ir probe: the 2D store of one DPAS C block (d32 16x8), and 2D
   // prefetches of 64-byte rows (d16, 2 blocks of 16) 8 or 32 rows high. lower-xe uses only these.

@@ -136,6 +136,31 @@ TEST(InterpXe, PlainD8ReadAsI16) {
     }
 }
 
+TEST(InterpXe, PlainD8OneBlockIntoI8Registers) {
+  // d8 32x16x1 (gemm_i8's A on pvc) into i8 registers: the response arrives in 16-bit slots (§2.3
+  // "u8 ... as i16"), so register 2i of lane j = low byte S[y+i][x+2j], register 2i+1 = the high byte
+  // S[y+i][x+2j+1]: the pvc i8 DPAS A layout. Width 40 bytes and height 10 (x = 4, y = 1) cut the block
+  // at column 40 and row 10: those read 0.
+  auto byteAt = [](int64_t r, int64_t c) { return static_cast<double>((7 * r + 3 * c) % 128); };
+  Ran r = runLoad({8, 32, 16, 1}, ElemKind::I8, "i8", ElemKind::I8, "i8", 32, 20, 64, 40, 10, 4, 1, byteAt);
+  ASSERT_TRUE(r.ok) << r.diags;
+  const Buffer& o = r.args.args[1].buffer;
+  for (int64_t j = 0; j < 16; ++j)
+    for (int64_t i = 0; i < 32; ++i)
+      EXPECT_EQ(o.getInt(j * 32 + i), static_cast<int64_t>(in(1 + i / 2, 4 + 2 * j + i % 2, 40, 10, byteAt)))
+          << "lane " << j << " reg " << i;
+}
+
+TEST(InterpXe, PlainD32EightWideOneBlock) {
+  // d32 8x8x1 (an FMA A operand on pvc): rows of 8 dwords, so lane j of register i = S[y + 2i + j/8]
+  // [x + j%8]. Height 6 (y = 1) cuts rows 6 and 7 of the surface: they read 0.
+  Ran r = runLoad({32, 8, 8, 1}, ElemKind::F32, "f32", ElemKind::F32, "f32", 4, 8, 32, 32, 6, 3, 1);
+  ASSERT_TRUE(r.ok) << r.diags;
+  const Buffer& o = r.args.args[1].buffer;
+  for (int64_t j = 0; j < 16; ++j)
+    for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(o.getFloat(j * 4 + i), in(1 + 2 * i + j / 8, 3 + j % 8, 32, 6)) << "lane " << j << " reg " << i;
+}
+
 TEST(InterpXe, PlainD32TwoBlocksOfHalfRegisterRows) {
   // d32 8x4x2: a block row is 8 dwords, so register i of block b holds rows 2i and 2i+1 (lanes 0-7 and
   // 8-15): lane j, register 2b + i = S[y + 2i + j/8][x + 8b + j%8].

@@ -7,7 +7,7 @@ finds them in the sources by a fixed rule and looks for each one in the test cor
 
 Which calls count (after C++ comments are removed): a call or braced construction of one of SINKS
 (`diags.error(...)`, `diags_.warning(...)`, the passes' and interpreter's `fail(op, ...)` and
-`die(op, ...)`, the IR parser's `failExpected(...)`, `layout::Error{...}`, `specError(...)`, `InterpError(...)`) whose
+`die(op, ...)`, the IR parser's `failExpected(...)` (its text is `expected ` + the argument), `layout::Error{...}`, `specError(...)`, `InterpError(...)`) whose
 arguments contain at least one string literal. `std::logic_error` and friends are internal
 assertions and do not count. Op verifiers (XTC_REQUIRE in ir/ops/) are not scanned.
 
@@ -168,6 +168,8 @@ def scan_sources(root):
                     frags = fragments(args)
                     if not frags:
                         continue
+                    if m.group(1) == "failExpected":  # the IR parser's `expected WHAT, got ...`
+                        frags[0] = "expected " + frags[0]
                     line = text.count("\n", 0, m.start()) + 1
                     site = f"{rel}:{line}"
                     stripped = [f.strip() for f in frags]

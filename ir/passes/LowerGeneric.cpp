@@ -9,6 +9,7 @@
 #include "ir/ops/LaneOps.h"
 #include "ir/passes/LoweredValues.h"
 #include "ir/passes/PassManager.h"
+#include "ir/passes/SlmSwizzle.h"
 
 #include <fmt/format.h>
 
@@ -408,26 +409,10 @@ void KernelLowering::lowerAtomic(Operation& op) {
 // buffer by swizzleIndex, so the lane-level alloc no longer carries it.
 void KernelLowering::lowerSlmAlloc(Operation& op) {
   ir::AttrMap attrs = op.attrs();
-  std::vector<int64_t> sw;
-  if (const Attribute* a = op.attr("swizzle")) {
-    sw = a->getIntArray();
-    attrs.erase("swizzle");
-    const Type& t = op.result()->type();
-    int64_t eb = std::max<int64_t>(8, ir::elemBits(t.elem())) / 8, lg = 0, n = 1;
-    while ((int64_t(1) << lg) < eb) ++lg;
-    for (int64_t d : t.shape()) n *= d;
-    if (sw.size() != 3 || sw[0] < 0 || sw[2] < sw[0] || sw[1] < lg || sw[1] + sw[2] + sw[0] > 40)
-      fail(op, fmt::format("lower-generic: invalid SLM swizzle {} for {}-byte elements (needs [B, M, S] with S >= B "
-                           "and M >= {})", a->str(), eb, lg));
-    // The swizzle only permutes within aligned blocks of 2^(M - lg + B) elements: the buffer must hold
-    // whole blocks, or a swizzled address could leave it.
-    int64_t block = int64_t(1) << (sw[1] - lg + sw[0]);
-    if (t.rank() > 2 || n % block != 0)
-      fail(op, fmt::format("lower-generic: SLM swizzle {} needs a rank-1 or rank-2 buffer of a multiple of {} elements",
-                           a->str(), block));
-    if (sw[0] == 0) sw.clear();
-    else sw[1] -= lg;  // from now on in element units: bits [M+S, M+S+B) -> [M, M+B) of the element index
-  }
+  attrs.erase("swizzle");
+  std::string error;
+  std::vector<int64_t> sw = slmSwizzleOf(op, &error);  // SlmSwizzle.h, shared with lower-xe
+  if (!error.empty()) fail(op, "lower-generic: " + error);
   Value* r = b_.create(op.name(), {}, {op.result()->type()}, attrs)->result();
   r->setNameHint(op.result()->nameHint());
   if (!sw.empty()) slmSwizzle_[r] = sw;
@@ -443,27 +428,9 @@ std::vector<Value*> KernelLowering::accessOperands(const TileState& t, const Coo
   return idx;
 }
 
-// Swizzle<B, M, S> of the row-major element index e (seed 004, in element units):
-// e' = e ^ (((e >> (M + S)) & (2^B - 1)) << M). Only in-bounds indices are swizzled meaningfully (an
-// index past a row would otherwise wrap into the next one), so the bounds check moves into the mask.
+// The swizzle arithmetic is SlmSwizzle.h's (shared with lower-xe); the bounds check moves into the mask.
 void KernelLowering::swizzleIndex(const TileState& t, std::vector<Value*>& idx, Value** mask) {
-  const std::vector<int64_t>& shape = t.mem->type().shape();
-  Type i1 = Type::scalar(ElemKind::I1);
-  auto ult = [&](Value* a, int64_t n) {
-    return b_.create("arith.cmpi", {a, cIndex(n)}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
-  };
-  int64_t B = t.swizzle[0], M = t.swizzle[1], S = t.swizzle[2];
-  Value* inb = ult(idx[0], shape[0]);
-  Value* e = idx[0];
-  if (idx.size() == 2) {
-    inb = b_.create("arith.andi", {inb, ult(idx[1], shape[1])}, {i1})->result();
-    e = add(indexOp("arith.muli", idx[0], shape[1]), idx[1]);
-  }
-  Value* bits = indexOp("arith.andi", indexOp("arith.shrui", e, M + S), (int64_t(1) << B) - 1);
-  e = b_.create("arith.xori", {e, indexOp("arith.shli", bits, M)}, {Type::index()})->result();
-  if (idx.size() == 2) idx = {indexOp("arith.divui", e, shape[1]), indexOp("arith.remui", e, shape[1])};
-  else idx = {e};
-  *mask = *mask ? b_.create("arith.andi", {*mask, inb}, {i1})->result() : inb;
+  swizzleSlmIndex(b_, t.swizzle, t.mem->type().shape(), idx, mask, [this](int64_t v) { return cIndex(v); });
 }
 
 void KernelLowering::lowerMma(Operation& op) {

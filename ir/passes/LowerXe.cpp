@@ -131,7 +131,7 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
   const Type& tt = op.result()->type();
   const ir::TileInfo& info = tt.tileInfo();
   if (info.wgMap) fail(op, "expects subgroup-level IR, but this tile has a wg_map (run wg-distribute first)");
-  if (info.scattered || info.space != ir::MemSpace::Global) fail(op, "scattered and SLM tiles are not implemented yet");
+  if (info.scattered) fail(op, "scattered tiles are not implemented yet");
   Value* src = op.operand(0);
   if (!src->type().isMemRef()) fail(op, "tiles over raw addresses are not implemented yet");
   if (src->type().rank() != 2 || tt.rank() != 2) fail(op, "only rank-2 tiles of rank-2 memrefs are implemented yet");
@@ -139,7 +139,7 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
   s.mem = vals_.get1(src, op);
   s.type = tt;
   for (unsigned i = 1; i <= 2; ++i) s.offs.push_back(vals_.get1(op.operand(i), op));
-  s.surf = surface(op, s);
+  if (info.space == ir::MemSpace::Global) s.surf = surface(op, s);  // SLM: per-lane accesses (LowerXeSlm.cpp)
   vals_.setTile(op.result(), s);
 }
 
@@ -167,7 +167,12 @@ void KernelLowerXe::lowerPerLaneLoad(Operation& op) {
     std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
     Value* row = add(t.offs[0], addC(lane[0], c[0]));
     Value* col = add(t.offs[1], addC(lane[1], c[1]));
-    regs.push_back(b_.create("lane.load", {t.mem, row, col}, {Type::scalar(ek)}, attrs)->result());
+    std::vector<Value*> idx{row, col};
+    Value* mask = nullptr;
+    swizzleSlm(t, idx, &mask);
+    std::vector<Value*> operands{t.mem, idx[0], idx[1]};
+    if (mask) operands.push_back(mask);
+    regs.push_back(b_.create("lane.load", operands, {Type::scalar(ek)}, attrs)->result());
   }
   vals_.set(op.result(), {fromElements(regs, ek)});
 }
@@ -331,6 +336,7 @@ void KernelLowerXe::lowerStoreTile(Operation& op) {
   const Type& vt = op.operand(0)->type();
   const layout::LinearLayout& l = laneLayout(vt, op);
   std::vector<Value*> regs = extractAll(vals_.get1(op.operand(0), op));
+  if (t.type.tileInfo().space == ir::MemSpace::Slm) return lowerSlmStore(op, t, l, regs);
   if (storeBlocks(op, t, l, regs)) return;
   perLaneWrites("lane.store", t, l, regs, {}, op);
 }
@@ -533,7 +539,7 @@ void KernelLowerXe::lowerOp(Operation& op) {
   }
   if (op.dialect() == "tile") fail(op, fmt::format("'{}' is not implemented yet on pvc/dg2", n));
   if (op.numRegions() != 0) fail(op, fmt::format("'{}' with regions is not supported", n));
-  if (op.is("gpu.slm_alloc")) fail(op, "shared local memory is not implemented yet on pvc/dg2");
+  if (op.is("gpu.slm_alloc")) return lowerSlmAlloc(op);
   lowerElementwise(op);
 }
 

@@ -117,6 +117,13 @@ private:
                                     const std::vector<Value*>& regs, const ir::AttrMap& attrs, const Operation& op);
   void lowerAtomic(Operation& op);
 
+  // LowerXeSlm.cpp: gpu.slm_alloc (its swizzle kept per lowered buffer) and per-lane SLM tile stores;
+  // swizzleSlm applies a buffer's swizzle to the indices of an access (no-op for other buffers).
+  void lowerSlmAlloc(Operation& op);
+  void swizzleSlm(const TileState& t, std::vector<Value*>& idx, Value** mask);
+  void lowerSlmStore(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
+  std::map<const Value*, std::vector<int64_t>> slmSwizzle_;
+
   Operation* kernel_;
   const targets::Target& t_;
   int64_t S_;

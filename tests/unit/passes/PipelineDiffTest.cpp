@@ -197,8 +197,8 @@ const PipelineCase kGatherScatter{"gather_scatter", {{"Src", {50}}, {"Idx", {1, 
 const PipelineCase kGemmSplitk{"gemm_splitk", {{"A", {21, 70}}, {"B", {70, 37}}, {"C", {21, 37}}}};
 const PipelineCase kRfc21{"rfc_2_1_gemm_prefetch", {}, 0.0, {{"4096", "256"}, {"grid(16, 16)", "grid(1, 1)"}}};
 const PipelineCase kRfc23{"rfc_2_3_transpose_opt", {}, 0.0, {{"4096", "256"}, {"grid(16, 16)", "grid(1, 1)"}}};
-// The SLM kernels (portable path on pvc: the Xe path has no SLM; lower-generic puts the buffers in
-// workgroup-local memory): one 256x256 workgroup tile, K shrunk with the matrices.
+// The SLM kernels (on pvc/dg2 the Xe path with per-lane SLM accesses; on generic lower-generic's):
+// one 256x256 workgroup tile, K shrunk with the matrices.
 const PipelineCase kRfc22{"rfc_2_2_gemm_transpose_bcast_reduce", {}, 1e-6, {{"4096", "256"}, {"grid(16, 16)", "grid(1, 1)"}}};
 const PipelineCase kRfc24{"rfc_2_4_gemm_slm", {}, 0.0, {{"4096", "256"}, {"grid(16, 16)", "grid(1, 1)"}}};
 const PipelineCase kRfc25{"rfc_2_5_gemm_two_cache_levels", {}, 0.0, {{"4096", "512"}, {"grid(8, 16)", "grid(1, 1)"}}};

@@ -14,7 +14,7 @@ assertions and do not count. Op verifiers (XTC_REQUIRE in ir/ops/) are not scann
 What a message is: its string literals in order. A message assembled at run time (fmt::format
 placeholders `{}`, `"text " + name + " more"`) splits into literal fragments at every placeholder
 or non-literal piece; its key is the fragments joined by `{}` (`no DPAS for {} on target {}`). Two
-sites with the same key are one message. A call whose only literal is a prefix ending in `:` (or
+sites with the same key are one message. A message argument `cond ? "..." : "..."` is two messages. A call whose only literal is a prefix ending in `:` (or
 has at most 3 characters of text) is a forwarder (`fail(op, "lower-generic: " + why)`: the text
 comes from its callers) and is not a message itself. Not found: messages built in a variable first
 (`std::string why = "..."; fail(op, why)`) — write the literal in the call.
@@ -23,8 +23,8 @@ A message that starts with `internal error` says it is a bug in xtc if it is eve
 case (none can exist) and is counted apart.
 
 What covers a message: one line that matches its fragments in order (anything between them, so a
-FileCheck `{{.*}}` or a concrete value both match), or that contains its longest fragment when that
-is at least MIN_KEY characters (a check of the message's start), in
+FileCheck `{{.*}}` or a concrete value both match), or that contains the first PREFIX_KEY characters
+of its longest fragment when that is at least MIN_KEY long (a check that stops early), in
   - a FileCheck directive of a file under tests/golden/ with a prefix the file declares in its RUN
     lines (`--check-prefix(es)`, and CHECK; a file under Inputs/: any prefix declared in the tree),
     not `-NOT:` (a message that must not appear is not a case for it), or
@@ -47,6 +47,7 @@ import sys
 SINKS = ["error", "warning", "fail", "die", "failExpected", "failNote", "Error", "specError", "InterpError"]
 SOURCE_DIRS = ["ir", "backends", "driver"]
 MIN_KEY = 16
+PREFIX_KEY = 40
 REASONS = ("internal:", "environment:", "todo:")
 
 CALL_RE = re.compile(r"\b(" + "|".join(SINKS) + r")\s*([({])")
@@ -150,6 +151,41 @@ def fragments(args):
     return out
 
 
+def top_level_split(text, seps):
+    """Splits `text` at the characters in `seps` that are outside brackets and literals; `::` is not
+    a separator. Returns (pieces, separators found)."""
+    pieces, found, depth, start, i, n = [], [], 0, 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"' or c == "'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and c in seps and text[i:i + 2] != "::" and text[max(0, i - 1):i + 1] != "::":
+            pieces.append(text[start:i])
+            found.append(c)
+            start = i + 1
+        i += 1
+    pieces.append(text[start:])
+    return pieces, found
+
+
+def alternatives(args):
+    """A message argument written `cond ? "a..." : "b..."` is two messages; otherwise one."""
+    with_literals = [a for a in top_level_split(args, ",")[0] if LITERAL_RE.search(a)]
+    if len(with_literals) == 1:
+        pieces, found = top_level_split(with_literals[0], "?:")
+        if found == ["?", ":"]:
+            return [pieces[1], pieces[2]]
+    return [args]
+
+
 def scan_sources(root):
     """{key: [sites]} for every message, and the forwarders as (site, fragments)."""
     messages, forwarders = {}, []
@@ -165,24 +201,25 @@ def scan_sources(root):
                     args = call_args(text, m.end() - 1)
                     if args is None:
                         continue
-                    frags = fragments(args)
-                    if not frags:
-                        continue
-                    if m.group(1) == "failExpected":  # the IR parser's `expected WHAT, got ...`
-                        frags[0] = "expected " + frags[0]
-                    line = text.count("\n", 0, m.start()) + 1
-                    site = f"{rel}:{line}"
-                    stripped = [f.strip() for f in frags]
-                    if len("".join(stripped)) <= 3 or (len(frags) == 1 and stripped[0].endswith(":")):
-                        forwarders.append((site, stripped))
-                    else:
-                        messages.setdefault("{}".join(frags).strip(), (stripped, []))[1].append(site)
+                    for alt in alternatives(args):
+                        frags = fragments(alt)
+                        if not frags:
+                            continue
+                        if m.group(1) == "failExpected":  # the IR parser's `expected WHAT, got ...`
+                            frags[0] = "expected " + frags[0]
+                        line = text.count("\n", 0, m.start()) + 1
+                        site = f"{rel}:{line}"
+                        stripped = [f.strip() for f in frags]
+                        if len("".join(stripped)) <= 3 or (len(frags) == 1 and stripped[0].endswith(":")):
+                            forwarders.append((site, stripped))
+                        else:
+                            messages.setdefault("{}".join(frags).strip(), (stripped, []))[1].append(site)
     return messages, forwarders
 
 
 def is_covered(frags, corpus):
     longest = max(frags, key=len)
-    if len(longest) >= MIN_KEY and longest in corpus:
+    if len(longest) >= MIN_KEY and longest[:PREFIX_KEY] in corpus:
         return True
     pattern = re.compile(".*".join(re.escape(f) for f in frags))
     return pattern.search(corpus) is not None

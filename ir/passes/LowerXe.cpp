@@ -430,7 +430,10 @@ void KernelLowerXe::lowerConvert(Operation& op) {
   } else if (plan->getString() == "shuffle") {
     std::vector<int64_t> regs = op.attr("src_regs")->getIntArray(), lanes = op.attr("src_lanes")->getIntArray();
     int64_t R = static_cast<int64_t>(regs.size()) / S_;
-    for (int64_t r = 0; r < R; ++r) {
+    // Lane-dependent source registers (a transpose in registers): three phases, LowerXeTranspose.cpp.
+    std::optional<std::vector<Value*>> diag = diagonalShuffles(op, src, regs, lanes, k);
+    if (diag) dst = *diag;
+    for (int64_t r = 0; !diag && r < R; ++r) {
       // The source lane is linear in the lane bits plus a constant (the planner's map is linear):
       // src(l) = src(0) ^ xor over set bits b of l of (src(2^b) ^ src(0)); checked for every lane.
       auto at = [&](const std::vector<int64_t>& v, int64_t l) { return v[static_cast<size_t>(r * S_ + l)]; };

@@ -104,6 +104,10 @@ private:
   // Destination register r of a shuffle plan whose source register differs per lane.
   Value* shuffleVaryingRegister(const Operation& op, const std::vector<Value*>& src, const std::vector<int64_t>& regs,
                                 const std::vector<int64_t>& lanes, int64_t r, ElemKind k);
+  // A shuffle plan with lane-dependent source registers in three phases (xe::planDiagonal), or nullopt.
+  std::optional<std::vector<Value*>> diagonalShuffles(const Operation& op, const std::vector<Value*>& src,
+                                                      const std::vector<int64_t>& regs, const std::vector<int64_t>& lanes,
+                                                      ElemKind k);
   // f(lane) of a table over the lanes that is affine over xor, as an index value (else an error).
   Value* laneAffine(const Operation& op, const std::vector<int64_t>& f, const char* what);
   // LowerXeRowOps.cpp: tile.reduction and tile.broadcast on lane layouts; LowerXeFma.cpp: f32 tile_mma.

@@ -88,3 +88,52 @@ Value* KernelLowerXe::shuffleVaryingRegister(const Operation& op, const std::vec
 }
 
 }  // namespace xtc::passes::lowerxe
+
+namespace xtc::passes::lowerxe {
+
+// The three phases of xe::planDiagonal (XeTranspose.h) for a shuffle plan whose source register
+// differs per lane; nullopt when no register's does (the plain per-register shuffles are optimal
+// then) or the plan has no such form (the caller falls back to shuffleVaryingRegister).
+std::optional<std::vector<Value*>> KernelLowerXe::diagonalShuffles(const Operation& op, const std::vector<Value*>& src,
+                                                                   const std::vector<int64_t>& regs,
+                                                                   const std::vector<int64_t>& lanes, ElemKind k) {
+  int64_t R = static_cast<int64_t>(regs.size()) / S_;
+  bool varying = false;
+  for (int64_t r = 0; r < R && !varying; ++r)
+    for (int64_t l = 0; l < S_; ++l) varying |= regs[static_cast<size_t>(r * S_ + l)] != regs[static_cast<size_t>(r * S_)];
+  if (!varying || static_cast<int64_t>(src.size()) != R) return std::nullopt;
+  auto plan = xe::planDiagonal(regs, lanes, R, S_);
+  if (!plan) return std::nullopt;
+  Type i1 = Type::scalar(ElemKind::I1), et = Type::scalar(k);
+  // In-lane stages: for each lane bit j with a nonzero xor x_j, cur[r] = bit_j(lane) ? cur[r ^ x_j] : cur[r].
+  auto stages = [&](std::vector<Value*> cur, const std::vector<int64_t>& xors) {
+    for (size_t j = 0; j < xors.size(); ++j) {
+      if (!xors[j]) continue;
+      Value* bit = pro_.create("arith.andi", {laneId_, cIndex(int64_t(1) << j)}, {Type::index()})->result();
+      Value* set = pro_.create("arith.cmpi", {bit, cIndex(0)}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ne")}})
+                       ->result();
+      std::vector<Value*> next;
+      for (int64_t r = 0; r < R; ++r)
+        next.push_back(b_.create("arith.select", {set, cur[static_cast<size_t>(r ^ xors[j])], cur[static_cast<size_t>(r)]}, {et})
+                           ->result());
+      cur = std::move(next);
+    }
+    return cur;
+  };
+  std::vector<Value*> y = stages(src, plan->F), w;
+  for (int64_t r = 0; r < R; ++r) {
+    std::vector<int64_t> from;
+    bool identity = true;
+    for (int64_t l = 0; l < S_; ++l) {
+      from.push_back(plan->G[static_cast<size_t>(l)] ^ plan->H[static_cast<size_t>(r)]);
+      identity &= from.back() == l;
+    }
+    Value* v = y[static_cast<size_t>(r)];
+    w.push_back(identity ? v : b_.create("lane.shuffle", {v, laneAffine(op, from, "source lane")}, {et})->result());
+  }
+  std::vector<Value*> renamed;
+  for (int64_t r = 0; r < R; ++r) renamed.push_back(w[static_cast<size_t>(plan->Q[static_cast<size_t>(r)])]);
+  return stages(renamed, plan->K);
+}
+
+}  // namespace xtc::passes::lowerxe

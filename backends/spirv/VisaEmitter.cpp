@@ -1,4 +1,4 @@
-// xe.store_2d, xe.prefetch_2d, the d16 16x8x2 and plain d32 16xH / 8x8 xe.load_2d (see VisaEmitter.h). The vISA forms
+// xe.store_2d, xe.prefetch_2d, the d16 16x8x2, plain d32 16xH / 8x8 and plain d8 32x16 xe.load_2d (see VisaEmitter.h). The vISA forms
 // (reference §3):
 //   lsc_store_block2d.ugm (M1, 16) flat[base,w-1,h-1,p-1,x,y] DATA:dBITS.1xWxHnn
 //   lsc_load_block2d.ugm.L1.L3 (M1, 16) %null:dBITS.BxWxHnn flat[base,w-1,h-1,p-1,x,y]   (prefetch)
@@ -233,6 +233,42 @@ std::optional<std::string> emitLoad2dD32(const ir::Operation& op, XeEmitContext&
   return "";
 }
 
+// A plain d8 load of one block 32 wide x H rows (reference §2.5: d8 32x1..32x{1,2}; the builtins
+// always read 2 blocks, §2.2), inline vISA lsc_load_block2d d8.1x32xHnn in both codegen modes. The
+// response is H rows of 32 bytes; taken as <H x i16> (IGC puts element i of lane j at byte
+// 2 (16 i + j): bytes 2j and 2j+1 of row i, reference §2.3 "u8 as i16"), each slot splits into two i8
+// registers, the low byte first: register 2i = (y + i, x + 2j), 2i + 1 = (y + i, x + 2j + 1).
+std::optional<std::string> emitLoad2dD8(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  int64_t h = op.intAttr("block_h", 0);
+  if (op.intAttr("elem_bits", 0) != 8 || op.intAttr("block_w", 0) != 32 || op.intAttr("array_len", 1) != 1 ||
+      flag(op, "vnni") || flag(op, "transpose"))
+    return std::nullopt;
+  if (ctx.target.kind != targets::TargetKind::Pvc)
+    return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
+  if (!inTable(op, ctx.target.blockLoads))
+    return fmt::format("xe.load_2d d8 1x32x{} has no form proven by an ISA test yet (not implemented yet)", h);
+  const ir::Type& rt = op.result()->type();
+  if (rt.shape()[0] != 2 * h || ir::elemBits(rt.elem()) != 8) return "xe.load_2d: the result does not hold two i8 registers per row";
+  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* a : surf) types.push_back(a->getType());
+  auto* fty = llvm::FunctionType::get(llvm::FixedVectorType::get(b.getInt16Ty(), static_cast<unsigned>(h)), types, false);
+  llvm::Value* v = b.CreateCall(
+      llvm::InlineAsm::get(fty, fmt::format("lsc_load_block2d.ugm (M1, 16) $0:d8.1x32x{}nn flat[$1,$2,$3,$4,$5,$6]", h),
+                           "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
+      surf);
+  // Per slot, not as one <2H x i8> bitcast: SPIR-V vectors have at most 16 components.
+  std::vector<llvm::Value*> regs;
+  for (int64_t i = 0; i < h; ++i) {
+    llvm::Value* pair = b.CreateBitCast(b.CreateExtractElement(v, b.getInt32(static_cast<uint32_t>(i))),
+                                        llvm::FixedVectorType::get(b.getInt8Ty(), 2));
+    regs.push_back(b.CreateExtractElement(pair, b.getInt32(0)));
+    regs.push_back(b.CreateExtractElement(pair, b.getInt32(1)));
+  }
+  ctx.set(op.result(), regs);
+  return "";
+}
+
 }  // namespace
 
 std::optional<std::string> emitVisaOp(const ir::Operation& op, XeEmitContext& ctx, XeCodegen mode) {
@@ -241,6 +277,8 @@ std::optional<std::string> emitVisaOp(const ir::Operation& op, XeEmitContext& ct
   if (op.is("xe.prefetch_2d")) return emitPrefetch2d(op, ctx, b, mode);
   if (op.is("xe.load_2d"))
     if (std::optional<std::string> r = emitLoad2dD32(op, ctx, b)) return r;  // both modes: no builtin
+  if (op.is("xe.load_2d"))
+    if (std::optional<std::string> r = emitLoad2dD8(op, ctx, b)) return r;  // both modes: no builtin
   if (op.is("xe.load_2d") && mode == XeCodegen::Visa) return emitLoad2d(op, ctx, b);
   return std::nullopt;
 }

@@ -80,11 +80,37 @@ llvm::Value* concat(llvm::IRBuilder<>& b, std::vector<llvm::Value*> parts) {
   return parts.front();
 }
 
+// The 16-bit slot whose two bytes `lo` and `hi` are (elements 0 and 1 of one bitcast to <2 x i8>, as
+// the d8 2D load of VisaEmitter.cpp splits its response), or null. LLVM does not fold the split and
+// the re-pack of an i8 DPAS A operand, and IGC then moves every byte.
+llvm::Value* slotOfBytes(llvm::Value* lo, llvm::Value* hi) {
+  auto* el = llvm::dyn_cast<llvm::ExtractElementInst>(lo);
+  auto* eh = llvm::dyn_cast<llvm::ExtractElementInst>(hi);
+  if (!el || !eh || el->getVectorOperand() != eh->getVectorOperand()) return nullptr;
+  auto* il = llvm::dyn_cast<llvm::ConstantInt>(el->getIndexOperand());
+  auto* ih = llvm::dyn_cast<llvm::ConstantInt>(eh->getIndexOperand());
+  auto* cast = llvm::dyn_cast<llvm::BitCastInst>(el->getVectorOperand());
+  if (!il || !ih || il->getZExtValue() != 0 || ih->getZExtValue() != 1 || !cast || !cast->getSrcTy()->isIntegerTy(16))
+    return nullptr;
+  return cast->getOperand(0);
+}
+
 // Packs registers into an LLVM vector (or a scalar for one register) of `elemTy`, reinterpreting
 // groups of narrow registers as one wider element when elemTy is wider (little-endian: the lower
 // register is the low half, the hardware's VNNI/packed order).
 llvm::Value* pack(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& regs, unsigned regBits, llvm::Type* elemTy,
                   unsigned count) {
+  if (regBits == 8 && elemTy->isIntegerTy(16) && regs.size() == 2 * size_t(count) && count > 1) {
+    // Byte pairs that are whole 16-bit slots: pack the slots themselves.
+    std::vector<llvm::Value*> slots;
+    for (size_t i = 0; i + 1 < regs.size(); i += 2)
+      if (llvm::Value* s = slotOfBytes(regs[i], regs[i + 1])) slots.push_back(s);
+    if (slots.size() == count) {
+      llvm::Value* v = llvm::UndefValue::get(llvm::FixedVectorType::get(elemTy, count));
+      for (unsigned i = 0; i < count; ++i) v = b.CreateInsertElement(v, slots[i], b.getInt32(i));
+      return v;
+    }
+  }
   std::vector<llvm::Value*> bitsRegs = toBits(b, regs, regBits);
   if (bitsRegs.size() == 1 && count == 1) return b.CreateBitCast(bitsRegs[0], elemTy);
   llvm::Type* regTy = b.getIntNTy(regBits);

@@ -46,6 +46,11 @@ Target makePvc() {
   // j % 8 of rows j / 8 + 2i (ir/layout blockLoadLayout). Blocking offers it only to an FMA A
   // operand (any layout will do); B, C and row ops want lanes along 16 columns.
   t.blockLoads.push_back({32, 8, 8, 1});
+  // Plain d8 loads 32 wide x 16 rows x 1 block (§2.5: d8 32x1..32x{1,2}; the builtins always read
+  // 2 blocks, §2.2), inline vISA in both modes (probe visa_load_2d_d8_1x32x16.ir): the response comes
+  // as i16 slots, lane j holding bytes 2j, 2j+1 of each row (§2.3), which is the pvc i8 DPAS A layout:
+  // gemm_i8's 16x32 A is one message.
+  t.blockLoads.push_back({8, 32, 16, 1});
   // Inline vISA (issue #13, backends/spirv/VisaEmitter.cpp; no builtin exists, reference §3), each
   // with a tests/isa/builtins/visa_*.ir probe: the 2D store of one DPAS C block (d32 16x8), and 2D
   // prefetches of 64-byte rows (d16, 2 blocks of 16) 8 or 32 rows high. lower-xe uses only these.

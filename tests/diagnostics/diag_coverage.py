@@ -56,6 +56,14 @@ PREFIX_ARG_RE = re.compile(r"--check-prefix(?:es)?[= ]([A-Za-z0-9_,-]+)")
 SUFFIXES = r"(-NEXT|-SAME|-DAG|-LABEL|-NOT|-EMPTY|-COUNT-\d+)?"
 
 
+def literal_end(text, i):
+    """The index just past the string or char literal that starts at text[i]."""
+    j, n = i + 1, len(text)
+    while j < n and text[j] != text[i]:
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
 def strip_comments(text):
     """C++ text with comments blanked out (string and char literals kept; newlines kept)."""
     out, i, n = [], 0, len(text)
@@ -70,11 +78,9 @@ def strip_comments(text):
             out.append("\n" * text.count("\n", i, j))
             i = j
         elif c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
+            j = literal_end(text, i)
+            out.append(text[i:j])
+            i = j
         else:
             out.append(c)
             i += 1
@@ -88,10 +94,7 @@ def call_args(text, open_at):
     while i < n:
         c = text[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
+            i = literal_end(text, i)
             continue
         if c in "({[":
             depth += 1
@@ -158,10 +161,7 @@ def top_level_split(text, seps):
     while i < n:
         c = text[i]
         if c == '"' or c == "'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
+            i = literal_end(text, i)
             continue
         if c in "([{":
             depth += 1

@@ -1,4 +1,5 @@
-// xe.store_2d, xe.prefetch_2d, the d16 16x8x2, plain d32 16xH / 8x8 and plain d8 32x16 xe.load_2d (see VisaEmitter.h). The vISA forms
+// xe.store_2d, xe.prefetch_2d, and the xe.load_2d forms with no builtin (d16 16x8x2, plain d16 16xHx1,
+// plain d32 16xH / 8x8, plain d8 32x16; see VisaEmitter.h). The vISA forms
 // (reference §3):
 //   lsc_store_block2d.ugm (M1, 16) flat[base,w-1,h-1,p-1,x,y] DATA:dBITS.1xWxHnn
 //   lsc_load_block2d.ugm.L1.L3 (M1, 16) %null:dBITS.BxWxHnn flat[base,w-1,h-1,p-1,x,y]   (prefetch)
@@ -165,6 +166,39 @@ std::string emitPrefetch2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IR
   return "";
 }
 
+// A plain d16 load of one block 16 wide x H rows (reference §2.5: d16 16x1..32x{1,2}; no builtin
+// reads a single block, §2.2), inline vISA lsc_load_block2d d16.1x16xHnn in both codegen modes. The
+// response is H rows of 32 bytes; as a <H x i16> value IGC puts register i of lane j at byte
+// 2 (16 i + j): the element (y + i, x + j), zero outside the surface.
+std::optional<std::string> emitLoad2dD16x1(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  int64_t h = op.intAttr("block_h", 0);
+  if (op.intAttr("elem_bits", 0) != 16 || op.intAttr("block_w", 0) != 16 || op.intAttr("array_len", 1) != 1 ||
+      flag(op, "vnni") || flag(op, "transpose"))
+    return std::nullopt;
+  if (ctx.target.kind != targets::TargetKind::Pvc)
+    return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
+  if (!inTable(op, ctx.target.blockLoads))
+    return fmt::format("xe.load_2d d16 1x16x{} has no form proven by an ISA test yet (not implemented yet)", h);
+  const ir::Type& rt = op.result()->type();
+  if (rt.shape()[0] != h || ir::elemBits(rt.elem()) != 16) return "xe.load_2d: the result does not hold one 16-bit register per row";
+  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* a : surf) types.push_back(a->getType());
+  auto* fty = llvm::FunctionType::get(llvm::FixedVectorType::get(b.getInt16Ty(), static_cast<unsigned>(h)), types, false);
+  llvm::Value* v = b.CreateCall(
+      llvm::InlineAsm::get(fty, fmt::format("lsc_load_block2d.ugm (M1, 16) $0:d16.1x16x{}nn flat[$1,$2,$3,$4,$5,$6]", h),
+                           "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
+      surf);
+  llvm::Type* regTy = rt.elem() == ir::ElemKind::F16 ? b.getHalfTy() : b.getInt16Ty();  // bf16, i16: raw bits
+  std::vector<llvm::Value*> regs;
+  for (int64_t i = 0; i < h; ++i) {
+    llvm::Value* e = b.CreateExtractElement(v, b.getInt32(static_cast<uint32_t>(i)));
+    regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
+  }
+  ctx.set(op.result(), regs);
+  return "";
+}
+
 // A d16 16x8x2 load (the A operand message) as two inline-vISA 1x16x8 loads of <8 x i16>, block 0
 // at x and block 1 at x + 16: the same registers as the 2-block response (reference §2.3), but each
 // half is exactly a DPAS A operand, so IGC does not copy it out of a 16-register value (reference §4:
@@ -279,6 +313,8 @@ std::optional<std::string> emitVisaOp(const ir::Operation& op, XeEmitContext& ct
     if (std::optional<std::string> r = emitLoad2dD32(op, ctx, b)) return r;  // both modes: no builtin
   if (op.is("xe.load_2d"))
     if (std::optional<std::string> r = emitLoad2dD8(op, ctx, b)) return r;  // both modes: no builtin
+  if (op.is("xe.load_2d"))
+    if (std::optional<std::string> r = emitLoad2dD16x1(op, ctx, b)) return r;  // both modes: no builtin
   if (op.is("xe.load_2d") && mode == XeCodegen::Visa) return emitLoad2d(op, ctx, b);
   return std::nullopt;
 }

@@ -105,7 +105,10 @@ struct Shape {
   int64_t bits, bw, h, blocks;
   bool vnni;
 };
-constexpr Shape kLoadShapes[] = {{16, 16, 32, 2, false}, {16, 16, 32, 2, true}};
+// Tried in this order (the first that tiles a group wins): visa_loop_{bf16,f16}_32x32 (d16 2x16x32
+// plain and VNNI), visa_loop_f16_16x32 (VNNI 2x16x16, plain 1x16x16), visa_loop_f16_8x32 (1x16x8).
+constexpr Shape kLoadShapes[] = {{16, 16, 32, 2, false}, {16, 16, 32, 2, true}, {16, 16, 16, 2, true},
+                                 {16, 16, 16, 1, false}, {16, 16, 8, 1, false}};
 constexpr Shape kPrefetchShapes[] = {{16, 16, 8, 2, false}};  // cached only (the probe's)
 
 bool proven(const Msg& m) {

@@ -36,6 +36,10 @@ Target makePvc() {
   t.blockLoads.push_back({16, 16, 16, 1, true, false});
   t.blockLoads.push_back({8, 16, 32, 1, true, false});
   t.blockLoads.push_back({32, 8, 16, 1, false, true});
+  // Plain d16 loads 16 wide x {8,16} rows x 1 block (§2.5: d16 16x1..32x{1,2}), inline vISA in both
+  // modes (no builtin reads one block, §2.2; probes visa_load_2d_d16_1x16xH.ir): the A operand of a
+  // K-16 DPAS (gemm_f16, sg_gemm_f16), rows 0..7 and 8..15 each one operand.
+  for (unsigned h : {8u, 16u}) t.blockLoads.push_back({16, 16, h, 1});
   // Plain d32 loads, 16 wide x H rows x 1 block (§2.5 line ~84: d32 16x1..32x1 is legal; issues #10,
   // #11): inline vISA in both codegen modes (no builtin is proven, backends/spirv/VisaEmitter.cpp),
   // each with a tests/isa/builtins/visa_load_2d_d32_1x16xH.ir probe. H <= 8 like the stores: taller

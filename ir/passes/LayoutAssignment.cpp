@@ -69,7 +69,7 @@ private:
   layout::LinearLayout perLaneLayout(Operation* load);
   layout::LinearLayout perLaneLayoutFor(Value* v, Operation* load);
   // The layout tile_mma `mma` needs for operand A, B or C (C = also its result): the DPAS operand
-  // layouts, or for an FMA tile_mma lanes along the columns of B and C (rowMajorLaneLayout).
+  // layouts, or for an FMA tile_mma lanes along the columns of B and C (fmaLaneLayout).
   layout::LinearLayout mmaLayout(Operation& mma, layout::Operand which);
 
   Operation* kernel_;
@@ -128,6 +128,10 @@ layout::LinearLayout KernelLayouts::perLaneLayoutFor(Value* v, Operation* load) 
       which = u.index == 0 ? layout::Operand::A : layout::Operand::B;
       break;
     }
+  // An FMA tile_mma's B or C: lanes along the columns, replicated when there are fewer than S.
+  for (const ir::Use& u : v->uses())
+    if (u.user->is("tile.tile_mma") && u.index > 0 && isFma(*u.user) && t.rank() == 2)
+      return need(xe::fmaLaneLayout(t.shape()[0], t.shape()[1], static_cast<int>(t_.subgroupSize)), *load);
   if (which == layout::Operand::C) {
     // Lanes along the columns (equal to the DPAS C layout, repetitions along rows first, when there
     // are at least S columns); an FMA tile_mma takes its A and B operands this way too.
@@ -140,7 +144,7 @@ layout::LinearLayout KernelLayouts::perLaneLayoutFor(Value* v, Operation* load) 
 layout::LinearLayout KernelLayouts::mmaLayout(Operation& mma, layout::Operand which) {
   unsigned idx = which == layout::Operand::A ? 0 : which == layout::Operand::B ? 1 : 2;
   const Type& t = idx == 2 ? mma.result()->type() : mma.operand(idx)->type();
-  if (isFma(mma)) return need(xe::rowMajorLaneLayout(t.shape()[0], t.shape()[1], static_cast<int>(t_.subgroupSize)), mma);
+  if (isFma(mma)) return need(xe::fmaLaneLayout(t.shape()[0], t.shape()[1], static_cast<int>(t_.subgroupSize)), mma);
   return need(xe::dpasOperandLayout(t_, mma.operand(0)->type().elem(), which, t.shape()[0], t.shape()[1]), mma);
 }
 

@@ -1,10 +1,11 @@
 // lower-xe, FMA tile_mma (`fma = true` from blocking: f32, for which no target has a DPAS; tf32 would
 // round the inputs). B (K x N) and C (M x N) have lanes along their columns and registers along rows
-// then column groups of S (rowMajorLaneLayout, N a multiple of S); A may be in any layout.
+// then column groups of S (fmaLaneLayout; N < S: one group, the lanes past N replicate); A may be in
+// any layout.
 // C(m, n) += A(m, k) * B(k, n) for k ascending (the interpreter's order): A(m, k) is broadcast from
 // the lane that holds it (lane.broadcast with a constant lane: a scalar region operand of the `mad`
-// on pvc, reference §5), B(k, n) is this lane's register. So M * K * N / S lane.fma and M * K
-// broadcasts per tile_mma: sg_gemm_f32 (8x16x8, S = 16) takes 64 mad per K step.
+// on pvc, reference §5), B(k, n) is this lane's register. So M * K * max(1, N / S) lane.fma and
+// M * K broadcasts per tile_mma: sg_gemm_f32 (8x16x8, S = 16) takes 64 mad per K step.
 #include "ir/passes/LowerXeKernel.h"
 #include "ir/passes/XeRowLayouts.h"
 
@@ -15,13 +16,12 @@ void KernelLowerXe::lowerFmaMma(Operation& op) {
   const Type& bt = op.operand(1)->type();
   const Type& ct = op.result()->type();
   int64_t M = at.shape()[0], K = at.shape()[1], N = bt.shape()[1];
-  if (N % S_ != 0) fail(op, fmt::format("an f32 tile_mma with N = {} (not a multiple of {}) is not implemented yet", N, S_));
   const layout::LinearLayout& la = laneLayout(at, op);
   const layout::LinearLayout& lb = laneLayout(bt, op);
   const layout::LinearLayout& lc = laneLayout(ct, op);
-  if (lb != need(xe::rowMajorLaneLayout(K, N, static_cast<int>(S_)), op) ||
-      lc != need(xe::rowMajorLaneLayout(M, N, static_cast<int>(S_)), op))
-    fail(op, "internal error: the B or C operand of an FMA tile_mma is not in the row-major lane layout");
+  if (lb != need(xe::fmaLaneLayout(K, N, static_cast<int>(S_)), op) ||
+      lc != need(xe::fmaLaneLayout(M, N, static_cast<int>(S_)), op))
+    fail(op, "internal error: the B or C operand of an FMA tile_mma is not in the FMA lane layout");
   // Register of (row, column group g) in B and C: lane 0 holds columns g * S.
   auto regAt = [&](const layout::LinearLayout& l, int64_t row, int64_t g) {
     for (int32_t r = 0; r < l.inDimSize("register"); ++r)
@@ -46,7 +46,7 @@ void KernelLowerXe::lowerFmaMma(Operation& op) {
     for (int64_t m = 0; m < M; ++m) {
       auto [r, lane] = ownerA.at({static_cast<int32_t>(m), static_cast<int32_t>(k)});
       Value* a = b_.create("lane.broadcast", {A[static_cast<size_t>(r)], cIndex(lane)}, {f})->result();
-      for (int64_t g = 0; g < N / S_; ++g) {
+      for (int64_t g = 0; g < std::max<int64_t>(1, N / S_); ++g) {
         Value*& c = C[regAt(lc, m, g)];
         c = b_.create("lane.fma", {a, B[regAt(lb, k, g)], c}, {f})->result();
       }

@@ -74,6 +74,17 @@ Expected<LinearLayout> rowMajorLaneLayout(int64_t rows, int64_t cols, int S) {
   return LinearLayout::make({reg, lane}, {{"dim0", static_cast<int32_t>(rows)}, {"dim1", static_cast<int32_t>(cols)}});
 }
 
+Expected<LinearLayout> fmaLaneLayout(int64_t rows, int64_t cols, int S) {
+  if (cols >= S) return rowMajorLaneLayout(rows, cols, S);
+  if (!isPow2(rows) || !isPow2(cols))
+    return Error{fmt::format("an FMA operand {}x{} needs power-of-two sizes; not implemented yet", rows, cols)};
+  InDim reg{"register", {}}, lane{"lane", {}};
+  for (int64_t c = 1; c < cols; c *= 2) lane.bases.push_back({0, static_cast<int32_t>(c)});
+  for (int64_t l = cols; l < S; l *= 2) lane.bases.push_back({0, 0});
+  for (int64_t r = 1; r < rows; r *= 2) reg.bases.push_back({static_cast<int32_t>(r), 0});
+  return LinearLayout::make({reg, lane}, {{"dim0", static_cast<int32_t>(rows)}, {"dim1", static_cast<int32_t>(cols)}});
+}
+
 Expected<LinearLayout> broadcastLayout(const LinearLayout& operand, int d, int64_t size) {
   if (!isPow2(size)) return Error{fmt::format("a broadcast to size {} is not implemented yet (not a power of two)", size)};
   const char* dim = d == 0 ? "dim0" : "dim1";

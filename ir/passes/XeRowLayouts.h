@@ -29,6 +29,13 @@ layout::Expected<Projection> projectLayout(const layout::LinearLayout& full, int
 // cols >= S this is the DPAS C pattern (register i = row i, lane = column) repeated over the value.
 layout::Expected<layout::LinearLayout> rowMajorLaneLayout(int64_t rows, int64_t cols, int S);
 
+// The lane layout of an FMA tile_mma's B or C (rows x cols, powers of two): rowMajorLaneLayout when
+// cols >= S; with fewer columns than lanes, lanes run along the columns and the remaining lane bits
+// replicate (zero bases: lane l and l + cols hold the same elements) with every row in registers, so
+// each lane still owns whole columns and C(m, n) += A(m, k) * B(k, n) stays in-lane (the replicas
+// compute the same values: N < S wastes S / N of the lanes, but needs no shuffle).
+layout::Expected<layout::LinearLayout> fmaLaneLayout(int64_t rows, int64_t cols, int S);
+
 // The layout a broadcast along `d` produces when no consumer asks for one: the operand's layout
 // with one register bit per doubling of dimension `d` (registers repeat the operand's).
 layout::Expected<layout::LinearLayout> broadcastLayout(const layout::LinearLayout& operand, int d, int64_t size);

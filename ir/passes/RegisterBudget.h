@@ -1,0 +1,60 @@
+// The register budget of a loop (docs/passes.md, "Register budget"): how many GRFs one subgroup keeps
+// live in a loop, estimated at subgroup tile level, and whether that fits a register file. Shared by
+// split-accumulators (which splits a loop until it fits), lower-xe and lower-generic (which choose the
+// large register file and warn about the loops that still do not fit), so the three cannot disagree.
+//
+// The estimate is what the loop keeps live across one iteration, in whole GRFs of the subgroup:
+//   carried  = the loop-carried vectors (the accumulators): elements x element bytes / GRF bytes;
+//   operands = every value loaded in one iteration (the operands of one K step): a 2D block load its
+//              bytes / GRF bytes; a per-lane load one GRF per register of the lane (each lane.load
+//              fills a dword slot of every lane, whatever the element size: S x 4 bytes = one GRF on
+//              pvc and dg2), elements / S of them.
+// Address math, counters, message headers and temporaries are the fixed reserve kRegisterReserve.
+#pragma once
+
+#include "ir/Operation.h"
+#include "ir/support/Diagnostics.h"
+#include "ir/targets/Target.h"
+
+#include <cstdint>
+#include <string_view>
+
+namespace xtc::passes {
+
+// GRFs left for addresses, the loop counter, message headers and temporaries. Calibrated with ocloc
+// (IGC 1.0.12504) on bf16 GEMM loops, K step 32, large file: pvc's 32x64 subgroup tile (carried 128 +
+// operands 96 = 224, 2D loads) does not spill; on dg2 (per-lane loads) 32x8 and 16x16 (192 and 160)
+// do not, 32x16 and 16x32 (256) spill ~20; default file: an 8x32x16 f16 loop (112) spills 39.
+inline constexpr int64_t kRegisterReserve = 32;
+
+struct LoopRegisters {
+  int64_t carried = 0;   // GRFs of the loop-carried vectors
+  int64_t operands = 0;  // GRFs of the values loaded in one iteration
+  int64_t total() const { return carried + operands; }
+};
+
+// GRFs of a subgroup value of vector type `t` (whole registers).
+int64_t vectorRegisters(const ir::Type& t, const targets::Target& target);
+
+// Whether `load` (tile.load_tile or tile.load_gather) becomes per-lane loads: a gather always, a
+// blocked load when blocking said so (`per_lane`), an unblocked one (before blocking, or on the
+// portable path: `portable`) when the target has no 2D block loads or the path does not use them.
+bool loadIsPerLane(const ir::Operation& load, const targets::Target& target, bool portable);
+
+// GRFs the result of one load takes (see the top of the file).
+int64_t loadRegisters(const ir::Operation& load, const targets::Target& target, bool portable);
+
+// The estimate for `forOp` (an scf.for at subgroup tile level; nested regions of its body count too).
+LoopRegisters estimateLoopRegisters(const ir::Operation& forOp, const targets::Target& target, bool portable);
+
+// Whether `grfs` fit a file of `fileSize` registers with the reserve left over.
+inline bool fitsRegisterFile(int64_t grfs, int64_t fileSize) { return grfs + kRegisterReserve <= fileSize; }
+
+// What lower-xe and lower-generic do with their kernel's worst loop (the largest estimate; null when
+// the kernel has no loop): ask for the large register file (build_options) when it does not fit the
+// default one, and warn at the loop when it does not fit the large one either, naming the estimate
+// and the cause (split-accumulators' `no_split` reason on the loop, when it left one).
+void applyRegisterBudget(ir::Operation* kernel, const ir::Operation* worstLoop, const LoopRegisters& worst,
+                         const targets::Target& target, DiagnosticEngine& diags, std::string_view pass);
+
+}  // namespace xtc::passes

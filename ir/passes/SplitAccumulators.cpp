@@ -1,0 +1,436 @@
+// The `split-accumulators` pass (pvc/dg2, first pass of the Xe path, before blocking): a K loop whose
+// accumulators plus the operands of one K step do not fit the large register file (RegisterBudget.h)
+// becomes several loops over the same K range, each computing one rectangular slice of the
+// accumulator and loading only the operand slices it needs (docs/passes.md, "split-accumulators").
+//
+// Why: the kernel's wg_map fixes each subgroup's C tile; when its f32 accumulators alone fill the file
+// (a 32x64 tile on dg2's 8 lanes of 32-byte registers is all 256), ocloc spills thousands of registers
+// every K step. Reloading A (or B) once per slice costs far less than that spill traffic.
+//
+// Legal because the loop body only reads memory: a body with a store, scatter, atomic or SLM
+// allocation is left alone. Loads, prefetches (hints), index math, tile_mma and barriers repeat
+// harmlessly: with no writes in the loop a barrier orders nothing new, and every subgroup runs the
+// same loops, so barrier counts still match. Slices of one accumulator are independent (C[i][j]
+// depends on row i of A and column j of B only), and the code after the loop that uses the
+// accumulator must be element-wise (with splat constants) ending in store_tile, so it is repeated
+// per slice. Before blocking, because slicing tiles and vectors at subgroup tile level is a change of
+// shapes and offsets only; blocking then picks the messages and DPAS blocks of each slice.
+#include "ir/Builder.h"
+#include "ir/Module.h"
+#include "ir/passes/PassManager.h"
+#include "ir/passes/RegisterBudget.h"
+#include "ir/targets/Target.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+namespace xtc::passes {
+
+using ir::Attribute;
+using ir::AttrKind;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+// One operand of tile_mma traced back to the loop-carried tile it is loaded from: iterArg --load-->
+// (--transpose-->)* the mma operand.
+struct OperandChain {
+  unsigned iter = 0;                 // iteration-value index of the tile
+  Operation* load = nullptr;         // tile.load_tile
+  std::vector<Operation*> transposes;
+  Operation* init = nullptr;         // the tile.init_tile giving the tile's initial value
+  int tileDim(int mmaDim) const { return transposes.size() % 2 ? 1 - mmaDim : mmaDim; }
+};
+
+struct Plan {
+  Operation* loop = nullptr;
+  Operation* mma = nullptr;
+  unsigned acc = 0;  // iteration-value index of the accumulator
+  OperandChain a, b;
+  std::vector<Operation*> epilogue;  // ops after the loop that use the accumulator, in block order
+  std::vector<Operation*> between;   // the other ops up to the last of them (pure: moved before the loop)
+  int64_t pm = 1, pn = 1;            // slices along M and N
+};
+
+bool isElementwise(const Operation& op) {
+  if (op.numResults() != 1 || op.numRegions() != 0 || !op.result()->type().isVector()) return false;
+  if (op.dialect() != "arith" && op.dialect() != "math") return false;
+  for (Value* v : op.operands())
+    if (!v->type().isVector() || v->type().shape() != op.result()->type().shape()) return false;
+  return true;
+}
+
+const Attribute* splatValue(const Value* v) {
+  const Operation* d = v->definingOp();
+  if (!d || !d->is("arith.constant")) return nullptr;
+  const Attribute* a = d->attr("value");
+  if (!a || !a->isa(AttrKind::Dense)) return nullptr;
+  return (a->denseIsFloat() ? a->denseFloats().size() : a->denseInts().size()) == 1 ? a : nullptr;
+}
+
+// The 1-based operand index of an init_tile's offset along tile dimension d (the two innermost).
+std::optional<unsigned> offsetOperand(const Operation& init, int d) {
+  const Type& mt = init.operand(0)->type();
+  if (!mt.isMemRef() || init.result()->type().rank() != 2) return std::nullopt;
+  int64_t r = mt.rank();
+  if (const Attribute* s = init.attr("segments")) r = s->getIntArray().at(0);
+  if (r < 2) return std::nullopt;
+  return static_cast<unsigned>(1 + r - 2 + d);
+}
+
+class Splitter {
+public:
+  Splitter(Operation* kernel, const targets::Target& t) : kernel_(kernel), t_(t) {}
+
+  void run() {
+    std::vector<Operation*> loops;
+    for (Operation* op : ir::kernelBody(kernel_).opsSnapshot())
+      if (op->is("scf.for")) loops.push_back(op);
+    int64_t most = 0;
+    for (Operation* loop : loops) {
+      LoopRegisters est = estimateLoopRegisters(*loop, t_, false);
+      if (fitsRegisterFile(est.total(), t_.grfCountLarge)) continue;
+      Plan p;
+      p.loop = loop;
+      std::string why = analyse(p, est);
+      if (!why.empty()) {
+        // lower-xe's spill warning names the reason (a loop attribute is what survives until there).
+        loop->setAttr("no_split", Attribute::string(why));
+        continue;
+      }
+      split(p);
+      most = std::max(most, p.pm * p.pn);
+    }
+    if (most > 1) kernel_->setAttr("split_loops", Attribute::integer(most));
+  }
+
+private:
+  // Fills the plan, or says why the loop cannot be split.
+  std::string analyse(Plan& p, const LoopRegisters& est) {
+    ir::Block& body = p.loop->region(0).block();
+    std::string writes;
+    p.loop->walk([&](Operation* op) {
+      if (writes.empty() && (op->is("tile.store_tile") || op->is("tile.store_scatter") || op->is("tile.atomic_rmw") ||
+                             op->is("gpu.slm_alloc")))
+        writes = fmt::format("the loop body writes memory ({} at line {})", op->name(), op->loc().line);
+    });
+    if (!writes.empty()) return writes;
+    Operation* yield = body.terminator();
+    for (Operation* op : body.opsSnapshot()) {
+      if (!op->is("tile.tile_mma")) continue;
+      Value* c = op->operand(2);
+      if (!c->isBlockArgument() || c->ownerBlock() != &body || c->index() == 0) continue;
+      if (p.mma) return "the loop carries more than one accumulator";
+      p.mma = op;
+      p.acc = c->index() - 1;
+    }
+    if (!p.mma) return "no tile_mma accumulates into a loop-carried value";
+    Value* accArg = body.argument(p.acc + 1);
+    if (accArg->uses().size() != 1 || p.mma->result()->uses().size() != 1 ||
+        p.mma->result()->uses()[0].user != yield || p.mma->result()->uses()[0].index != p.acc)
+      return "the accumulator is used by other ops inside the loop";
+    if (p.mma->result()->type().rank() != 2) return "the accumulator is not a 2-D tile";
+    if (std::string w = trace(p, 0, p.a); !w.empty()) return w;
+    if (std::string w = trace(p, 1, p.b); !w.empty()) return w;
+    if (p.a.iter == p.b.iter) return "A and B are loaded from the same tile";
+    if (std::string w = initSliceable(p.loop->operand(3 + p.acc)); !w.empty()) return w;
+    if (std::string w = epilogue(p); !w.empty()) return w;
+    return choose(p, est);
+  }
+
+  // Traces mma operand `which` (0 = A, 1 = B) back to a loop-carried tile.
+  std::string trace(Plan& p, int which, OperandChain& ch) {
+    ir::Block& body = p.loop->region(0).block();
+    const char* name = which == 0 ? "A" : "B";
+    Value* v = p.mma->operand(which);
+    for (;;) {
+      Operation* d = v->definingOp();
+      if (!d || d->parentBlock() != &body || v->uses().size() != 1)
+        return fmt::format("operand {} of the tile_mma is not loaded in the loop for it alone", name);
+      if (d->is("tile.transpose")) {
+        ch.transposes.push_back(d);
+        v = d->operand(0);
+        continue;
+      }
+      if (!d->is("tile.load_tile")) return fmt::format("operand {} of the tile_mma comes from {}", name, d->name());
+      ch.load = d;
+      break;
+    }
+    Value* t = ch.load->operand(0);
+    if (!t->isBlockArgument() || t->ownerBlock() != &body || t->index() == 0)
+      return fmt::format("the tile of operand {} is not a loop iteration value", name);
+    ch.iter = t->index() - 1;
+    // The tile may be loaded (this load only), prefetched and advanced; its advanced value is yielded
+    // and the loop's final value of it is unused.
+    for (const ir::Use& u : t->uses()) {
+      Operation* user = u.user;
+      if (user == ch.load || user->is("tile.prefetch_tile")) continue;
+      if (user->is("tile.update_tile_offset") && u.index == 0 && user->result()->uses().size() == 1 &&
+          user->result()->uses()[0].user == body.terminator() && user->result()->uses()[0].index == ch.iter)
+        continue;
+      return fmt::format("the tile of operand {} has another use in the loop ({})", name, user->name());
+    }
+    if (p.loop->result(ch.iter)->hasUses()) return fmt::format("the tile of operand {} is used after the loop", name);
+    ch.init = p.loop->operand(3 + ch.iter)->definingOp();
+    if (!ch.init || !ch.init->is("tile.init_tile") || !offsetOperand(*ch.init, 0))
+      return fmt::format("the tile of operand {} does not start from an init_tile of a memref", name);
+    return "";
+  }
+
+  // The accumulator's initial value: a splat constant, or a load of a tile from an init_tile.
+  static std::string initSliceable(Value* v) {
+    if (splatValue(v)) return "";
+    Operation* d = v->definingOp();
+    if (d && d->is("tile.load_tile") && d->operand(0)->definingOp() && d->operand(0)->definingOp()->is("tile.init_tile") &&
+        offsetOperand(*d->operand(0)->definingOp(), 0))
+      return "";
+    return "the accumulator's initial value is neither a splat constant nor a load of an init_tile";
+  }
+
+  // The ops after the loop that use the accumulator: element-wise ones (other operands splat
+  // constants or themselves derived from it) ending in store_tile to an init_tile. Each slice's copy
+  // runs right after its loop, so only one slice of the accumulator is ever live: the ops between the
+  // loop and the last of them must be pure (they move before the loop), and the stored memref must
+  // not be one the loop reads (distinct memref arguments are taken not to overlap, as everywhere in
+  // xtc; a store to A or B itself would be seen by the next slice loop).
+  std::string epilogue(Plan& p) {
+    std::set<Value*> derived{p.loop->result(p.acc)};
+    std::set<Value*> read;
+    p.loop->walk([&](Operation* op) {
+      if (op->is("tile.load_tile") || op->is("tile.prefetch_tile") || op->is("tile.load_gather"))
+        if (Operation* init = op->operand(0)->definingOp(); init && init->is("tile.init_tile")) read.insert(init->operand(0));
+    });
+    for (unsigned i = 3; i < p.loop->numOperands(); ++i)
+      if (Operation* init = p.loop->operand(i)->definingOp(); init && init->is("tile.init_tile")) read.insert(init->operand(0));
+    std::vector<Operation*> others;
+    for (Operation* op = p.loop->nextInBlock(); op; op = op->nextInBlock()) {
+      bool uses = false;
+      op->walk([&](Operation* o) {
+        for (Value* v : o->operands()) uses = uses || derived.count(v);
+      });
+      if (!uses) {
+        others.push_back(op);
+        continue;
+      }
+      if (op->is("tile.store_tile") && derived.count(op->operand(0)) && !derived.count(op->operand(1))) {
+        Operation* init = op->operand(1)->definingOp();
+        if (!init || !init->is("tile.init_tile") || !offsetOperand(*init, 0))
+          return "the accumulator is stored to a tile that does not come from an init_tile";
+        if (read.count(init->operand(0))) return "the accumulator is stored to a memref the loop reads";
+        p.epilogue.push_back(op);
+        p.between.insert(p.between.end(), others.begin(), others.end());
+        others.clear();
+        continue;
+      }
+      if (!isElementwise(*op)) return fmt::format("the accumulator is used by {} after the loop", op->name());
+      for (Value* v : op->operands())
+        if (!derived.count(v) && !splatValue(v))
+          return fmt::format("{} after the loop combines the accumulator with a value that is not a splat", op->name());
+      derived.insert(op->result());
+      p.epilogue.push_back(op);
+      p.between.insert(p.between.end(), others.begin(), others.end());
+      others.clear();
+    }
+    for (Value* v : derived)
+      for (const ir::Use& u : v->uses())
+        if (std::find(p.epilogue.begin(), p.epilogue.end(), u.user) == p.epilogue.end())
+          return fmt::format("the accumulator is used by {} after the loop", u.user->name());
+    for (Operation* op : p.between) {
+      bool pure = op->numRegions() == 0 && (op->dialect() == "arith" || op->dialect() == "math" ||
+                                            op->is("memref.dim") || op->is("tile.init_tile") || op->is("gpu.group_id") ||
+                                            op->is("gpu.subgroup_id") || op->is("gpu.lane_id"));
+      if (!pure) return fmt::format("{} runs between the loop and the accumulator's store", op->name());
+    }
+    return "";
+  }
+
+  // The split with the fewest loaded registers per K step whose slice loop fits the large file.
+  std::string choose(Plan& p, const LoopRegisters& est) {
+    const std::vector<int64_t>& c = p.mma->result()->type().shape();
+    int64_t minRows = 1;
+    for (const auto& d : t_.dpas) minRows = std::max<int64_t>(minRows, d.m);
+    int64_t minCols = t_.subgroupSize;
+    int64_t aRegs = loadRegisters(*p.a.load, t_, false), bRegs = loadRegisters(*p.b.load, t_, false);
+    int64_t other = est.operands - aRegs - bRegs;
+    int64_t accRegs = vectorRegisters(p.mma->result()->type(), t_);
+    int64_t carriedOther = est.carried - accRegs;
+    std::optional<std::tuple<int64_t, int64_t, int64_t, int64_t>> best;  // cost, loops, -pn, pm
+    int64_t smallest = -1;
+    for (int64_t pm = 1; c[0] % pm == 0 && c[0] / pm >= minRows && (c[0] / pm) % minRows == 0; pm *= 2)
+      for (int64_t pn = 1; c[1] % pn == 0 && c[1] / pn >= minCols && (c[1] / pn) % minCols == 0; pn *= 2) {
+        if (pm * pn == 1) continue;
+        int64_t slice = carriedOther + other + ceilDiv(accRegs, pm * pn) + ceilDiv(aRegs, pm) + ceilDiv(bRegs, pn);
+        if (smallest < 0 || slice < smallest) smallest = slice;
+        if (!fitsRegisterFile(slice, t_.grfCountLarge)) continue;
+        auto key = std::make_tuple(pn * aRegs + pm * bRegs + pm * pn * other, pm * pn, -pn, pm);
+        if (!best || key < *best) best = key;
+      }
+    if (!best)
+      return smallest < 0 ? "its accumulator has no slice of whole DPAS blocks"
+                          : fmt::format("even its smallest slices keep {} registers live", smallest);
+    p.pm = std::get<3>(*best);
+    p.pn = -std::get<2>(*best);
+    return "";
+  }
+
+  static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+  // A new init_tile for the rectangle [r0, r0 + h) x [c0, c0 + w) of `init`'s tile, after `init`.
+  Value* sliceInit(Operation* init, int64_t r0, int64_t h, int64_t c0, int64_t w) {
+    ir::Builder b;
+    b.setInsertionPointAfter(init);
+    b.setLoc(init->loc());
+    std::vector<Value*> ops = init->operands();
+    for (int d = 0; d < 2; ++d) {
+      int64_t o = d == 0 ? r0 : c0;
+      if (!o) continue;
+      unsigned i = *offsetOperand(*init, d);
+      ops[i] = b.create("arith.addi", {ops[i], b.constantIndex(o)}, {Type::index()})->result();
+    }
+    Type t = init->result()->type().withShape({h, w});
+    return b.create("tile.init_tile", ops, {t}, init->attrs())->result();
+  }
+
+  // The slice of the accumulator's initial value or of an epilogue constant (checked by
+  // initSliceable / epilogue), at b's insertion point.
+  Value* sliceValue(ir::Builder& b, Value* v, int64_t r0, int64_t h, int64_t c0, int64_t w) {
+    Type t = v->type().withShape({h, w});
+    if (const Attribute* s = splatValue(v)) {
+      Attribute a = s->denseIsFloat() ? Attribute::denseFloat(t, s->denseFloats()) : Attribute::denseInt(t, s->denseInts());
+      return b.create("arith.constant", {}, {t}, {{"value", a}})->result();
+    }
+    Operation* load = v->definingOp();
+    Value* tile = sliceInit(load->operand(0)->definingOp(), r0, h, c0, w);
+    return b.create("tile.load_tile", {tile}, {t}, load->attrs())->result();
+  }
+
+  void split(Plan& p) {
+    Operation* loop = p.loop;
+    for (Operation* op : p.between) op->moveBefore(loop);
+    const std::vector<int64_t> c = p.mma->result()->type().shape();
+    int64_t h = c[0] / p.pm, w = c[1] / p.pn;
+    int64_t k = p.mma->operand(0)->type().shape()[1];
+    ir::Block& body = loop->region(0).block();
+    std::vector<Operation*> slices;
+    for (int64_t im = 0; im < p.pm; ++im)
+      for (int64_t in = 0; in < p.pn; ++in) {
+        int64_t r0 = im * h, c0 = in * w;
+        ir::Builder b;
+        b.setInsertionPoint(loop);
+        b.setLoc(loop->loc());
+        Value* accInit = sliceValue(b, loop->operand(3 + p.acc), r0, h, c0, w);
+        ir::IRMapping map;
+        Operation* s = b.insert(loop->clone(map));
+        s->setAttr("split", Attribute::intArray({static_cast<int64_t>(slices.size()), p.pm * p.pn}));
+        s->removeAttr("no_split");
+        // The accumulator: initial value, iteration value, mma result, loop result.
+        Type accT = p.mma->result()->type().withShape({h, w});
+        s->setOperand(3 + p.acc, accInit);
+        map.lookup(body.argument(p.acc + 1))->setType(accT);
+        map.lookup(p.mma->result())->setType(accT);
+        s->result(p.acc)->setType(accT);
+        // A: rows [r0, r0 + h) of its K columns; B: columns [c0, c0 + w) of its K rows.
+        retypeOperand(p, p.a, map, s, 0, r0, h, k);
+        retypeOperand(p, p.b, map, s, 1, c0, w, k);
+        slices.push_back(s);
+        // The epilogue of this slice, right after its loop.
+        std::map<Value*, Value*> vals{{loop->result(p.acc), s->result(p.acc)}};
+        for (Operation* op : p.epilogue) {
+          b.setLoc(op->loc());
+          std::vector<Value*> ops;
+          for (Value* v : op->operands()) {
+            if (vals.count(v)) ops.push_back(vals[v]);
+            else if (op->is("tile.store_tile")) ops.push_back(sliceInit(v->definingOp(), r0, h, c0, w));
+            else ops.push_back(sliceValue(b, v, r0, h, c0, w));
+          }
+          std::vector<Type> types;
+          for (Value* r : op->results()) types.push_back(r->type().withShape({h, w}));
+          Operation* n = b.create(op->name(), ops, types, op->attrs());
+          for (unsigned i = 0; i < op->numResults(); ++i) vals[op->result(i)] = n->result(i);
+        }
+      }
+    // The loop's other results are the same in every slice loop: the first one's.
+    for (unsigned i = 0; i < loop->numResults(); ++i)
+      if (i != p.acc) loop->result(i)->replaceAllUsesWith(slices[0]->result(i));
+    // Ops only the original used, each before the ops it uses (a load of C for C += A·B, then its tile).
+    std::vector<Operation*> dead{p.a.init, p.b.init};
+    if (Operation* d = loop->operand(3 + p.acc)->definingOp()) {
+      dead.push_back(d);
+      if (d->is("tile.load_tile")) dead.push_back(d->operand(0)->definingOp());
+    }
+    for (Operation* op : p.epilogue) {
+      if (op->is("tile.store_tile")) dead.push_back(op->operand(1)->definingOp());
+      for (Value* v : op->operands())
+        if (splatValue(v)) dead.push_back(v->definingOp());
+    }
+    for (auto it = p.epilogue.rbegin(); it != p.epilogue.rend(); ++it) (*it)->erase();
+    loop->erase();
+    std::set<Operation*> erased;
+    for (Operation* d : dead) {
+      if (!d || erased.count(d)) continue;
+      bool used = false;
+      for (Value* r : d->results()) used = used || r->hasUses();
+      if (used) continue;
+      erased.insert(d);
+      d->erase();
+    }
+  }
+
+  // The slice loop `s` loads rows (A, mmaDim 0) or columns (B, mmaDim 1) [o, o + len) of the operand:
+  // its tile starts at a sliced init_tile and every value of the chain changes shape.
+  void retypeOperand(const Plan& p, const OperandChain& ch, ir::IRMapping& map, Operation* s, int mmaDim, int64_t o,
+                     int64_t len, int64_t k) {
+    std::vector<int64_t> mmaShape = mmaDim == 0 ? std::vector<int64_t>{len, k} : std::vector<int64_t>{k, len};
+    int td = ch.tileDim(mmaDim);
+    std::vector<int64_t> tileShape = ch.tileDim(mmaDim) == mmaDim ? mmaShape : std::vector<int64_t>{mmaShape[1], mmaShape[0]};
+    int64_t r0 = td == 0 ? o : 0, c0 = td == 1 ? o : 0;
+    s->setOperand(3 + ch.iter, sliceInit(ch.init, r0, tileShape[0], c0, tileShape[1]));
+    ir::Block& body = p.loop->region(0).block();
+    Value* arg = body.argument(ch.iter + 1);
+    Type tt = arg->type().withShape(tileShape);
+    map.lookup(arg)->setType(tt);
+    s->result(ch.iter)->setType(tt);
+    for (const ir::Use& u : arg->uses())
+      if (u.user->is("tile.update_tile_offset")) map.lookup(u.user->result())->setType(tt);
+    map.lookup(ch.load->result())->setType(ch.load->result()->type().withShape(tileShape));
+    std::vector<int64_t> cur = tileShape;
+    for (auto it = ch.transposes.rbegin(); it != ch.transposes.rend(); ++it) {
+      cur = {cur[1], cur[0]};
+      map.lookup((*it)->result())->setType((*it)->result()->type().withShape(cur));
+    }
+  }
+
+  Operation* kernel_;
+  const targets::Target& t_;
+};
+
+class SplitAccumulatorsPass : public Pass {
+public:
+  std::string name() const override { return "split-accumulators"; }
+  std::string description() const override {
+    return "pvc/dg2: a K loop whose accumulators and operands overflow the register file -> one loop per accumulator slice";
+  }
+  bool run(Operation* module, PassContext& ctx) override {
+    if (!ctx.target || !ctx.target->grfCountLarge) return true;  // generic: no register file to fit
+    for (Operation* k : ir::moduleKernels(module)) {
+      if (k->hasAttr("target")) continue;  // already lowered
+      Splitter(k, *ctx.target).run();
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+void registerSplitAccumulatorsPass() {
+  registerPass("split-accumulators", [] { return std::make_unique<SplitAccumulatorsPass>(); });
+}
+
+}  // namespace xtc::passes

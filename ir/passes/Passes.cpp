@@ -16,6 +16,7 @@ void registerResolveLayoutsPass();    // ir/passes/ResolveLayouts.cpp
 void registerLowerXePass();           // ir/passes/LowerXe.cpp
 void registerEmulateXePass();         // ir/passes/EmulateXe.cpp
 void registerSelectLoweringPass();    // ir/passes/SelectLowering.cpp
+void registerSinkReductionsPass();     // ir/passes/SinkReductions.cpp
 
 void registerAllPasses() {
   static std::once_flag once;
@@ -30,6 +31,7 @@ void registerAllPasses() {
     registerEmulateXePass();
     registerLowerGenericPass();
     registerSelectLoweringPass();
+    registerSinkReductionsPass();
   });
 }
 

@@ -48,6 +48,7 @@ struct CompileCommandOptions {
   bool printLocs = false;
   bool verifyIsa = false;
   std::string renameBuiltinForTesting;
+  unsigned slmSize = 0;  // --slm-size: SLM per workgroup instead of the target table's
 };
 
 int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
@@ -107,6 +108,7 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
       co.passOptions.printOptions.locations = opts.printLocs;
       co.verifyIsa = opts.verifyIsa;
       co.renameBuiltinForTesting = opts.renameBuiltinForTesting;
+      co.slmBytes = opts.slmSize;
       CompileResult result;
       if (!compileFile(opts.input, co, diags, result)) {
         if (result.internalError.empty()) return fail();
@@ -172,6 +174,10 @@ void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitSta
                   "Target: pvc, dg2 or generic (default: generic, which runs on any OpenCL device with subgroups)")
       ->check(CLI::IsMember({"pvc", "dg2", "generic"}))
       ->capture_default_str();
+  cmd->add_option("--slm-size", opts->slmSize,
+                  "BYTES: shared local memory per workgroup to compile for instead of the target's (generic: the portable "
+                  "32 KiB; give a device's size to use more)")
+      ->check(CLI::Range(1u, 1u << 30));
   cmd->add_option("--stub", opts->stub,
                   "Also write the host launcher stub NAME.h / NAME.c (next to the .spv, or in --stub-dir)");
   cmd->add_option("--stub-dir", opts->stubDir, "Folder for the --stub files (default: the folder of the .spv)");

@@ -79,6 +79,13 @@ bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& 
                                          targets::targetNames()));
     return false;
   }
+  targets::Target withSlm{};  // the target with another SLM size (options.slmBytes)
+  if (options.slmBytes > 0) {
+    withSlm = *target;
+    withSlm.slmBytes = options.slmBytes;
+    withSlm.slmOrigin = options.slmOrigin.empty() ? "--slm-size" : options.slmOrigin;
+    target = &withSlm;
+  }
   if (!ir::verify(*module, diags)) return false;
   passes::PassContext ctx{diags, target};
   passes::PassManager pm(ctx, options.passOptions);

@@ -26,6 +26,11 @@ struct CompileOptions {
   // hardware call must have left its instruction (backends/isa/IsaVerifier.h, docs/hardware.md).
   bool verifyIsa = false;
   std::string renameBuiltinForTesting;  // hidden test double: "FROM=TO" misspells a builtin
+  // Shared local memory per workgroup to compile for instead of the target table's (0: the table's):
+  // `xtc run` passes its device's size, `xtc compile --slm-size` a chosen one. slmOrigin says where
+  // it came from in diagnostics.
+  unsigned slmBytes = 0;
+  std::string slmOrigin;
 };
 
 // What the launcher, `xtc run` and stubs need to know about one kernel (docs/abi.md).

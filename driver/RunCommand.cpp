@@ -45,6 +45,7 @@ struct RunOptions {
   bool emulateXe = false;
   std::string xeCodegen = "visa";
   bool verifyIsa = false;
+  unsigned slmSize = 0;  // --slm-size: instead of the device's (generic) or the target's (pvc/dg2) SLM size
   uint64_t seed = 1;
 };
 
@@ -66,10 +67,11 @@ int listDevices() {
   auto ze = runtime::listLevelZeroDevices(&zeErr);
   auto cl = runtime::listOpenCLDevices(&clErr);
   std::cout << "level-zero:" << (ze.empty() ? " none (" + zeErr + ")" : "") << "\n";
-  for (size_t i = 0; i < ze.size(); ++i) std::cout << fmt::format("  [{}] {}\n", i, ze[i].name);
+  auto slm = [](const runtime::DeviceInfo& d) { return d.localMemBytes ? fmt::format(", {} bytes of SLM", d.localMemBytes) : ""; };
+  for (size_t i = 0; i < ze.size(); ++i) std::cout << fmt::format("  [{}] {}{}\n", i, ze[i].name, slm(ze[i]));
   std::cout << "opencl:" << (cl.empty() ? " none (" + clErr + ")" : "") << "\n";
   for (size_t i = 0; i < cl.size(); ++i)
-    std::cout << fmt::format("  [{}] {} ({}){}\n", i, cl[i].name, cl[i].platform, cl[i].isGpu ? ", GPU" : "");
+    std::cout << fmt::format("  [{}] {} ({}){}{}\n", i, cl[i].name, cl[i].platform, cl[i].isGpu ? ", GPU" : "", slm(cl[i]));
   return 0;
 }
 
@@ -319,6 +321,20 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
                 << " with --emulate-xe\n";
     }
     co.verifyIsa = opts.verifyIsa;
+    // SLM: generic guarantees only the portable 32 KiB, but a run compiles for the device it runs on
+    // (like -march=native): the device's size. pvc/dg2 keep their hardware's (emulated or not).
+    // --slm-size overrides both.
+    const runtime::DeviceInfo& dev = rt->device();
+    if (opts.slmSize > 0) {
+      co.slmBytes = opts.slmSize;
+      if (dev.localMemBytes > 0 && opts.slmSize > dev.localMemBytes)
+        diags.warning(SourceLoc{}, fmt::format("--slm-size {} is more than the {} bytes '{}' has: a kernel using it will not launch",
+                                               opts.slmSize, dev.localMemBytes, dev.name));
+    } else if (opts.target == "generic" && dev.localMemBytes > 0) {
+      co.slmBytes = static_cast<unsigned>(std::min<uint64_t>(dev.localMemBytes, UINT32_MAX));
+      co.slmOrigin = fmt::format("the shared local memory of '{}', which xtc run compiles for; --slm-size overrides it", dev.name);
+      if (global.verbose) std::cerr << fmt::format("xtc run: generic SLM size: {} bytes (the device's)\n", co.slmBytes);
+    }
     CompileResult cr;
     ir::IRMapping mapping;
     if (!compileModule(module->clone(mapping), co, diags, cr)) {
@@ -461,6 +477,10 @@ void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus&
       ->check(CLI::IsMember({"visa", "builtins"}));
   cmd->add_flag("--verify-isa", opts->verifyIsa,
                 "pvc/dg2: check the SPIR-V it runs with ocloc, as `xtc compile --verify-isa` does");
+  cmd->add_option("--slm-size", opts->slmSize,
+                  "BYTES: shared local memory per workgroup to compile for (default: the device's for generic, the target's for "
+                  "pvc/dg2)")
+      ->check(CLI::Range(1u, 1u << 30));
   cmd->add_option("--seed", opts->seed, "Seed for the random inputs");
   cmd->callback([opts, &global, &status] { status.code = runRun(*opts, global); });
 }

@@ -3,8 +3,6 @@
 // (ZE_ENABLE_*, ZE_AFFINITY_MASK, ...) since it does not touch them.
 #include "driver/runtime/LevelZeroRuntime.h"
 
-#include <level_zero/ze_api.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -26,33 +24,41 @@ struct ZeDevice {
   DeviceInfo info;
 };
 
-std::vector<ZeDevice> enumerate(std::string* error) {
-  std::vector<ZeDevice> out;
+// The real loader in this build, or null with `error` saying why not.
+const ZeApi* realApi(std::string* error) {
 #ifdef __SANITIZE_ADDRESS__
   // The loader dlopens drivers with RTLD_DEEPBIND, which aborts a process running under
   // AddressSanitizer; sanitizer builds therefore never initialise Level Zero.
   if (error) *error = "Level Zero is not used in AddressSanitizer builds (its loader opens drivers with RTLD_DEEPBIND)";
-  return out;
+  return nullptr;
+#else
+  (void)error;
+  static const ZeApi api;
+  return &api;
 #endif
-  ze_result_t r = zeInit(ZE_INIT_FLAG_GPU_ONLY);
+}
+
+std::vector<ZeDevice> enumerate(const ZeApi& api, std::string* error) {
+  std::vector<ZeDevice> out;
+  ze_result_t r = api.init(ZE_INIT_FLAG_GPU_ONLY);
   if (r != ZE_RESULT_SUCCESS) {
     if (error) *error = "no Level Zero driver (zeInit returned " + zeErr("", r).substr(std::strlen(" failed with Level Zero error ")) +
                         "; an Intel GPU and its level-zero driver package are needed)";
     return out;
   }
   uint32_t nd = 0;
-  zeDriverGet(&nd, nullptr);
+  api.driverGet(&nd, nullptr);
   std::vector<ze_driver_handle_t> drivers(nd);
-  if (nd) zeDriverGet(&nd, drivers.data());
+  if (nd) api.driverGet(&nd, drivers.data());
   for (ze_driver_handle_t drv : drivers) {
     uint32_t n = 0;
-    zeDeviceGet(drv, &n, nullptr);
+    api.deviceGet(drv, &n, nullptr);
     std::vector<ze_device_handle_t> devs(n);
-    if (n) zeDeviceGet(drv, &n, devs.data());
+    if (n) api.deviceGet(drv, &n, devs.data());
     for (ze_device_handle_t d : devs) {
       ZeDevice z{drv, d, {}, {}};
       z.props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-      zeDeviceGetProperties(d, &z.props);
+      api.deviceGetProperties(d, &z.props);
       z.info.runtime = "level-zero";
       z.info.platform = "Level Zero";
       z.info.name = z.props.name;
@@ -60,6 +66,9 @@ std::vector<ZeDevice> enumerate(std::string* error) {
       z.info.intelSubgroups = z.info.isGpu;
       // Every Level Zero GPU device is an Intel Xe GPU; DPAS availability is decided by the target.
       z.info.intelXe = z.info.isGpu;
+      ze_device_compute_properties_t cp{};
+      cp.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
+      if (api.deviceGetComputeProperties(d, &cp) == ZE_RESULT_SUCCESS) z.info.localMemBytes = cp.maxSharedLocalMemory;
       out.push_back(z);
     }
   }
@@ -69,17 +78,17 @@ std::vector<ZeDevice> enumerate(std::string* error) {
 
 class LevelZeroRuntime final : public Runtime {
 public:
-  explicit LevelZeroRuntime(ZeDevice d) : dev_(d) {}
+  LevelZeroRuntime(const ZeApi& api, ZeDevice d) : api_(api), dev_(d) {}
   const DeviceInfo& device() const override { return dev_.info; }
   // The lowering writes build_options in Level Zero's spelling: passed as they are.
   std::string buildFlags(const std::string& buildOptions) const override { return buildOptions; }
 
   bool run(const std::vector<uint32_t>& spirv, const std::string& kernelName, std::vector<LaunchArg>& args,
            const LaunchConfig& cfg, LaunchTiming& timing, std::string* error) override {
-    Cleanup c;
+    Cleanup c(api_);
     ze_result_t r;
     ze_context_desc_t cd{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
-    if ((r = zeContextCreate(dev_.driver, &cd, &c.ctx)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeContextCreate", r));
+    if ((r = api_.contextCreate(dev_.driver, &cd, &c.ctx)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeContextCreate", r));
     ze_module_desc_t md{};
     md.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
     md.format = ZE_MODULE_FORMAT_IL_SPIRV;
@@ -88,22 +97,22 @@ public:
     std::string flags = buildFlags(cfg.buildOptions);
     md.pBuildFlags = flags.c_str();
     ze_module_build_log_handle_t log = nullptr;
-    r = zeModuleCreate(c.ctx, dev_.device, &md, &c.module, &log);
+    r = api_.moduleCreate(c.ctx, dev_.device, &md, &c.module, &log);
     if (r != ZE_RESULT_SUCCESS) {
       std::string text;
       if (log) {
         size_t n = 0;
-        zeModuleBuildLogGetString(log, &n, nullptr);
+        api_.moduleBuildLogGetString(log, &n, nullptr);
         text.resize(n);
-        zeModuleBuildLogGetString(log, &n, text.data());
+        api_.moduleBuildLogGetString(log, &n, text.data());
       }
-      if (log) zeModuleBuildLogDestroy(log);
+      if (log) api_.moduleBuildLogDestroy(log);
       return fail(error, zeErr("zeModuleCreate", r) + (text.empty() ? "" : ":\n" + text));
     }
-    if (log) zeModuleBuildLogDestroy(log);
+    if (log) api_.moduleBuildLogDestroy(log);
     ze_kernel_desc_t kd{ZE_STRUCTURE_TYPE_KERNEL_DESC, nullptr, 0, kernelName.c_str()};
-    if ((r = zeKernelCreate(c.module, &kd, &c.kernel)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeKernelCreate", r));
-    if ((r = zeKernelSetGroupSize(c.kernel, static_cast<uint32_t>(cfg.local[0]), static_cast<uint32_t>(cfg.local[1]),
+    if ((r = api_.kernelCreate(c.module, &kd, &c.kernel)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeKernelCreate", r));
+    if ((r = api_.kernelSetGroupSize(c.kernel, static_cast<uint32_t>(cfg.local[0]), static_cast<uint32_t>(cfg.local[1]),
                                   static_cast<uint32_t>(cfg.local[2]))) != ZE_RESULT_SUCCESS)
       return fail(error, zeErr("zeKernelSetGroupSize", r));
     std::vector<std::vector<uint8_t>> originals;
@@ -113,26 +122,26 @@ public:
         ze_device_mem_alloc_desc_t dd{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
         ze_host_mem_alloc_desc_t hd{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, nullptr, 0};
         void* p = nullptr;
-        if ((r = zeMemAllocShared(c.ctx, &dd, &hd, std::max<size_t>(a.buffer->size(), 1), 64, dev_.device, &p)) != ZE_RESULT_SUCCESS)
+        if ((r = api_.memAllocShared(c.ctx, &dd, &hd, std::max<size_t>(a.buffer->size(), 1), 64, dev_.device, &p)) != ZE_RESULT_SUCCESS)
           return fail(error, zeErr("zeMemAllocShared", r));
         c.mems.push_back(p);
         originals.push_back(*a.buffer);
-        r = zeKernelSetArgumentValue(c.kernel, static_cast<uint32_t>(i), sizeof(void*), &c.mems.back());
+        r = api_.kernelSetArgumentValue(c.kernel, static_cast<uint32_t>(i), sizeof(void*), &c.mems.back());
       } else {
-        r = zeKernelSetArgumentValue(c.kernel, static_cast<uint32_t>(i), a.scalar.size(), a.scalar.data());
+        r = api_.kernelSetArgumentValue(c.kernel, static_cast<uint32_t>(i), a.scalar.size(), a.scalar.data());
       }
       if (r != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeKernelSetArgumentValue", r));
     }
     ze_command_queue_desc_t qd{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
                                ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
-    if ((r = zeCommandListCreateImmediate(c.ctx, dev_.device, &qd, &c.list)) != ZE_RESULT_SUCCESS)
+    if ((r = api_.commandListCreateImmediate(c.ctx, dev_.device, &qd, &c.list)) != ZE_RESULT_SUCCESS)
       return fail(error, zeErr("zeCommandListCreateImmediate", r));
     ze_event_pool_desc_t pd{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr,
                             ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
     c.device = dev_.device;
-    if ((r = zeEventPoolCreate(c.ctx, &pd, 1, &c.device, &c.pool)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeEventPoolCreate", r));
+    if ((r = api_.eventPoolCreate(c.ctx, &pd, 1, &c.device, &c.pool)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeEventPoolCreate", r));
     ze_event_desc_t ed{ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 0, ZE_EVENT_SCOPE_FLAG_HOST, ZE_EVENT_SCOPE_FLAG_HOST};
-    if ((r = zeEventCreate(c.pool, &ed, &c.event)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeEventCreate", r));
+    if ((r = api_.eventCreate(c.pool, &ed, &c.event)) != ZE_RESULT_SUCCESS) return fail(error, zeErr("zeEventCreate", r));
     ze_group_count_t groups{static_cast<uint32_t>(cfg.global[0] / cfg.local[0]), static_cast<uint32_t>(cfg.global[1] / cfg.local[1]),
                             static_cast<uint32_t>(cfg.global[2] / cfg.local[2])};
     auto upload = [&] {
@@ -140,12 +149,12 @@ public:
         if (!originals[m].empty()) std::memcpy(c.mems[m], originals[m].data(), originals[m].size());
     };
     auto launch = [&](double& ms) -> ze_result_t {
-      zeEventHostReset(c.event);
-      ze_result_t e = zeCommandListAppendLaunchKernel(c.list, c.kernel, &groups, c.event, 0, nullptr);
+      api_.eventHostReset(c.event);
+      ze_result_t e = api_.commandListAppendLaunchKernel(c.list, c.kernel, &groups, c.event, 0, nullptr);
       if (e != ZE_RESULT_SUCCESS) return e;
-      if ((e = zeEventHostSynchronize(c.event, UINT64_MAX)) != ZE_RESULT_SUCCESS) return e;
+      if ((e = api_.eventHostSynchronize(c.event, UINT64_MAX)) != ZE_RESULT_SUCCESS) return e;
       ze_kernel_timestamp_result_t ts{};
-      if ((e = zeEventQueryKernelTimestamp(c.event, &ts)) != ZE_RESULT_SUCCESS) return e;
+      if ((e = api_.eventQueryKernelTimestamp(c.event, &ts)) != ZE_RESULT_SUCCESS) return e;
       // timerResolution is in nanoseconds per tick for ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES.
       ms = static_cast<double>(ts.global.kernelEnd - ts.global.kernelStart) * static_cast<double>(dev_.props.timerResolution) * 1e-6;
       return ZE_RESULT_SUCCESS;
@@ -171,6 +180,10 @@ public:
 private:
   // Destroys, in reverse order, whatever run() created.
   struct Cleanup {
+    explicit Cleanup(const ZeApi& a) : api(a) {}
+    Cleanup(const Cleanup&) = delete;
+    Cleanup& operator=(const Cleanup&) = delete;
+    const ZeApi& api;
     ze_context_handle_t ctx = nullptr;
     ze_module_handle_t module = nullptr;
     ze_kernel_handle_t kernel = nullptr;
@@ -180,38 +193,49 @@ private:
     ze_device_handle_t device = nullptr;
     std::vector<void*> mems;
     ~Cleanup() {
-      if (event) zeEventDestroy(event);
-      if (pool) zeEventPoolDestroy(pool);
-      if (list) zeCommandListDestroy(list);
-      for (void* p : mems) zeMemFree(ctx, p);
-      if (kernel) zeKernelDestroy(kernel);
-      if (module) zeModuleDestroy(module);
-      if (ctx) zeContextDestroy(ctx);
+      if (event) api.eventDestroy(event);
+      if (pool) api.eventPoolDestroy(pool);
+      if (list) api.commandListDestroy(list);
+      for (void* p : mems) api.memFree(ctx, p);
+      if (kernel) api.kernelDestroy(kernel);
+      if (module) api.moduleDestroy(module);
+      if (ctx) api.contextDestroy(ctx);
     }
   };
   static bool fail(std::string* error, std::string msg) {
     if (error) *error = std::move(msg);
     return false;
   }
+  ZeApi api_;  // the entry points: the loader, or a test double
   ZeDevice dev_;
 };
 
 }  // namespace
 
-std::vector<DeviceInfo> listLevelZeroDevices(std::string* error) {
+std::vector<DeviceInfo> listLevelZeroDevicesWith(const ZeApi& api, std::string* error) {
   std::vector<DeviceInfo> r;
-  for (ZeDevice& d : enumerate(error)) r.push_back(d.info);
+  for (ZeDevice& d : enumerate(api, error)) r.push_back(d.info);
   return r;
 }
 
-std::unique_ptr<Runtime> createLevelZeroRuntime(unsigned index, std::string* error) {
-  std::vector<ZeDevice> ds = enumerate(error);
+std::unique_ptr<Runtime> createLevelZeroRuntimeWith(const ZeApi& api, unsigned index, std::string* error) {
+  std::vector<ZeDevice> ds = enumerate(api, error);
   if (ds.empty()) return nullptr;
   if (index >= ds.size()) {
     if (error) *error = "Level Zero device " + std::to_string(index) + " does not exist (" + std::to_string(ds.size()) + " found)";
     return nullptr;
   }
-  return std::make_unique<LevelZeroRuntime>(ds[index]);
+  return std::make_unique<LevelZeroRuntime>(api, ds[index]);
+}
+
+std::vector<DeviceInfo> listLevelZeroDevices(std::string* error) {
+  const ZeApi* api = realApi(error);
+  return api ? listLevelZeroDevicesWith(*api, error) : std::vector<DeviceInfo>{};
+}
+
+std::unique_ptr<Runtime> createLevelZeroRuntime(unsigned index, std::string* error) {
+  const ZeApi* api = realApi(error);
+  return api ? createLevelZeroRuntimeWith(*api, index, error) : nullptr;
 }
 
 }  // namespace xtc::driver::runtime

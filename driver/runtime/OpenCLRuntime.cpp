@@ -88,6 +88,8 @@ std::vector<ClDevice> enumerate(std::string* error) {
       cl_device_type t = 0;
       clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof t, &t, nullptr);
       c.info.isGpu = (t & CL_DEVICE_TYPE_GPU) != 0;
+      cl_ulong local = 0;
+      if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, nullptr) == CL_SUCCESS) c.info.localMemBytes = local;
       std::string ext = deviceString(d, CL_DEVICE_EXTENSIONS);
       c.info.intelSubgroups = ext.find("cl_intel_subgroups") != std::string::npos;
       // DPAS and 2D block IO come with the matrix-multiply-accumulate and 2D block extensions.

@@ -18,6 +18,9 @@ struct DeviceInfo {
   bool isGpu = false;
   bool intelSubgroups = false;  // cl_intel_subgroups (shuffles) — what the generic target needs
   bool intelXe = false;         // DPAS / 2D block IO capable Intel GPU (what pvc/dg2 code needs)
+  // Shared local memory per workgroup (CL_DEVICE_LOCAL_MEM_SIZE; Level Zero: maxSharedLocalMemory),
+  // 0 if the runtime did not say. `xtc run --target generic` compiles for this size.
+  uint64_t localMemBytes = 0;
 };
 
 // One kernel argument in ABI form: a device buffer (contents uploaded before, read back after the

@@ -344,12 +344,11 @@ private:
         int64_t full = slmBytes(shape, elem);
         if (smallest)
           error(loc, fmt::format("{} needs {} bytes of shared local memory ({} in rounds of its smallest slab), which brings "
-                                 "the kernel to {} bytes; target '{}' has {}",
-                                 what, full, smallest, slmUsed_ + smallest, target_.name, target_.slmBytes));
+                                 "the kernel to {} bytes; {}",
+                                 what, full, smallest, slmUsed_ + smallest, targets::slmLimitText(target_)));
         else
-          error(loc, fmt::format("{} needs {} bytes of shared local memory, which brings the kernel to {} bytes; target "
-                                 "'{}' has {}",
-                                 what, full, slmUsed_ + full, target_.name, target_.slmBytes));
+          error(loc, fmt::format("{} needs {} bytes of shared local memory, which brings the kernel to {} bytes; {}", what,
+                                 full, slmUsed_ + full, targets::slmLimitText(target_)));
       }
     }
     int64_t rounds = shape[dim] / slab;
@@ -492,8 +491,8 @@ bool KernelDistributor::run() {
         for (int64_t d : o->result()->type().shape()) bytes *= d;
         slmUsed_ += bytes;
         if (slmUsed_ > static_cast<int64_t>(target_.slmBytes))
-          error(o->loc(), fmt::format("this shared local memory buffer brings the kernel to {} bytes; target '{}' has {}",
-                                      slmUsed_, target_.name, target_.slmBytes));
+          error(o->loc(), fmt::format("this shared local memory buffer brings the kernel to {} bytes; {}", slmUsed_,
+                                      targets::slmLimitText(target_)));
       }
     });
   if (failed_) return false;

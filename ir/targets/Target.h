@@ -35,6 +35,9 @@ struct Target {
   unsigned subgroupSize;          // the required subgroup size of every kernel
   unsigned maxWorkgroupSize;      // work-items
   unsigned slmBytes;              // shared local memory per workgroup
+  // Where slmBytes came from when it is not this table's value (driver: `xtc run` takes its device's
+  // size, `xtc compile --slm-size` a chosen one); "" = the table. For diagnostics.
+  std::string slmOrigin;
   unsigned slmBanks;              // 4-byte banks
   unsigned grfCount;              // registers per thread in the default mode
   unsigned grfCountLarge;         // in large-GRF mode (0 = none)
@@ -48,6 +51,16 @@ struct Target {
   std::vector<BlockShape> blockPrefetches;
   std::vector<std::string> spirvExtensions;
 };
+
+// "target 'NAME' has N" for SLM overflow diagnostics, saying where N comes from and, for generic's
+// portable 32 KiB, how to compile for a device with more.
+inline std::string slmLimitText(const Target& t) {
+  std::string s = "target '" + t.name + "' has " + std::to_string(t.slmBytes);
+  if (!t.slmOrigin.empty()) return s + " (" + t.slmOrigin + ")";
+  if (t.kind == TargetKind::Generic)
+    s += " (the portable minimum; `xtc run` takes its device's size, `xtc compile --slm-size BYTES` a device's with more)";
+  return s;
+}
 
 // The table for a target name, or null for an unknown name.
 const Target* findTarget(std::string_view name);

@@ -34,8 +34,8 @@ declare -A outputs=(
   [gemm_splitk]=C [row_sum]=S [sg_bias_relu]=Y [sg_gemm_f16]=C [sg_gemm_f32]=C [softmax]=Y [transpose]=Y
 )
 # The RFC examples are written for fixed 4096x4096 matrices (memref types with static shapes): too
-# big for the interpreter in a cheap test (tests/golden/frontend, tests/isa and the wg-distribute
-# tests cover their compilation).
+# big for the interpreter in a cheap test: rfc-shrunk-*.test and slm-examples.test run them shrunk
+# (sed of the sizes) with --check, rfc-check-sample.test at full size with --check-sample.
 static_rfc="rfc_2_1_gemm_prefetch rfc_2_2_gemm_transpose_bcast_reduce rfc_2_3_transpose_opt rfc_2_4_gemm_slm rfc_2_5_gemm_two_cache_levels"
 
 # Device runs left out of a sweep, as [target:name]="reason" (the lowered IR still runs in the
@@ -72,7 +72,7 @@ status=0
 for f in "$dir"/*.xt; do
   name=$(basename "$f" .xt)
   if [[ " $static_rfc " == *" $name "* ]]; then
-    echo "$name: skipped (static 4096x4096 shapes: see rfc-check-sample.test)"
+    echo "$name: skipped (static 4096x4096 shapes: see rfc-shrunk-*.test, rfc-check-sample.test)"
     continue
   fi
   if [ -z "${sizes[$name]+x}" ]; then

@@ -14,7 +14,8 @@
 //     16-bit pairs) with transpose = true: the transpose is folded (XeTranspose.h);
 //   - 8/16-bit tiles take 2D messages only when every column offset of their class is provably a
 //     whole dword (multiple of 4/2 elements, reference §2.5; a transposed d32 message over 16-bit pairs
-//     would otherwise silently read the pair to the left), else their loads go per lane;
+//     would otherwise silently read the pair to the left), else their loads go per lane, and their
+//     stores and prefetches get `per_lane = true` (lower-xe then issues no 2D message for them);
 //   - tiles connected through update_tile_offset and scf.for/scf.if carry one type, so they are
 //     blocked as one class; loops are never unrolled.
 // Vectors keep their subgroup shape: their split into blocks is what the lane layouts (layout
@@ -262,6 +263,13 @@ void KernelBlocking::run() {
       for (unsigned b = 0; b < o->region(i).numBlocks(); ++b)
         for (Value* a : o->region(i).block(b).arguments()) retype(a);
   });
+  // 2D stores and prefetches start at a whole dword too (reference §2.5: the x rule is the loads'):
+  // one of an 8/16-bit tile whose columns are not provably whole dwords gets `per_lane = true`, and
+  // lower-xe stores or prefetches it per lane instead of with a 2D message at an odd column.
+  for (Operation* st : stores)
+    if (st->is("tile.store_tile") && !columnsAligned(find(st->operand(1)))) st->setAttr("per_lane", Attribute::boolean(true));
+  for (Operation* pf : prefetches)
+    if (!columnsAligned(find(pf->operand(0)))) pf->setAttr("per_lane", Attribute::boolean(true));
   for (Operation* ld : loads) {
     auto it = msg.find(find(ld->operand(0)));
     if (it != msg.end()) xe::setMessageAttrs(*ld, it->second);

@@ -12,11 +12,13 @@
 //   - tile.store_tile -> one xe.store_2d per message when a store shape of the target table
 //     (blockStores: one block, subgroup-wide) tiles the value and its lane layout holds each message
 //     as the message's layout (register i = row i, lane = column); the hardware drops what falls
-//     outside the surface (the memref), which is the clipping. Any other store -> one lane.store per
-//     register (clipped at the memref bounds); tile.atomic_rmw -> one lane.atomic per register
+//     outside the surface (the memref), which is the clipping. Any other store, or one blocking marked
+//     `per_lane` (columns not provably whole dwords) -> one lane.store per register (clipped at the
+//     memref bounds); tile.atomic_rmw -> one lane.atomic per register
 //     (LowerXeAtomic.cpp);
 //   - tile.prefetch_tile -> xe.prefetch_2d messages of the tallest table prefetch shape
-//     (blockPrefetches) that tiles the tile; otherwise per-lane xe.prefetch_1d of every 64-byte line;
+//     (blockPrefetches) that tiles the tile, unless blocking marked it `per_lane`; otherwise per-lane
+//     xe.prefetch_1d of every 64-byte line;
 //   - tile.convert_layout runs the plan resolve-layouts recorded (register permutation or shuffles);
 //     tile.transpose emits nothing (LowerXeTranspose.cpp);
 //   - scf.for/scf.if keep their structure (the K loop is never unrolled); a tile yielded by scf.if is
@@ -242,7 +244,9 @@ void KernelLowerXe::lowerPrefetch(Operation& op) {
   if (const Attribute* a = op.attr("locality"))
     locality = a->isa(AttrKind::Int) ? a->getInt() : a->isa(AttrKind::Enum) ? std::atoll(a->getString().c_str()) : 3;
   int64_t cache = locality >= 2 ? 4 : 2;  // 4: L1 and L3 cached; 2: L3 only (reference §1)
-  if (prefetchBlocks(t, cache)) return;
+  // Blocking's `per_lane`: columns not provably whole dwords (no 2D message may start there).
+  const Attribute* pl = op.attr("per_lane");
+  if (!(pl && pl->isa(AttrKind::Bool) && pl->getBool()) && prefetchBlocks(t, cache)) return;
   Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1), i64 = Type::scalar(ElemKind::I64);
   auto ult = [&](Value* a, Value* bnd) {
     return b_.create("arith.cmpi", {a, bnd}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
@@ -337,7 +341,8 @@ void KernelLowerXe::lowerStoreTile(Operation& op) {
   const layout::LinearLayout& l = laneLayout(vt, op);
   std::vector<Value*> regs = extractAll(vals_.get1(op.operand(0), op));
   if (t.type.tileInfo().space == ir::MemSpace::Slm) return lowerSlmStore(op, t, l, regs);
-  if (storeBlocks(op, t, l, regs)) return;
+  const Attribute* pl = op.attr("per_lane");  // blocking: columns not provably whole dwords
+  if (!(pl && pl->isa(AttrKind::Bool) && pl->getBool()) && storeBlocks(op, t, l, regs)) return;
   perLaneWrites("lane.store", t, l, regs, {}, op);
 }
 

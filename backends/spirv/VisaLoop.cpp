@@ -4,9 +4,10 @@
 //     or a loop-carried coordinate whose yield is itself + constant); every vector element is known
 //     to be (load L, element e), (accumulator argument a, element e) or (dpas D, element e). Allowed
 //     ops: arith.constant/addi/subi/convert on indices, vector.extract/from_elements, xe.load_2d,
-//     xe.prefetch_2d, xe.dpas (the probed bf16/f16 -> f32 8x16x16 forms), scf.yield. Each dpas accumulator must be a chain that starts at
-//     consecutive elements of an accumulator argument and ends in the yield at the same elements; A
-//     and B operands must be load elements. Anything else: no match (the per-op lowering).
+//     xe.prefetch_2d, xe.dpas (the probed bf16/f16 -> f32 8x16x16 and s8 -> s32 8x16x32 forms),
+//     scf.yield. Each dpas accumulator must be a chain that starts at consecutive elements of an
+//     accumulator argument and ends in the yield at the same elements; A and B operands must be load
+//     elements. Anything else: no match (the per-op lowering).
 //  2. Emit: loads of one surface whose rectangles tile a larger legal message are merged into it
 //     (same block width; more blocks side by side, more rows); every DPAS operand must then be a
 //     GRF-aligned register range of one message's response, checked element by element against the
@@ -106,9 +107,11 @@ struct Shape {
   bool vnni;
 };
 // Tried in this order (the first that tiles a group wins): visa_loop_{bf16,f16}_32x32 (d16 2x16x32
-// plain and VNNI), visa_loop_f16_16x32 (VNNI 2x16x16, plain 1x16x16), visa_loop_f16_8x32 (1x16x8).
+// plain and VNNI), visa_loop_f16_16x32 (VNNI 2x16x16, plain 1x16x16), visa_loop_f16_8x32 (1x16x8),
+// visa_loop_i8_16x16 (d8 plain 1x32x16, VNNI 1x16x32).
 constexpr Shape kLoadShapes[] = {{16, 16, 32, 2, false}, {16, 16, 32, 2, true}, {16, 16, 16, 2, true},
-                                 {16, 16, 16, 1, false}, {16, 16, 8, 1, false}};
+                                 {16, 16, 16, 1, false}, {16, 16, 8, 1, false},  {8, 32, 16, 1, false},
+                                 {8, 16, 32, 1, true}};
 constexpr Shape kPrefetchShapes[] = {{16, 16, 8, 2, false}};  // cached only (the probe's)
 
 bool proven(const Msg& m) {
@@ -246,10 +249,13 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
   if (op.is("xe.dpas")) {
     const std::vector<Elem>*acc = elems(op.operand(0)), *a = elems(op.operand(1)), *b = elems(op.operand(2));
     if (!acc || !a || !b || op.intAttr("n", 0) != 16) return false;
-    // Only the forms the visa_loop_* probes prove: bf16/f16 -> f32, M = 8, K = 16 (others: per op).
+    // Only the forms the visa_loop_* probes prove, M = 8: bf16/f16 -> f32 with K = 16, s8 -> s32 with
+    // K = 32 (others: per op).
     ElemKind in = op.operand(1)->type().elem(), ak = op.operand(0)->type().elem();
-    int64_t m = op.intAttr("m", 0);
-    if ((in != ElemKind::BF16 && in != ElemKind::F16) || ak != ElemKind::F32 || op.intAttr("k", 0) != 16 || m != 8 ||
+    int64_t m = op.intAttr("m", 0), k = op.intAttr("k", 0);
+    bool fp = (in == ElemKind::BF16 || in == ElemKind::F16) && ak == ElemKind::F32 && k == 16;
+    bool i8 = in == ElemKind::I8 && ak == ElemKind::I32 && k == 32;
+    if ((!fp && !i8) || op.operand(2)->type().elem() != in || ak != accKind_ || m != 8 ||
         static_cast<int64_t>(acc->size()) != m)
       return false;
     for (const std::vector<Elem>* v : {a, b})
@@ -281,7 +287,7 @@ bool LoopMatcher::match() {
     const ir::Type& t = v->type();
     if (t.isScalar() && t.elem() == ElemKind::Index) {
       syms_[v] = Sym{v, 0};
-    } else if (t.isVector() && t.rank() == 1 && t.elem() == ElemKind::F32) {
+    } else if (t.isVector() && t.rank() == 1 && (t.elem() == ElemKind::F32 || t.elem() == ElemKind::I32)) {
       if (!accArgs_.empty() && t.elem() != accKind_) return false;
       accKind_ = t.elem();
       accArgs_.push_back(a);
@@ -479,7 +485,8 @@ bool LoopMatcher::placeOperands() {
   return true;
 }
 
-std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : "hf"; }
+// vISA's precision names (IGC's own vISA for the i8 builtin reads dpas.s8.s8.8.8).
+std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : k == ElemKind::I8 ? "s8" : "hf"; }
 
 }  // namespace
 

@@ -148,18 +148,19 @@ layout::LinearLayout KernelLayouts::mmaLayout(Operation& mma, layout::Operand wh
   return need(xe::dpasOperandLayout(t_, mma.operand(0)->type().elem(), which, t.shape()[0], t.shape()[1]), mma);
 }
 
-// tile.reduction along one dimension d of a rank-2 vector, to size 1: the result's layout is the
-// operand's projected (XeRowLayouts.h): registers along d are combined in-lane, lanes along d by
-// shuffles, and every lane of such a group ends with the total (a replicated layout).
+// tile.reduction along one dimension d of a rank-2 vector, to size 1 (or size / reduction_size): the
+// result's layout is the operand's projected (XeRowLayouts.h): registers along d (within a group) are
+// combined in-lane, lanes along d by shuffles, and every lane of such a group ends with the total (a
+// replicated layout).
 void KernelLayouts::assignReduction(Operation* op) {
   const Type& st = op->operand(0)->type();
   std::vector<int64_t> dims = op->attr("dims") ? op->attr("dims")->getIntArray() : std::vector<int64_t>{};
   if (st.rank() != 2 || dims.size() != 1) fail(*op, "only reductions of one dimension of a rank-2 vector are implemented yet on pvc/dg2");
-  if (op->result()->type().shape()[static_cast<size_t>(dims[0])] != 1)
-    fail(*op, "reductions with a reduction_size smaller than the dimension are not implemented yet on pvc/dg2");
   const layout::LinearLayout* l = layoutOf(op->operand(0));
   if (!l) fail(*op, "operand 0 has no layout (not implemented yet)");
-  setLayout(op->result(), need(xe::projectLayout(*l, static_cast<int>(dims[0])), *op).layout);
+  // reduction_size n < the dimension: groups of n consecutive elements (their layout bits below n).
+  int64_t d = dims[0], group = st.shape()[static_cast<size_t>(d)] / op->result()->type().shape()[static_cast<size_t>(d)];
+  setLayout(op->result(), need(xe::projectLayout(*l, static_cast<int>(d), group), *op).layout);
 }
 
 // tile.broadcast of a size-1 dimension d: the result takes the layout its element-wise consumer's

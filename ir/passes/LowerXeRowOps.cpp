@@ -1,6 +1,7 @@
 // lower-xe, row ops: tile.reduction and tile.broadcast along one dimension of a rank-2 vector, on
 // the lane layouts layout-assignment gave them (ir/passes/XeRowLayouts.h):
-//   - reduction: the result layout is the operand's projected along d. Registers along d are
+//   - reduction: the result layout is the operand's projected along d (with reduction_size n < the
+//     dimension, only the layout bits below n combine; the others pick the group). Registers along d are
 //     combined in-lane (register order ascending), then each lane bit along d by one xor shuffle
 //     and a combine (a butterfly), so every lane of a group ends with the group's total;
 //   - broadcast: the operand is in the result's layout projected along d (a convert_layout before it
@@ -15,7 +16,13 @@ namespace xtc::passes::lowerxe {
 // side's layout is not exactly that projection (layout-assignment guarantees it).
 static std::optional<xe::Projection> rowProjection(const Operation& op, const layout::LinearLayout& full,
                                                    const layout::LinearLayout& collapsed) {
-  auto p = xe::projectLayout(full, static_cast<int>(op.attr("dims")->getIntArray().at(0)));
+  // A reduction with reduction_size n combines groups of n: the full side's size over the collapsed
+  // side's (a broadcast's operand has size 1 along d: one group).
+  int64_t d = op.attr("dims")->getIntArray().at(0);
+  const Type& big = op.is("tile.reduction") ? op.operand(0)->type() : op.result()->type();
+  const Type& small = op.is("tile.reduction") ? op.result()->type() : op.operand(0)->type();
+  int64_t group = big.shape()[static_cast<size_t>(d)] / small.shape()[static_cast<size_t>(d)];
+  auto p = xe::projectLayout(full, static_cast<int>(d), group);
   if (!p || p->layout != collapsed) return std::nullopt;
   return *p;
 }

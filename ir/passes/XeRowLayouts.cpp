@@ -23,8 +23,11 @@ int32_t Projection::projectRegister(int32_t r) const {
   return out;
 }
 
-Expected<Projection> projectLayout(const LinearLayout& full, int d) {
+Expected<Projection> projectLayout(const LinearLayout& full, int d, int64_t group) {
   if (full.outDims().size() != 2 || d < 0 || d > 1) return Error{"row ops need a rank-2 lane layout"};
+  const int64_t size = full.outDims()[static_cast<size_t>(d)].size;
+  if (group <= 0) group = size;
+  if (size % group != 0) return Error{fmt::format("internal error: a group of {} does not divide dimension size {}", group, size)};
   Projection p;
   std::vector<InDim> ins;
   for (const InDim& in : full.inDims()) {
@@ -35,6 +38,14 @@ Expected<Projection> projectLayout(const LinearLayout& full, int d) {
       if (along && across)
         return Error{fmt::format("a {} bit of layout {} runs along both dimensions; not implemented yet", in.name,
                                  full.print())};
+      int32_t& x = v[static_cast<size_t>(d)];
+      if (along && x >= group) {  // selects the group: kept, in units of groups
+        if (x % group != 0)
+          return Error{fmt::format("a {} bit of layout {} straddles groups of {}; not implemented yet", in.name,
+                                   full.print(), group)};
+        x = static_cast<int32_t>(x / group);
+        along = false;
+      }
       if (!along) {
         out.bases.push_back(v);
         continue;
@@ -45,13 +56,13 @@ Expected<Projection> projectLayout(const LinearLayout& full, int d) {
       }
       if (in.name != "lane") return Error{fmt::format("in dim '{}' of layout {} is not handled", in.name, full.print())};
       p.reducedLaneBits.push_back(static_cast<int>(b));
-      v[static_cast<size_t>(d)] = 0;
+      x = 0;
       out.bases.push_back(v);
     }
     ins.push_back(out);
   }
   std::vector<layout::OutDim> outs = full.outDims();
-  outs[static_cast<size_t>(d)].size = 1;
+  outs[static_cast<size_t>(d)].size = static_cast<int32_t>(size / group);
   auto l = LinearLayout::make(ins, outs);
   if (!l) return Error{l.error()};
   p.layout = *l;

@@ -10,7 +10,8 @@
 
 namespace xtc::passes::xe {
 
-// The layout of a 2-D value with dimension `d` collapsed to size 1, and which register bits survive.
+// The layout of a 2-D value with dimension `d` collapsed to size 1 (or to size / group), and which
+// register bits survive.
 // Register bases along `d` are dropped (their registers are combined in-lane by a reduction, or
 // repeat the same register in a broadcast); lane bases along `d` become 0 (those lanes hold the same
 // value: a replicated layout). Every basis must lie along one dimension (else an error).
@@ -21,7 +22,10 @@ struct Projection {
   // Register of the projected layout that holds what register `r` of the full layout holds.
   int32_t projectRegister(int32_t r) const;
 };
-layout::Expected<Projection> projectLayout(const layout::LinearLayout& full, int d);
+// With `group` < the size of `d` (a reduction with reduction_size = group), only the bases below
+// `group` along d are combined; the others select the group and are divided by it (dimension d of the
+// result has size / group elements). Every basis along d must be below group or a multiple of it.
+layout::Expected<Projection> projectLayout(const layout::LinearLayout& full, int d, int64_t group = 0);
 
 // The lane layout of a per-lane rows x cols value (powers of two, rows * cols >= S): lanes run
 // along the columns (adjacent lanes, adjacent addresses); with fewer than S columns the remaining

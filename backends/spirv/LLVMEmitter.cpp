@@ -819,11 +819,13 @@ void KernelEmitter::emitFor(ir::Operation& op) {
     pi += w;
   }
   std::vector<llvm::Value*> yielded;
+  unsigned visaBefore = visaLoops_;
   emitBlock(blk, &yielded);
   if (yielded.size() != phis.size()) fail(op, "scf.yield does not match the loop's iteration values");
   llvm::Value* next = b_.CreateAdd(iv, step, "iv.next");
   llvm::BasicBlock* latch = b_.GetInsertBlock();
-  b_.CreateBr(header);
+  llvm::BranchInst* back = b_.CreateBr(header);
+  if (visaLoops_ != visaBefore) keepLoopRolled(*back);  // a whole-loop asm statement inside (VisaLoop.h)
   iv->addIncoming(next, latch);
   for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(yielded[i], latch);
   std::vector<llvm::Value*> carried = vectorizePhis(phis);

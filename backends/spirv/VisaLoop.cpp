@@ -20,6 +20,8 @@
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Metadata.h>
 
 #include <fmt/format.h>
 
@@ -272,10 +274,10 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
 
 bool LoopMatcher::match() {
   if (for_.numRegions() != 1 || for_.numOperands() < 3) return false;
-  // Not inside another loop: IGC unrolls outer loops and would paste the statement twice, and vISA
-  // labels are kernel-wide ("label is redefined", measured on a K loop inside a 4-trip loop).
-  for (const ir::Operation* p = for_.parentOp(); p; p = p->parentOp())
-    if (p->is("scf.for")) return false;
+  // Inside another loop too: vISA labels are kernel-wide, so the statement must not be pasted twice
+  // ("label is redefined", measured when IGC unrolled a 4-trip outer loop); LLVMEmitter marks every
+  // loop around a whole-loop statement DontUnroll (keepLoopRolled), which LLVM and IGC both keep
+  // (tests/isa/builtins/visa_loop_nested.ir).
   std::optional<int64_t> step = constInt(for_.operand(2));
   if (!step || *step <= 0) return false;
   step_ = *step;
@@ -631,6 +633,14 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     }
   }
   return std::string();
+}
+
+void keepLoopRolled(llvm::BranchInst& latch) {
+  llvm::LLVMContext& c = latch.getContext();
+  llvm::MDNode* dis = llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")});
+  llvm::MDNode* loop = llvm::MDNode::getDistinct(c, {nullptr, dis});
+  loop->replaceOperandWith(0, loop);  // a loop ID refers to itself
+  latch.setMetadata(llvm::LLVMContext::MD_loop, loop);
 }
 
 std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {

@@ -13,12 +13,21 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class BranchInst;
+}
+
 namespace xtc::backend {
 
 // Emits the scf.for `op` as one inline-vISA loop and sets its results, if the loop matches (see the
 // .cpp); nullopt (nothing emitted) when it does not. `loopId` makes the vISA names and labels unique
 // in the kernel.
 std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId);
+
+// Marks the loop whose back edge is `latch` "do not unroll" (llvm.loop.unroll.disable, which
+// llvm-spirv writes as the SPIR-V DontUnroll loop control): a loop around a whole-loop asm statement
+// must stay rolled, since every copy of the statement would define its vISA labels again.
+void keepLoopRolled(llvm::BranchInst& latch);
 
 // The hardware instructions a whole-loop asm text must leave in the ISA (each raw_sends message with
 // its header shape, each dpas): for --verify-isa. Empty for any other asm text.

@@ -18,6 +18,8 @@
 
 #include <fmt/format.h>
 
+#include <variant>
+
 namespace xtc::backend {
 
 namespace {
@@ -231,6 +233,24 @@ std::optional<std::string> emitLoad2d(const ir::Operation& op, XeEmitContext& ct
   return "";
 }
 
+// One inline-vISA 2D load "lsc_load_block2d ... $0:<form> flat[surface]" whose response is `retTy`
+// per lane, after the checks every form here shares (pvc, a shape of the table). Returns the error
+// text instead when a check fails.
+std::variant<llvm::Value*, std::string> loadAsm(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b,
+                                                llvm::Type* retTy, const std::string& form) {
+  if (ctx.target.kind != targets::TargetKind::Pvc)
+    return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
+  if (!inTable(op, ctx.target.blockLoads))
+    return fmt::format("xe.load_2d {} has no form proven by an ISA test yet (not implemented yet)", form);
+  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* a : surf) types.push_back(a->getType());
+  auto* fty = llvm::FunctionType::get(retTy, types, false);
+  return b.CreateCall(llvm::InlineAsm::get(fty, "lsc_load_block2d.ugm (M1, 16) $0:" + form + " flat[$1,$2,$3,$4,$5,$6]",
+                                           "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
+                      surf);
+}
+
 // A plain d32 load of one block 16 or 8 wide (reference §2.5: d32 is 8 wide x 1..32 rows x {1,2}
 // blocks or 16 wide x 1..32 rows x 1 block; no builtin is proven for it, so both codegen modes use
 // inline vISA lsc_load_block2d d32.1xWxHnn). The response is W * H / 16 registers, register i of lane
@@ -240,28 +260,17 @@ std::optional<std::string> emitLoad2dD32(const ir::Operation& op, XeEmitContext&
   if (op.intAttr("elem_bits", 0) != 32 || op.intAttr("array_len", 1) != 1 || flag(op, "vnni") || flag(op, "transpose"))
     return std::nullopt;
   int64_t w = op.intAttr("block_w", 0), h = op.intAttr("block_h", 0);
-  if (ctx.target.kind != targets::TargetKind::Pvc)
-    return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
-  if (!inTable(op, ctx.target.blockLoads) || (w != 16 && w != 8))
-    return fmt::format("xe.load_2d d32 1x{}x{} has no form proven by an ISA test yet (not implemented yet)", w, h);
-  const ir::Type& rt = op.result()->type();
   const int64_t n = w * h / 16;  // registers per lane
-  if (rt.shape()[0] != n || n < 1) return "xe.load_2d: the result does not hold the message's W x H / 16 registers";
-  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
-  std::vector<llvm::Type*> types;
-  for (llvm::Value* a : surf) types.push_back(a->getType());
+  if (op.result()->type().shape()[0] != n || n < 1) return "xe.load_2d: the result does not hold the message's W x H / 16 registers";
   llvm::Type* retTy = n == 1 ? static_cast<llvm::Type*>(b.getInt32Ty())
                              : llvm::FixedVectorType::get(b.getInt32Ty(), static_cast<unsigned>(n));
-  auto* fty = llvm::FunctionType::get(retTy, types, false);
-  llvm::Value* v = b.CreateCall(
-      llvm::InlineAsm::get(fty, fmt::format("lsc_load_block2d.ugm (M1, 16) $0:d32.1x{}x{}nn flat[$1,$2,$3,$4,$5,$6]", w, h),
-                           "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
-      surf);
-  llvm::Type* regTy = rt.elem() == ir::ElemKind::F32 ? b.getFloatTy() : b.getInt32Ty();
+  auto v = loadAsm(op, ctx, b, retTy, fmt::format("d32.1x{}x{}nn", w, h));
+  if (auto* e = std::get_if<std::string>(&v)) return *e;
+  llvm::Type* regTy = op.result()->type().elem() == ir::ElemKind::F32 ? b.getFloatTy() : b.getInt32Ty();
   std::vector<llvm::Value*> regs;
   for (int64_t i = 0; i < n; ++i) {
-    llvm::Value* e = n == 1 ? v : b.CreateExtractElement(v, b.getInt32(static_cast<uint32_t>(i)));
-    regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
+    llvm::Value* r = n == 1 ? std::get<llvm::Value*>(v) : b.CreateExtractElement(std::get<llvm::Value*>(v), b.getInt32(static_cast<uint32_t>(i)));
+    regs.push_back(regTy == r->getType() ? r : b.CreateBitCast(r, regTy));
   }
   ctx.set(op.result(), regs);
   return "";
@@ -277,24 +286,14 @@ std::optional<std::string> emitLoad2dD8(const ir::Operation& op, XeEmitContext& 
   if (op.intAttr("elem_bits", 0) != 8 || op.intAttr("block_w", 0) != 32 || op.intAttr("array_len", 1) != 1 ||
       flag(op, "vnni") || flag(op, "transpose"))
     return std::nullopt;
-  if (ctx.target.kind != targets::TargetKind::Pvc)
-    return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
-  if (!inTable(op, ctx.target.blockLoads))
-    return fmt::format("xe.load_2d d8 1x32x{} has no form proven by an ISA test yet (not implemented yet)", h);
   const ir::Type& rt = op.result()->type();
   if (rt.shape()[0] != 2 * h || ir::elemBits(rt.elem()) != 8) return "xe.load_2d: the result does not hold two i8 registers per row";
-  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
-  std::vector<llvm::Type*> types;
-  for (llvm::Value* a : surf) types.push_back(a->getType());
-  auto* fty = llvm::FunctionType::get(llvm::FixedVectorType::get(b.getInt16Ty(), static_cast<unsigned>(h)), types, false);
-  llvm::Value* v = b.CreateCall(
-      llvm::InlineAsm::get(fty, fmt::format("lsc_load_block2d.ugm (M1, 16) $0:d8.1x32x{}nn flat[$1,$2,$3,$4,$5,$6]", h),
-                           "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
-      surf);
+  auto v = loadAsm(op, ctx, b, llvm::FixedVectorType::get(b.getInt16Ty(), static_cast<unsigned>(h)), fmt::format("d8.1x32x{}nn", h));
+  if (auto* e = std::get_if<std::string>(&v)) return *e;
   // Per slot, not as one <2H x i8> bitcast: SPIR-V vectors have at most 16 components.
   std::vector<llvm::Value*> regs;
   for (int64_t i = 0; i < h; ++i) {
-    llvm::Value* pair = b.CreateBitCast(b.CreateExtractElement(v, b.getInt32(static_cast<uint32_t>(i))),
+    llvm::Value* pair = b.CreateBitCast(b.CreateExtractElement(std::get<llvm::Value*>(v), b.getInt32(static_cast<uint32_t>(i))),
                                         llvm::FixedVectorType::get(b.getInt8Ty(), 2));
     regs.push_back(b.CreateExtractElement(pair, b.getInt32(0)));
     regs.push_back(b.CreateExtractElement(pair, b.getInt32(1)));

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <tuple>
 #include <regex>
 #include <set>
 #include <span>
@@ -46,10 +47,12 @@ bool flag(const ir::Operation& op, const char* n) {
   return a && a->isa(ir::AttrKind::Bool) && a->getBool();
 }
 
-// A scalar index as base + off; base null = the constant off.
+// A scalar index as (base + off) / div + post; base null = the constant off. div > 1 only for a
+// transposed d32 message over 16-bit pairs, whose x counts dwords (column / 2); post is 0 when div
+// is 1 (folded into off).
 struct Sym {
   const ir::Value* base = nullptr;
-  int64_t off = 0;
+  int64_t off = 0, div = 1, post = 0;
 };
 
 enum class Src : uint8_t { Load, Acc, Dpas };
@@ -65,10 +68,14 @@ struct Msg {
   const ir::Operation* surface;  // the op whose operands 0..3 are base, width, height, pitch
   Sym x, y;
   int64_t bits, bw, h, blocks;
-  bool vnni, prefetch, cached;
+  bool vnni, prefetch, cached, transpose = false;
   int64_t eb() const { return bits / 8; }
   int64_t wpad() const { return std::bit_ceil(static_cast<uint64_t>(bw)); }
-  int64_t blockBytes() const { return (h * wpad() * eb() + kGrf - 1) / kGrf * kGrf; }
+  // A transposed block is one row of pow2(h) elements per column (reference §2.3).
+  int64_t blockBytes() const {
+    int64_t raw = transpose ? bw * static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(h))) * eb() : h * wpad() * eb();
+    return (raw + kGrf - 1) / kGrf * kGrf;
+  }
   int64_t respBytes() const { return prefetch ? 0 : blocks * blockBytes(); }
   // Byte of (row r, column c) in the response, c counted over all blocks (reference §2.3).
   int64_t byteOf(int64_t r, int64_t c) const {
@@ -91,7 +98,7 @@ struct Msg {
     uint32_t size = bits == 8 ? 0u : bits == 16 ? 1u : 2u;
     uint32_t rlen = static_cast<uint32_t>(std::min<int64_t>(31, respBytes() / kGrf));
     uint32_t cache = prefetch ? (cached ? 4u : 2u) : 0u;  // L1/L3: cached 0x80000, uncached L1 0x40000
-    return 3u | (vnni ? 1u << 7 : 0u) | size << 9 | cache << 17 | rlen << 20 | 1u << 25;
+    return 3u | (vnni ? 1u << 7 : 0u) | size << 9 | (transpose ? 1u << 15 : 0u) | cache << 17 | rlen << 20 | 1u << 25;
   }
 };
 
@@ -106,19 +113,22 @@ int64_t laneByte(int64_t e, int64_t eb, int64_t packBytes) {
 // probe (raw_sends with this descriptor and header). {bits, block width, height, blocks, vnni}.
 struct Shape {
   int64_t bits, bw, h, blocks;
-  bool vnni;
+  bool vnni, transpose = false;
 };
 // Tried in this order (the first that tiles a group wins): visa_loop_{bf16,f16}_32x32 (d16 2x16x32
 // plain and VNNI), visa_loop_f16_16x32 (VNNI 2x16x16, plain 1x16x16), visa_loop_f16_8x32 (1x16x8),
-// visa_loop_i8_16x16 (d8 plain 1x32x16, VNNI 1x16x32).
+// visa_loop_i8_16x16 (d8 plain 1x32x16, VNNI 1x16x32), visa_loop_f16_bt (transposed d32 1x8x16, never
+// merged: each is one DPAS B operand of 16-bit pairs, the VNNI layout).
 constexpr Shape kLoadShapes[] = {{16, 16, 32, 2, false}, {16, 16, 32, 2, true}, {16, 16, 16, 2, true},
                                  {16, 16, 16, 1, false}, {16, 16, 8, 1, false},  {8, 32, 16, 1, false},
-                                 {8, 16, 32, 1, true}};
+                                 {8, 16, 32, 1, true},   {32, 8, 16, 1, false, true}};
 constexpr Shape kPrefetchShapes[] = {{16, 16, 8, 2, false}};  // cached only (the probe's)
 
 bool proven(const Msg& m) {
   for (const Shape& s : m.prefetch ? std::span<const Shape>(kPrefetchShapes) : std::span<const Shape>(kLoadShapes))
-    if (s.bits == m.bits && s.bw == m.bw && s.h == m.h && s.blocks == m.blocks && s.vnni == m.vnni) return true;
+    if (s.bits == m.bits && s.bw == m.bw && s.h == m.h && s.blocks == m.blocks && s.vnni == m.vnni &&
+        s.transpose == m.transpose)
+      return true;
   return false;
 }
 
@@ -200,7 +210,18 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
       b->off = -b->off;
     }
     if (a->base && b->base) return false;
+    if (!a->base) std::swap(a, b);  // b: the constant
+    if (a->div != 1) {
+      syms_[op.result()] = Sym{a->base, a->off, a->div, a->post + b->off};
+      return true;
+    }
     syms_[op.result()] = Sym{a->base ? a->base : b->base, a->off + b->off};
+    return true;
+  }
+  if (op.is("arith.divui")) {
+    std::optional<Sym> a = sym(op.operand(0)), d = sym(op.operand(1));
+    if (!a || !d || d->base || d->off <= 0 || a->div != 1 || a->off < 0) return false;
+    syms_[op.result()] = a->base ? Sym{a->base, a->off, d->off, 0} : Sym{nullptr, a->off / d->off};
     return true;
   }
   if (op.is("arith.convert")) {
@@ -231,9 +252,10 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
     for (unsigned i = 0; i < 4; ++i)
       if (inside_.count(op.operand(i))) return false;  // the surface must be loop-invariant
     std::optional<Sym> x = sym(op.operand(4)), y = sym(op.operand(5));
-    if (!x || !y || flag(op, "transpose")) return false;
+    if (!x || !y || y->div != 1) return false;
     Msg m{&op, *x, *y, op.intAttr("elem_bits", 0), op.intAttr("block_w", 0), op.intAttr("block_h", 0),
-          op.intAttr("array_len", 1), flag(op, "vnni"), op.is("xe.prefetch_2d"), true};
+          op.intAttr("array_len", 1), flag(op, "vnni"), op.is("xe.prefetch_2d"), true, flag(op, "transpose")};
+    if ((m.transpose && (m.prefetch || m.bits != 32)) || (x->div != 1 && !m.transpose)) return false;
     if (m.bits != 8 && m.bits != 16 && m.bits != 32) return false;
     if (m.prefetch) {
       const ir::Attribute* c = op.attr("cache");
@@ -334,7 +356,7 @@ bool LoopMatcher::checkYield(const ir::Operation& yield) {
     const ir::Value* y = yield.operand(a - 1);
     if (v->type().isScalar()) {
       std::optional<Sym> s = sym(y);
-      if (!s || s->base != v) return false;
+      if (!s || s->base != v || s->div != 1) return false;
       steps_[v] = s->off;
     }
   }
@@ -388,7 +410,7 @@ bool LoopMatcher::checkYield(const ir::Operation& yield) {
 int64_t stepOf(const std::map<const ir::Value*, int64_t>& steps, const Sym& s, const ir::Block& body) {
   if (!s.base) return 0;
   auto it = steps.find(s.base);
-  if (it != steps.end()) return it->second;
+  if (it != steps.end()) return it->second / s.div;  // exact: planMessages checked divisibility
   (void)body;
   return 0;  // defined outside the loop: invariant
 }
@@ -402,10 +424,17 @@ bool LoopMatcher::planMessages() {
   for (size_t i = 0; i < loads_.size(); ++i) {
     if (done[i]) continue;
     const Msg& s = loads_[i].shape;
+    if (s.transpose) {  // its own message, the proven shape itself; x may count dwords (div)
+      if (!proven(s) || (s.x.div != 1 && steps_.count(s.x.base) && steps_.at(s.x.base) % s.x.div != 0)) return false;
+      loads_[i].msg = static_cast<int>(msgs_.size());
+      msgs_.push_back(s);
+      done[i] = true;
+      continue;
+    }
     std::vector<size_t> group;
     for (size_t j = i; j < loads_.size(); ++j) {
       const Msg& t = loads_[j].shape;
-      bool same = !done[j] && t.bits == s.bits && t.bw == s.bw && t.vnni == s.vnni && t.x.base == s.x.base &&
+      bool same = !done[j] && !t.transpose && t.bits == s.bits && t.bw == s.bw && t.vnni == s.vnni && t.x.base == s.x.base &&
                   t.y.base == s.y.base;
       for (unsigned k = 0; same && k < 4; ++k) same = t.surface->operand(k) == s.surface->operand(k);
       if (same) group.push_back(j);
@@ -460,6 +489,9 @@ bool LoopMatcher::planMessages() {
 // Where element e of load l lands: {message, byte of lane 0 in its response}.
 std::pair<int, int64_t> locate(const LoadOp& l, const std::vector<Msg>& msgs, int64_t e) {
   const Msg& own = l.shape;
+  // Transposed d32: dword k of lane j at byte 4 (16 k + j) = the IR value's layout (16-bit pairs
+  // two to a dword), never merged: element e is where the value has it.
+  if (own.transpose) return {l.msg, laneByte(e, ir::elemBits(l.op->result()->type().elem()) / 8, 4)};
   int64_t pack = own.vnni ? 4 : std::max<int64_t>(2, own.eb());
   auto [r, c] = own.rowColOf(laneByte(e, own.eb(), pack));
   return {l.msg, msgs[static_cast<size_t>(l.msg)].byteOf(r + l.dy, c + l.dx)};
@@ -516,9 +548,9 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
   };
   auto i32 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(32) ? v : b.CreateTrunc(v, b.getInt32Ty()); };
   // The value of a coordinate at loop entry (i32).
-  std::map<std::pair<const ir::Value*, int64_t>, llvm::Value*> initials;
+  std::map<std::tuple<const ir::Value*, int64_t, int64_t, int64_t>, llvm::Value*> initials;
   auto initial = [&](const Sym& s) -> llvm::Value* {
-    llvm::Value*& known = initials[{s.base, s.off}];
+    llvm::Value*& known = initials[{s.base, s.off, s.div, s.post}];
     if (known) return known;
     llvm::Value* base = nullptr;
     if (!s.base) return known = b.getInt32(static_cast<uint32_t>(s.off));
@@ -527,7 +559,9 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
       if (s.base == body.argument(a)) base = ctx.get(op.operand(a + 2)).at(0);
     if (!base) base = ctx.get(const_cast<ir::Value*>(s.base)).at(0);
     base = i32(base);
-    return known = s.off ? b.CreateAdd(base, b.getInt32(static_cast<uint32_t>(s.off))) : base;
+    llvm::Value* v = s.off ? b.CreateAdd(base, b.getInt32(static_cast<uint32_t>(s.off))) : base;
+    if (s.div != 1) v = b.CreateUDiv(v, b.getInt32(static_cast<uint32_t>(s.div)));
+    return known = s.post ? b.CreateAdd(v, b.getInt32(static_cast<uint32_t>(s.post))) : v;
   };
 
   std::ostringstream t;
@@ -664,7 +698,7 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
       uint32_t desc = static_cast<uint32_t>(std::stoul(m[2], nullptr, 16));
       std::string bits = std::to_string(8 << ((desc >> 9) & 7));
       bool prefetch = m[1] == "0";
-      std::string form = "d" + bits + ((desc >> 7) & 1 ? "v" : "");
+      std::string form = "d" + bits + ((desc >> 7) & 1 ? "v" : "") + ((desc >> 15) & 1 ? "t" : "");
       pattern = prefetch ? R"(send\.ugm \(1\|M0\) +null .*load_block2d\.ugm\.)" + form + R"(\.a64)"
                          : R"(send\.ugm \(1\|M0\) +r\d+ .*load_block2d\.ugm\.)" + form + R"(\.a64)";
       name = fmt::format("inline vISA loop: raw_sends {:#x} ({})", desc, prefetch ? "prefetch" : "load");

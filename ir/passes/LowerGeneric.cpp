@@ -9,6 +9,7 @@
 #include "ir/ops/LaneOps.h"
 #include "ir/passes/LoweredValues.h"
 #include "ir/passes/PassManager.h"
+#include "ir/passes/RegisterBudget.h"
 #include "ir/passes/SlmSwizzle.h"
 
 #include <fmt/format.h>
@@ -154,7 +155,8 @@ private:
   std::map<std::pair<int64_t, bool>, Value*> laneDerived_;
   std::map<std::vector<int64_t>, Value*> laneTables_;
   std::map<const Value*, std::vector<int64_t>> slmSwizzle_;  // lowered gpu.slm_alloc -> [B, M, S]
-  int64_t loopCarriedBytes_ = 0;  // per lane, largest over the kernel's loops
+  LoopRegisters worstLoopRegs_;           // the largest register estimate over the kernel's loops
+  const Operation* worstLoop_ = nullptr;  // its loop
   Value* proZero_ = nullptr;  // index 0 usable inside the prologue
   LoweredValues<TileState> vals_{[this](const Operation& op, const std::string& msg) { fail(op, "lower-generic: " + msg); }};
 };
@@ -853,12 +855,12 @@ void KernelLowering::lowerElementwise(Operation& op) {
 }
 
 void KernelLowering::lowerFor(Operation& op) {
-  // The bytes per lane of the loop-carried register vectors (accumulators), for the register file.
-  std::vector<Value*> olds(op.operands().begin() + 3, op.operands().end());
-  int64_t bytes = 0;
-  for (Value* v : vals_.flatten(olds, op))
-    if (v->type().isVector()) bytes += v->type().shape()[0] * std::max(1u, ir::elemBits(v->type().elem()) / 8);
-  loopCarriedBytes_ = std::max(loopCarriedBytes_, bytes);
+  // What the loop keeps live (RegisterBudget.h; every load is per lane here).
+  LoopRegisters est = estimateLoopRegisters(op, target_, true);
+  if (!worstLoop_ || est.total() > worstLoopRegs_.total()) {
+    worstLoopRegs_ = est;
+    worstLoop_ = &op;
+  }
   vals_.rebuildFor(op, b_, [this](ir::Block& body) { lowerBlock(body); });
 }
 
@@ -937,12 +939,10 @@ void KernelLowering::run() {
   kernel_->setAttr("sg_size", Attribute::integer(S_));
   kernel_->setAttr("wg_size", Attribute::intArray({nsg * S_, 1, 1}));
   kernel_->setAttr("target", Attribute::string(target_.name));
-  // pvc/dg2 portable kernels: lower-xe's rule (reference §7) — when the loop-carried registers of the
-  // subgroup alone fill half of the default register file, ask for the large one (rfc_2_2's 32x64 f32
-  // accumulator is all 128 registers of pvc's default file).
-  int64_t grfs = target_.grfBytes ? loopCarriedBytes_ * S_ / target_.grfBytes : 0;
-  if (target_.grfCountLarge && grfs * 2 >= target_.grfCount)
-    kernel_->setAttr("build_options", Attribute::string("-ze-opt-large-register-file"));
+  // pvc/dg2 portable kernels: lower-xe's rule (RegisterBudget.h) — the large register file when the
+  // worst loop does not fit the default one (rfc_2_2's 32x64 f32 accumulator is all 128 registers of
+  // pvc's default file), a warning when it does not fit the large one either.
+  applyRegisterBudget(kernel_, worstLoop_, worstLoopRegs_, target_, diags_, "lower-generic");
 }
 
 }  // namespace

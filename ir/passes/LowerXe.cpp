@@ -24,7 +24,7 @@
 //   - scf.for/scf.if keep their structure (the K loop is never unrolled); a tile yielded by scf.if is
 //     its offsets, over the one surface all branches share;
 //   - kernel attributes sg_size, wg_size, target, and build_options = "-ze-opt-large-register-file"
-//     when the loop-carried values alone fill half of the default register file (reference §7).
+//     when a loop's register estimate does not fit the default file (RegisterBudget.h, reference §7).
 #include "ir/passes/LowerXeKernel.h"
 
 #include <fmt/format.h>
@@ -492,14 +492,11 @@ void KernelLowerXe::lowerElementwise(Operation& op) {
 }
 
 void KernelLowerXe::lowerFor(Operation& op) {
-  // The bytes per lane of the loop-carried vectors (accumulators), for the register-file choice.
-  std::vector<Value*> olds(op.operands().begin() + 3, op.operands().end());
-  int64_t bytes = 0;
-  for (Value* v : vals_.flatten(olds, op))
-    if (v->type().isVector()) bytes += v->type().shape()[0] * std::max(1u, ir::elemBits(v->type().elem()) / 8);
-  if (bytes > loopCarriedBytes_) {
-    loopCarriedBytes_ = bytes;
-    widestLoop_ = &op;
+  // What the loop keeps live (RegisterBudget.h), estimated on the blocked tile-level loop.
+  LoopRegisters est = estimateLoopRegisters(op, t_, false);
+  if (!worstLoop_ || est.total() > worstLoopRegs_.total()) {
+    worstLoopRegs_ = est;
+    worstLoop_ = &op;
   }
   vals_.rebuildFor(op, b_, [this](ir::Block& body) { lowerBlock(body); });
 }
@@ -585,20 +582,9 @@ void KernelLowerXe::run() {
   kernel_->setAttr("sg_size", Attribute::integer(S_));
   kernel_->setAttr("wg_size", Attribute::intArray({nsg * S_, 1, 1}));
   kernel_->setAttr("target", Attribute::string(t_.name));
-  // Loop-carried registers (accumulators) of a whole subgroup, in GRFs: when they alone take half of
-  // the default file, the kernel needs the large one (reference §7/§11: a 32x64 f32 tile spills in 128).
-  int64_t grfs = t_.grfBytes ? loopCarriedBytes_ * S_ / t_.grfBytes : 0;
-  if (t_.grfCountLarge && grfs * 2 >= t_.grfCount)
-    kernel_->setAttr("build_options", Attribute::string("-ze-opt-large-register-file"));
-  // When they alone take 3/4 of the large file, the rest (loaded operands, addresses, temporaries)
-  // does not fit: ocloc spills (gemm_bf16's pvc-shaped 32x64 f32 accumulator on dg2's 8 lanes needs
-  // all 256 registers and spills ~3000). Only a warning: the kernel is still correct, just slow.
-  if (t_.grfCountLarge && widestLoop_ && grfs * 4 >= int64_t{t_.grfCountLarge} * 3)
-    diags_.warning(widestLoop_->loc(),
-                   fmt::format("lower-xe: the values carried by this loop alone need {} registers ({} bytes per "
-                               "lane); {} has {} with the large register file, and the loop needs more than that, "
-                               "so the kernel will spill registers: use a smaller sg_data for {}",
-                               grfs, loopCarriedBytes_, t_.name, t_.grfCountLarge, t_.name));
+  // The large register file when the worst loop does not fit the default one (reference §7/§11: a
+  // 32x64 f32 accumulator spills in 128), a warning when it does not fit the large one either.
+  applyRegisterBudget(kernel_, worstLoop_, worstLoopRegs_, t_, diags_, "lower-xe");
 }
 
 }  // namespace lowerxe

@@ -7,6 +7,7 @@
 #include "ir/ops/XeOps.h"
 #include "ir/passes/LoweredValues.h"
 #include "ir/passes/PassManager.h"
+#include "ir/passes/RegisterBudget.h"
 #include "ir/passes/XeCommon.h"
 
 #include <fmt/format.h>
@@ -138,8 +139,8 @@ private:
   LoweredValues<TileState> vals_{[this](const Operation& op, const std::string& msg) { fail(op, msg); }};
   std::unordered_map<Value*, Value*> bases_;
   std::map<std::string, std::vector<Value*>> laneCoordCache_;
-  int64_t loopCarriedBytes_ = 0;      // per lane, largest over loops
-  const Operation* widestLoop_ = nullptr;  // the loop that carries them (for the spill warning)
+  LoopRegisters worstLoopRegs_;           // the largest register estimate over the kernel's loops
+  const Operation* worstLoop_ = nullptr;  // its loop (for the large file and the spill warning)
 };
 
 }  // namespace xtc::passes::lowerxe

@@ -16,6 +16,7 @@ void registerResolveLayoutsPass();    // ir/passes/ResolveLayouts.cpp
 void registerLowerXePass();           // ir/passes/LowerXe.cpp
 void registerEmulateXePass();         // ir/passes/EmulateXe.cpp
 void registerSelectLoweringPass();    // ir/passes/SelectLowering.cpp
+void registerSplitAccumulatorsPass();  // ir/passes/SplitAccumulators.cpp
 void registerSinkReductionsPass();     // ir/passes/SinkReductions.cpp
 
 void registerAllPasses() {
@@ -31,6 +32,7 @@ void registerAllPasses() {
     registerEmulateXePass();
     registerLowerGenericPass();
     registerSelectLoweringPass();
+    registerSplitAccumulatorsPass();
     registerSinkReductionsPass();
   });
 }

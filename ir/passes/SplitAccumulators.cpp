@@ -284,8 +284,10 @@ private:
 
   // A new init_tile for the rectangle [r0, r0 + h) x [c0, c0 + w) of `init`'s tile, after `init`.
   Value* sliceInit(Operation* init, int64_t r0, int64_t h, int64_t c0, int64_t w) {
+    // After the slices made before (so they read in slice order).
+    Operation*& last = lastSlice_[init];
     ir::Builder b;
-    b.setInsertionPointAfter(init);
+    b.setInsertionPointAfter(last ? last : init);
     b.setLoc(init->loc());
     std::vector<Value*> ops = init->operands();
     for (int d = 0; d < 2; ++d) {
@@ -295,7 +297,8 @@ private:
       ops[i] = b.create("arith.addi", {ops[i], b.constantIndex(o)}, {Type::index()})->result();
     }
     Type t = init->result()->type().withShape({h, w});
-    return b.create("tile.init_tile", ops, {t}, init->attrs())->result();
+    last = b.create("tile.init_tile", ops, {t}, init->attrs());
+    return last->result();
   }
 
   // The slice of the accumulator's initial value or of an epilogue constant (checked by
@@ -409,6 +412,7 @@ private:
 
   Operation* kernel_;
   const targets::Target& t_;
+  std::map<Operation*, Operation*> lastSlice_;  // init_tile -> the last slice made of it
 };
 
 class SplitAccumulatorsPass : public Pass {

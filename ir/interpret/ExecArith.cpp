@@ -17,7 +17,7 @@ using ir::ElemKind;
 namespace {
 
 const ir::Type& resultType(const ir::Operation& op) {
-  if (op.numResults() != 1) fail(op, "interpreter: '" + op.name() + "' must have one result");
+  if (op.numResults() != 1) fail(op, "internal error: interpreter: '" + op.name() + "' must have one result");
   return op.result()->type();
 }
 

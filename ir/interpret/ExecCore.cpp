@@ -50,31 +50,31 @@ std::vector<int64_t> attrInts(const ir::Operation& op, const std::string& name) 
 
 const RtValue& Executor::get(const ir::Value* v, const ir::Operation& user) const {
   auto it = env_.find(v);
-  if (it == env_.end()) fail(user, "interpreter: operand has no value (used before it is defined?)");
+  if (it == env_.end()) fail(user, "internal error: interpreter: operand has no value (used before it is defined?)");
   return it->second;
 }
 
 const Tensor& Executor::tensor(const ir::Operation& op, unsigned operand) const {
   const RtValue& r = get(op.operand(operand), op);
-  if (!r.t) fail(op, "interpreter: operand " + std::to_string(operand) + " is not a scalar or vector");
+  if (!r.t) fail(op, "internal error: interpreter: operand " + std::to_string(operand) + " is not a scalar or vector");
   return *r.t;
 }
 
 const MemRefVal& Executor::memref(const ir::Operation& op, unsigned operand) const {
   const RtValue& r = get(op.operand(operand), op);
-  if (!r.m) fail(op, "interpreter: operand " + std::to_string(operand) + " is not a memref");
+  if (!r.m) fail(op, "internal error: interpreter: operand " + std::to_string(operand) + " is not a memref");
   return *r.m;
 }
 
 const TileVal& Executor::tile(const ir::Operation& op, unsigned operand) const {
   const RtValue& r = get(op.operand(operand), op);
-  if (!r.tile) fail(op, "interpreter: operand " + std::to_string(operand) + " is not a tile");
+  if (!r.tile) fail(op, "internal error: interpreter: operand " + std::to_string(operand) + " is not a tile");
   return *r.tile;
 }
 
 int64_t Executor::scalarInt(const ir::Operation& op, unsigned operand) const {
   const Tensor& t = tensor(op, operand);
-  if (t.isFloat()) fail(op, "interpreter: operand " + std::to_string(operand) + " is not an integer scalar");
+  if (t.isFloat()) fail(op, "internal error: interpreter: operand " + std::to_string(operand) + " is not an integer scalar");
   if (t.shape.empty()) return t.i[0];
   if (lanes() > 0 && t.shape == std::vector<int64_t>{lanes()}) {
     // A subgroup-uniform operand: every active lane must agree.
@@ -89,7 +89,7 @@ int64_t Executor::scalarInt(const ir::Operation& op, unsigned operand) const {
     }
     return t.i[static_cast<size_t>(first < 0 ? 0 : first)];
   }
-  fail(op, "interpreter: operand " + std::to_string(operand) + " is not an integer scalar");
+  fail(op, "internal error: interpreter: operand " + std::to_string(operand) + " is not an integer scalar");
 }
 
 bool Executor::allLanesActive() const {

@@ -141,7 +141,7 @@ int64_t intAttrOr(const ir::Operation& kernel, const std::string& name, int64_t 
 
 bool checkKernelArgs(const ir::Operation& kernel, const KernelArgs& args, DiagnosticEngine& diags) {
   if (!kernel.is("xtc.kernel") || kernel.numRegions() != 2 || kernel.region(0).empty()) {
-    diags.error(kernel.loc(), "interpreter: not a kernel op");
+    diags.error(kernel.loc(), "internal error: interpreter: not a kernel op");
     return false;
   }
   const ir::Block& body = kernel.region(0).block();

@@ -44,18 +44,30 @@ std::string gemmLoop(int m, int n, int k, const std::string& attrA = "") {
 
 const targets::Target& target(const char* name) { return *targets::findTarget(name); }
 
-passes::LoopRegisters estimate(ir::Operation* module, const char* t, bool portable = false) {
-  std::vector<ir::Operation*> loops = opsNamed(module, "scf.for");
+// The estimate of the one loop of `ir` on target `t`.
+passes::LoopRegisters estimate(const std::string& ir, const char* t, bool portable = false) {
+  IRFixture f;
+  auto m = f.parse(ir);
+  std::vector<ir::Operation*> loops = m ? opsNamed(m.get(), "scf.for") : std::vector<ir::Operation*>{};
   EXPECT_EQ(loops.size(), 1u);
-  return passes::estimateLoopRegisters(*loops.at(0), target(t), portable);
+  return loops.empty() ? passes::LoopRegisters{} : passes::estimateLoopRegisters(*loops[0], target(t), portable);
+}
+
+// `ir` after split-accumulators on target `t` (null on failure).
+std::unique_ptr<ir::Operation> split(IRFixture& f, const std::string& ir, const char* t) {
+  auto m = f.parse(ir);
+  if (!m) return nullptr;
+  passes::registerAllPasses();
+  passes::PassContext ctx{f.diags, &target(t)};
+  passes::PassManager pm(ctx);
+  bool ok = pm.addPipeline({"split-accumulators"}) && pm.run(m.get()) && f.verify(*m);
+  EXPECT_TRUE(ok) << f.out.str();
+  return ok ? std::move(m) : nullptr;
 }
 
 TEST(RegisterBudget, PvcGemmBf16Tile) {
-  IRFixture f;
-  auto m = f.parse(gemmLoop(32, 64, 32));
-  ASSERT_TRUE(m);
   // pvc, 64-byte registers, 2D block loads: C 32*64*4 / 64 = 128; A 32*32*2 / 64 = 32; B 64.
-  passes::LoopRegisters r = estimate(m.get(), "pvc");
+  passes::LoopRegisters r = estimate(gemmLoop(32, 64, 32), "pvc");
   EXPECT_EQ(r.carried, 128);
   EXPECT_EQ(r.operands, 96);
   EXPECT_EQ(r.total(), 224);
@@ -63,40 +75,28 @@ TEST(RegisterBudget, PvcGemmBf16Tile) {
   EXPECT_FALSE(passes::fitsRegisterFile(225, 256));
   EXPECT_FALSE(passes::fitsRegisterFile(224, 128));  // so: the large file
   // The portable path loads per lane: A 1024 / 16 = 64 lane.loads, B 2048 / 16 = 128, one GRF each.
-  EXPECT_EQ(estimate(m.get(), "pvc", true).operands, 192);
+  EXPECT_EQ(estimate(gemmLoop(32, 64, 32), "pvc", true).operands, 192);
 }
 
 TEST(RegisterBudget, Dg2PerLaneLoads) {
-  IRFixture f;
-  auto m = f.parse(gemmLoop(32, 64, 32));
-  ASSERT_TRUE(m);
   // dg2, 32-byte registers, 8 lanes, no 2D block IO: C 8192 / 32 = 256; A 1024 / 8 = 128 loads of
   // one register (8 lanes x 4 bytes), B 2048 / 8 = 256.
-  passes::LoopRegisters r = estimate(m.get(), "dg2");
+  passes::LoopRegisters r = estimate(gemmLoop(32, 64, 32), "dg2");
   EXPECT_EQ(r.carried, 256);
   EXPECT_EQ(r.operands, 384);
 }
 
 TEST(RegisterBudget, BlockingPerLaneAttribute) {
-  IRFixture f;
-  auto m = f.parse(gemmLoop(8, 16, 16, "{per_lane = true}"));
-  ASSERT_TRUE(m);
   // pvc: C 8*16*4 / 64 = 8; A marked per lane: 128 / 16 = 8 loads; B (unblocked, 2D) 512 / 64 = 8.
-  passes::LoopRegisters r = estimate(m.get(), "pvc");
+  passes::LoopRegisters r = estimate(gemmLoop(8, 16, 16, "{per_lane = true}"), "pvc");
   EXPECT_EQ(r.carried, 8);
   EXPECT_EQ(r.operands, 16);
 }
 
 TEST(RegisterBudget, SplitLoopsFitDg2) {
   IRFixture f;
-  auto m = f.parse(gemmLoop(32, 64, 32));
+  auto m = split(f, gemmLoop(32, 64, 32), "dg2");
   ASSERT_TRUE(m);
-  passes::registerAllPasses();
-  passes::PassContext ctx{f.diags, &target("dg2")};
-  passes::PassManager pm(ctx);
-  ASSERT_TRUE(pm.addPipeline({"split-accumulators"}));
-  ASSERT_TRUE(pm.run(m.get())) << f.out.str();
-  ASSERT_TRUE(f.verify(*m)) << f.out.str();
   // 640 registers do not fit 224; the cheapest split that does is 2 x 4 (gemm_bf16.test): eight
   // loops of C 16x16 (32 registers), A 16x32 (64 loads), B 32x16 (64 loads) = 160 each.
   std::vector<ir::Operation*> loops = opsNamed(m.get(), "scf.for");
@@ -110,12 +110,8 @@ TEST(RegisterBudget, SplitLoopsFitDg2) {
   EXPECT_EQ(opsNamed(m.get(), "tile.store_tile").size(), 8u);
   // pvc: 224 fits, the loop stays whole.
   IRFixture g;
-  auto p = g.parse(gemmLoop(32, 64, 32));
+  auto p = split(g, gemmLoop(32, 64, 32), "pvc");
   ASSERT_TRUE(p);
-  passes::PassContext pctx{g.diags, &target("pvc")};
-  passes::PassManager ppm(pctx);
-  ASSERT_TRUE(ppm.addPipeline({"split-accumulators"}));
-  ASSERT_TRUE(ppm.run(p.get()));
   EXPECT_EQ(opsNamed(p.get(), "scf.for").size(), 1u);
 }
 

@@ -73,13 +73,12 @@ static bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 Expected<LinearLayout> rowMajorLaneLayout(int64_t rows, int64_t cols, int S) {
   int64_t laneCols = std::min<int64_t>(cols, S), laneRows = S / laneCols;
-  if (!isPow2(rows) || !isPow2(cols) || rows < laneRows)
-    return Error{fmt::format("a per-lane {}x{} value needs power-of-two sizes and at least {} elements; not "
-                             "implemented yet",
-                             rows, cols, S)};
+  if (!isPow2(rows) || !isPow2(cols))
+    return Error{fmt::format("a per-lane {}x{} value needs power-of-two sizes; not implemented yet", rows, cols)};
   InDim reg{"register", {}}, lane{"lane", {}};
   for (int64_t c = 1; c < laneCols; c *= 2) lane.bases.push_back({0, static_cast<int32_t>(c)});
-  for (int64_t r = 1; r < laneRows; r *= 2) lane.bases.push_back({static_cast<int32_t>(r), 0});
+  // Fewer elements than lanes: the lane bits past the value replicate it (zero bases).
+  for (int64_t r = 1; r < laneRows; r *= 2) lane.bases.push_back({r < rows ? static_cast<int32_t>(r) : 0, 0});
   for (int64_t r = laneRows; r < rows; r *= 2) reg.bases.push_back({static_cast<int32_t>(r), 0});
   for (int64_t c = S; c < cols; c *= 2) reg.bases.push_back({0, static_cast<int32_t>(c)});
   return LinearLayout::make({reg, lane}, {{"dim0", static_cast<int32_t>(rows)}, {"dim1", static_cast<int32_t>(cols)}});

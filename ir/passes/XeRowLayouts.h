@@ -27,9 +27,9 @@ struct Projection {
 // result has size / group elements). Every basis along d must be below group or a multiple of it.
 layout::Expected<Projection> projectLayout(const layout::LinearLayout& full, int d, int64_t group = 0);
 
-// The lane layout of a per-lane rows x cols value (powers of two, rows * cols >= S): lanes run
-// along the columns (adjacent lanes, adjacent addresses); with fewer than S columns the remaining
-// lane bits take the low rows. Registers: the remaining rows, then the column groups of S. For
+// The lane layout of a per-lane rows x cols value (powers of two): lanes run along the columns
+// (adjacent lanes, adjacent addresses); with fewer than S columns the remaining lane bits take the
+// low rows, and with fewer than S elements the lane bits left over replicate the value (zero bases). Registers: the remaining rows, then the column groups of S. For
 // cols >= S this is the DPAS C pattern (register i = row i, lane = column) repeated over the value.
 layout::Expected<layout::LinearLayout> rowMajorLaneLayout(int64_t rows, int64_t cols, int S);
 

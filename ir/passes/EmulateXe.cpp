@@ -119,7 +119,7 @@ void XeEmulator::load2d(Operation* op) {
   // arrives in slots of max(16, bits) bits (d8 as i16: two bytes of a row per lane); register i of
   // lane j is its data element e = (S (i / q) + j) q + i % q (q elements per slot). Only blocks that
   // fill whole registers (no padding) are emulated.
-  const int64_t q = bits == 8 ? 2 : 1;
+  const int64_t q = !vnni && bits == 8 ? 2 : 1;  // VNNI packs whole dwords per lane instead
   if (!vnni && ((W & (W - 1)) != 0 || (W * H) % (S_ * q) != 0))
     fail(*op, fmt::format("2D loads of {}x{} blocks (padded to whole registers) on {} lanes are not emulated yet", W, H, S_));
   b_.setInsertionPoint(op);
@@ -128,12 +128,20 @@ void XeEmulator::load2d(Operation* op) {
   Value* x = idx(op->operand(4));
   Value* y = idx(op->operand(5));
   Value* laneQ = q == 1 ? lane_ : bin("arith.muli", lane_, c(q));
+  // Rows at least a register wide (W a multiple of S q): the lanes of a register stay in one row, so
+  // (row, column) = (y + a constant, x + j q + a constant), no division by the lane.
+  const bool wideRows = !vnni && W % (S_ * q) == 0;
+  Value* col0 = vnni || wideRows ? bin("arith.addi", x, laneQ) : nullptr;
   std::vector<Value*> regs;
   for (int64_t i = 0; i < rt.shape()[0]; ++i) {
     Value *row, *col;
     if (vnni) {  // one block: register i = row i (a dword's 16-bit halves are consecutive rows, §2.3)
       row = bin("arith.addi", y, c(i));
-      col = bin("arith.addi", x, lane_);
+      col = col0;
+    } else if (wideRows) {
+      int64_t e0 = i / q * S_ * q + i % q, within = e0 % (W * H), dc = e0 / (W * H) * W + within % W;
+      row = bin("arith.addi", y, c(within / W));
+      col = dc == 0 ? col0 : bin("arith.addi", col0, c(dc));
     } else {
       Value* e = bin("arith.addi", laneQ, c(i / q * S_ * q + i % q));
       Value* within = bin("arith.remui", e, c(W * H));

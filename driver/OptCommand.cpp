@@ -36,6 +36,7 @@ struct OptOptions {
   bool listPasses = false;
   std::string target = "pvc";
   std::string output = "-";
+  unsigned slmSize = 0;  // --slm-size: SLM per workgroup instead of the target table's (as xtc compile)
 };
 
 int listPasses() {
@@ -60,6 +61,13 @@ int runOpt(const OptOptions& o, const GlobalOptions& global) {
   auto fail = [&] { return cmd.fail(); };
 
   const targets::Target* target = targets::findTarget(o.target);
+  targets::Target withSlm{};  // the target with another SLM size (--slm-size)
+  if (o.slmSize > 0) {
+    withSlm = *target;
+    withSlm.slmBytes = o.slmSize;
+    withSlm.slmOrigin = "--slm-size";
+    target = &withSlm;
+  }
   bool fromSource = !CommandDiagnostics::isIRText(o.input);
   std::unique_ptr<ir::Operation> module = cmd.loadModule(o.input);
   if (!module) return fail();
@@ -128,6 +136,10 @@ void registerOptCommand(CLI::App& root, const GlobalOptions& global, ExitStatus&
   cmd->add_option("--target", opts->target, "Target: pvc, dg2 or generic")
       ->check(CLI::IsMember({"pvc", "dg2", "generic"}))
       ->capture_default_str();
+  cmd->add_option("--slm-size", opts->slmSize,
+                  "BYTES: shared local memory per workgroup to compile for instead of the target's (as xtc compile "
+                  "--slm-size)")
+      ->check(CLI::Range(1u, 1u << 30));
   cmd->add_option("-o,--output", opts->output, "Output file (default: standard output)");
   // The callback owns `opts`: CLI11 keeps pointers into it until parsing ends.
   cmd->callback([opts, passes, &global, &status] {

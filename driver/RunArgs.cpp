@@ -184,6 +184,21 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
       diags.error(SourceLoc{}, "--arg " + k + ": kernel '" + ir::kernelName(&kernel) + "' has no parameter or size of that name (known: " + list + ")");
       return false;
     }
+  // Size names (P_dimD, and M/N/K which several operands share) are checked here, once each: a bad
+  // M would otherwise be reported for every operand that has an M dimension.
+  std::set<std::string> sizeNames;
+  for (unsigned i = 0; i < body.numArguments(); ++i)
+    for (int64_t d = 0; d < body.argument(i)->type().rank(); ++d) sizeNames.insert(names[i] + "_dim" + std::to_string(d));
+  for (auto& [p, dims] : sym) sizeNames.insert(dims.begin(), dims.end());
+  bool sizesOk = true;
+  for (auto& [k, v] : argVals) {
+    int64_t x;
+    if (sizeNames.count(k) && (!parseInt(v, x) || x < 0)) {
+      diags.error(SourceLoc{}, "--arg " + k + "=" + v + ": not a size (expected a non-negative integer, e.g. " + k + "=64)");
+      sizesOk = false;
+    }
+  }
+  if (!sizesOk) return false;
   // Sizes a GEMM name takes from another operand (A=37x29 gives M and K to B and C too).
   std::map<std::string, int64_t> symKnown;
   for (auto& [p, dims] : sym) {
@@ -251,22 +266,14 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
       std::string dimName = pn + "_dim" + std::to_string(d), symName;
       if (full) v = (*full)[d];
       else if (auto it = argVals.find(dimName); it != argVals.end()) {
-        int64_t x;
-        if (!parseInt(it->second, x) || x < 0) {
-          diags.error(SourceLoc{}, "--arg " + dimName + "=" + it->second + ": not a size");
-          ok = false;
-          continue;
-        }
+        int64_t x = 0;
+        parseInt(it->second, x);  // checked above
         v = x;
       } else if (auto s = sym.find(i); s != sym.end()) {
         symName = s->second[d];
         if (auto it = argVals.find(symName); it != argVals.end()) {
-          int64_t x;
-          if (!parseInt(it->second, x) || x < 0) {
-            diags.error(SourceLoc{}, "--arg " + symName + "=" + it->second + ": not a size");
-            ok = false;
-            continue;
-          }
+          int64_t x = 0;
+          parseInt(it->second, x);  // checked above
           v = x;
         } else if (auto k = symKnown.find(symName); k != symKnown.end()) {
           v = k->second;

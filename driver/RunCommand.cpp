@@ -219,6 +219,60 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
   interp::KernelArgs initial;
   std::map<std::string, int64_t> sizes;
   if (!buildKernelArgs(*kernel, req, diags, initial, sizes)) return fail();
+  const ir::Block& body = kernel->region(0).block();
+  std::vector<std::string> argNames;
+  if (const ir::Attribute* a = kernel->attr("arg_names"))
+    for (const ir::Attribute& n : a->getArray()) argNames.push_back(n.getString());
+  argNames.resize(body.numArguments());
+  // --output and --expect are checked before anything runs (a typo must not cost a long run): each
+  // names a memref parameter; an --expect file is read now and must have the parameter's shape.
+  auto resultParam = [&](const std::string& flag, const std::string& x, std::string& name) -> int {
+    size_t eq = x.find('=');
+    name = eq == std::string::npos ? "" : x.substr(0, eq);
+    if (eq == std::string::npos || eq == 0 || eq + 1 == x.size()) {
+      diags.error(SourceLoc{}, flag + " '" + x + "' is not NAME=file.npy");
+      return -1;
+    }
+    auto it = std::find(argNames.begin(), argNames.end(), name);
+    if (it == argNames.end()) {
+      diags.error(SourceLoc{}, flag + " names '" + name + "', which is not a parameter of kernel '" + ir::kernelName(kernel) + "'");
+      return -1;
+    }
+    int i = static_cast<int>(it - argNames.begin());
+    if (!initial.args[static_cast<size_t>(i)].isBuffer) {
+      diags.error(SourceLoc{}, flag + " names '" + name + "', a scalar parameter: only memref parameters hold results");
+      return -1;
+    }
+    return i;
+  };
+  struct Expected {
+    int param;
+    std::string name;
+    interp::Buffer values;
+  };
+  std::vector<Expected> expected;
+  std::vector<std::pair<int, std::string>> outputs;  // parameter, file
+  for (const std::string& x : opts.expects) {
+    Expected e;
+    if ((e.param = resultParam("--expect", x, e.name)) < 0) continue;
+    if (!interp::readNpy(x.substr(x.find('=') + 1), e.values, &err)) {
+      diags.error(SourceLoc{}, err);
+      continue;
+    }
+    const interp::Buffer& shapeOf = initial.args[static_cast<size_t>(e.param)].buffer;
+    if (e.values.shape != shapeOf.shape) {
+      diags.error(SourceLoc{}, "--expect " + e.name + ": the file has shape " + ir::shapeStr(e.values.shape) + ", but '" + e.name + "' is " +
+                                   ir::shapeStr(shapeOf.shape));
+      continue;
+    }
+    if (e.values.elem != shapeOf.elem) e.values = interp::convertBuffer(e.values, shapeOf.elem);
+    expected.push_back(std::move(e));
+  }
+  for (const std::string& o : opts.outputs) {
+    std::string name;
+    if (int i = resultParam("--output", o, name); i >= 0) outputs.emplace_back(i, o.substr(o.find('=') + 1));
+  }
+  if (diags.hasErrors()) return fail();
   std::array<int64_t, 3> grid{};
   try {
     grid = interp::evaluateLaunchGrid(*kernel, initial);
@@ -228,11 +282,6 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
   }
   timer.done("arguments");
 
-  const ir::Block& body = kernel->region(0).block();
-  std::vector<std::string> argNames;
-  if (const ir::Attribute* a = kernel->attr("arg_names"))
-    for (const ir::Attribute& n : a->getArray()) argNames.push_back(n.getString());
-  argNames.resize(body.numArguments());
   int64_t K = sizes.count("K") ? sizes["K"] : 0;
 
   // 3. Reference (also the FLOP count for --bench).
@@ -394,27 +443,8 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
   }
 
   // Comparison with saved results (e.g. the interpreter's output of a known-good kernel).
-  for (const std::string& x : opts.expects) {
-    size_t eq = x.find('=');
-    std::string name = eq == std::string::npos ? "" : x.substr(0, eq);
-    auto it = std::find(argNames.begin(), argNames.end(), name);
-    if (it == argNames.end() || !result.args[static_cast<size_t>(it - argNames.begin())].isBuffer) {
-      diags.error(SourceLoc{}, "--expect '" + x + "': expected NAME=file.npy with NAME a memref parameter");
-      return fail();
-    }
-    const interp::Buffer& got = result.args[static_cast<size_t>(it - argNames.begin())].buffer;
-    interp::Buffer want;
-    if (!interp::readNpy(x.substr(eq + 1), want, &err)) {
-      diags.error(SourceLoc{}, err);
-      return fail();
-    }
-    if (want.shape != got.shape) {
-      diags.error(SourceLoc{}, "--expect " + name + ": the file has shape " + ir::shapeStr(want.shape) + ", the result " + ir::shapeStr(got.shape));
-      return fail();
-    }
-    if (want.elem != got.elem) want = interp::convertBuffer(want, got.elem);
-    if (!compareBuffer(name, got, want, K, diags, "the expected values")) ok = false;
-  }
+  for (const Expected& e : expected)
+    if (!compareBuffer(e.name, result.args[static_cast<size_t>(e.param)].buffer, e.values, K, diags, "the expected values")) ok = false;
   if (!ok) return fail();
 
   // 7. Bench.
@@ -432,19 +462,11 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
   }
 
   // 8. Outputs.
-  for (const std::string& o : opts.outputs) {
-    size_t eq = o.find('=');
-    std::string name = eq == std::string::npos ? "" : o.substr(0, eq);
-    auto it = std::find(argNames.begin(), argNames.end(), name);
-    if (it == argNames.end() || !result.args[static_cast<size_t>(it - argNames.begin())].isBuffer) {
-      diags.error(SourceLoc{}, "--output '" + o + "': expected NAME=file.npy with NAME a memref parameter");
-      return fail();
-    }
-    if (!interp::writeNpy(o.substr(eq + 1), result.args[static_cast<size_t>(it - argNames.begin())].buffer, &err)) {
+  for (const auto& [param, file] : outputs)
+    if (!interp::writeNpy(file, result.args[static_cast<size_t>(param)].buffer, &err)) {
       diags.error(SourceLoc{}, err);
       return fail();
     }
-  }
   diags.flush();
   return diags.hasErrors() ? 1 : 0;
 }

@@ -46,7 +46,7 @@ struct EmulateError {};
 
 class XeEmulator {
 public:
-  XeEmulator(const targets::Target& t, DiagnosticEngine& d) : S_(t.subgroupSize), diags_(d) {}
+  XeEmulator(const targets::Target& t, DiagnosticEngine& d) : S_(t.subgroupSize), target_(t.name), diags_(d) {}
   void run(Operation* kernel);
 
 private:
@@ -96,6 +96,8 @@ private:
   void dpas(Operation* op);
 
   int64_t S_;
+  std::string target_;
+  std::string kernelTarget_;  // the kernel's own target attribute ("" if none), for the advice of a diagnostic
   DiagnosticEngine& diags_;
   ir::Builder b_;
   Value* lane_ = nullptr;
@@ -223,6 +225,12 @@ void XeEmulator::dpas(Operation* op) {
   bool isFloat = accT.elem() == ElemKind::F32 && (at.elem() == ElemKind::BF16 || at.elem() == ElemKind::F16) && K == 16;
   bool isInt = accT.elem() == ElemKind::I32 && at.elem() == ElemKind::I8 && K == 32;
   if (!isFloat && !isInt) fail(*op, "only bf16/f16 DPAS into f32 and s8 DPAS into i32 are emulated yet");
+  // A DPAS runs one lane per column of C (n = the subgroup size), so one made for another target's
+  // subgroups (e.g. pvc's n = 16 IR compiled for dg2) is the input's mistake, not a register count bug.
+  if (int64_t n = op->intAttr("n", 0); n != S_)
+    fail(*op, fmt::format("this DPAS has n = {} (one lane per column of C), but target '{}' runs {}-lane subgroups; compile the IR "
+                          "for the target it was lowered for{}",
+                          n, target_, S_, kernelTarget_.empty() ? "" : " (--target " + kernelTarget_ + ")"));
   // Elements of A per lane and row (a row is 256 bits over the lanes, reference §4): bf16/f16: 1 on
   // pvc (lane k), 2 on dg2 (lane k / 2); s8: 2 on pvc (lane k / 2), 4 on dg2 (lane k / 4).
   int64_t p = at.shape()[0] / M;
@@ -273,6 +281,7 @@ void XeEmulator::run(Operation* kernel) {
     if (o->dialect() == "xe") xe.push_back(o);
   });
   if (xe.empty()) return;
+  if (const ir::Attribute* t = kernel->attr("target"); t && t->isa(ir::AttrKind::String)) kernelTarget_ = t->getString();
   ir::Block& body = ir::kernelBody(kernel);
   b_.setInsertionPointToStart(&body);
   b_.setLoc(kernel->loc());

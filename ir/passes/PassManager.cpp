@@ -156,7 +156,7 @@ bool PassManager::run(ir::Operation* module) {
       bool valid = ir::verify(*module, ctx_.diags);
       verifySeconds += std::chrono::duration<double>(Clock::now() - v0).count();
       if (!valid) {
-        ctx_.diags.error(SourceLoc{}, "the IR is invalid after pass '" + name + "' (a compiler bug; the errors above say where)");
+        ctx_.diags.error(SourceLoc{}, "internal error: the IR is invalid after pass '" + name + "' (a bug in xtc, please report it; the errors above say where)");
         ok = false;
         break;
       }

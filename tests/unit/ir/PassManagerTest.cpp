@@ -102,7 +102,7 @@ TEST(PassManager, VerifyEachCatchesABrokenPass) {
   EXPECT_FALSE(pm.run(p->module.get()));
   std::string msg = p->messages();
   EXPECT_NE(msg.find("'test.unknown' op unknown op"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("the IR is invalid after pass 'test-breaker'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("internal error: the IR is invalid after pass 'test-breaker'"), std::string::npos) << msg;
 
   auto q = ir::testing::parse(kModule);
   PassContext ctx2{*q->diags, nullptr};

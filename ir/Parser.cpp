@@ -312,7 +312,8 @@ private:
     if (n.isFloat) res = std::from_chars(b, e, n.f);
     else res = std::from_chars(b, e, n.i);
     if (res.ec == std::errc::result_out_of_range) fail(start, "number out of range");
-    if (res.ec != std::errc() || res.ptr != e) fail(start, "invalid number");
+    // The text is digits with an optional fraction and exponent (checked above): from_chars takes it whole.
+    if (res.ec != std::errc() || res.ptr != e) fail(start, "internal error: std::from_chars refused the number");
     p_ = q;
     return n;
   }
@@ -628,7 +629,8 @@ private:
     }
     std::string err;
     std::shared_ptr<const LayoutValue> l = fn(t_.substr(start, p_ - start), &err);
-    if (!l) fail(start, "invalid '" + std::string(kw) + "' layout: " + (err.empty() ? std::string("parse error") : err));
+    if (!l && err.empty()) fail(start, "internal error: the '" + std::string(kw) + "' layout parser refused this text without saying why");
+    if (!l) fail(start, "invalid '" + std::string(kw) + "' layout: " + err);
     return Attribute::layout(std::move(l));
   }
 

@@ -23,7 +23,7 @@ public:
     for (unsigned i = 0; i < op.numOperands(); ++i) {
       const Value* v = op.operand(i);
       if (!v) {
-        error(op, "operand #" + std::to_string(i) + " is null");
+        error(op, "internal error: operand #" + std::to_string(i) + " is null (a pass left a dangling operand)");
         operandsOk = false;
       } else if (!visible_.count(v)) {
         error(op, "operand #" + std::to_string(i) + " is not defined before this use (an operand must be defined earlier in "

@@ -516,7 +516,7 @@ void KernelEmitter::emitCompare(ir::Operation& op) {
   auto it = table.find(pr);
   if (it == table.end()) fail(op, "unknown predicate " + pr);
   ElemKind k = op.operand(0)->type().elem();
-  if (isF && k == ElemKind::BF16) fail(op, "arith.cmpf on bf16 is not implemented yet in the SPIR-V backend");
+  if (isF && k == ElemKind::BF16) fail(op, "arith.cmpf on bf16 is not implemented yet in the SPIR-V backend (convert to f32 first)");
   const auto& a = get(op.operand(0), op);
   const auto& bv = get(op.operand(1), op);
   std::vector<llvm::Value*> r;
@@ -574,7 +574,8 @@ void KernelEmitter::emitConvert(ir::Operation& op) {
 
 void KernelEmitter::emitMath(ir::Operation& op) {
   ElemKind k = op.result()->type().elem();
-  if (!isFloat(k)) fail(op, fmt::format("'{}' needs f16, f32 or f64 operands at lane level", op.name()));
+  if (!isFloat(k)) fail(op, fmt::format("'{}' on {} is not implemented yet in the SPIR-V backend (it takes f16, f32 or f64: convert to f32 first)",
+                                       op.name(), ir::elemName(k)));
   std::string name = op.is("lane.fma") ? "fma" : op.name().substr(op.name().find('.') + 1);
   static const std::unordered_map<std::string, std::string> clName = {
       {"exp", "exp"},   {"exp2", "exp2"}, {"log", "log"},     {"log2", "log2"}, {"sqrt", "sqrt"},

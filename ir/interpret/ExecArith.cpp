@@ -22,17 +22,19 @@ const ir::Type& resultType(const ir::Operation& op) {
 }
 
 void sameShape(const ir::Operation& op, const Tensor& a, const Tensor& b) {
-  if (a.shape != b.shape) fail(op, "operands have different shapes " + ir::shapeStr(a.shape) + " and " + ir::shapeStr(b.shape));
+  if (a.shape != b.shape) fail(op, "internal error: interpreter: operands have different shapes " + ir::shapeStr(a.shape) + " and " + ir::shapeStr(b.shape));
 }
 
 unsigned intWidth(ElemKind k) { return k == ElemKind::Index ? 64 : ir::elemBits(k); }
 
 // ----- arith.constant ---------------------------------------------------------------------------
 
+// The checks marked 'internal error' repeat what the op verifiers (ir/ops/ArithOps.cpp) guarantee:
+// xtc run verifies the module before the interpreter runs it.
 void execConstant(Executor& ex, const ir::Operation& op) {
   const ir::Type& rt = resultType(op);
   const ir::Attribute* v = op.attr("value");
-  if (!v) fail(op, "arith.constant without a 'value' attribute");
+  if (!v) fail(op, "internal error: interpreter: arith.constant without a 'value' attribute");
   std::vector<int64_t> shape = rt.isScalar() ? std::vector<int64_t>{} : rt.shape();
   if (ex.lanes() > 0) shape.insert(shape.begin(), ex.lanes());  // the same constant in every lane
   Tensor t(rt.elem(), shape);
@@ -57,7 +59,7 @@ void execConstant(Executor& ex, const ir::Operation& op) {
       }
       break;
     }
-    default: fail(op, "arith.constant: unsupported 'value' attribute " + v->str());
+    default: fail(op, "internal error: interpreter: arith.constant: unsupported 'value' attribute " + v->str());
   }
   ex.setTensor(op.result(), std::move(t));
 }
@@ -115,7 +117,7 @@ void execIntBinary(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 0);
   const Tensor& b = ex.tensor(op, 1);
   sameShape(op, a, b);
-  if (a.isFloat() || b.isFloat()) fail(op, "'" + op.name() + "' needs integer operands");
+  if (a.isFloat() || b.isFloat()) fail(op, "internal error: interpreter: '" + op.name() + "' needs integer operands");
   Tensor r(a.elem, a.shape);
   // Inactive lanes (lane-divergent control flow) compute nothing: no division-by-zero reports.
   for (int64_t k = 0; k < r.size(); ++k)
@@ -132,7 +134,7 @@ void execFloatBinary(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 0);
   const Tensor& b = ex.tensor(op, 1);
   sameShape(op, a, b);
-  if (!a.isFloat() || !b.isFloat()) fail(op, "'" + op.name() + "' needs float operands");
+  if (!a.isFloat() || !b.isFloat()) fail(op, "internal error: interpreter: '" + op.name() + "' needs float operands");
   Tensor r(a.elem, a.shape);
   for (int64_t k = 0; k < r.size(); ++k) {
     double x = a.f[k], y = b.f[k], z = 0;
@@ -151,7 +153,7 @@ void execFloatBinary(Executor& ex, const ir::Operation& op) {
 
 void execNegF(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 0);
-  if (!a.isFloat()) fail(op, "arith.negf needs a float operand");
+  if (!a.isFloat()) fail(op, "internal error: interpreter: arith.negf needs a float operand");
   Tensor r = a;
   for (double& v : r.f) v = -v;
   ex.setTensor(op.result(), std::move(r));
@@ -161,7 +163,7 @@ void execNegF(Executor& ex, const ir::Operation& op) {
 
 std::string predicate(const ir::Operation& op) {
   const ir::Attribute* p = op.attr("predicate");
-  if (!p || (p->kind() != ir::AttrKind::Enum && p->kind() != ir::AttrKind::String)) fail(op, "'" + op.name() + "' needs a 'predicate'");
+  if (!p || (p->kind() != ir::AttrKind::Enum && p->kind() != ir::AttrKind::String)) fail(op, "internal error: interpreter: '" + op.name() + "' needs a 'predicate'");
   return p->getString();
 }
 
@@ -169,7 +171,7 @@ void execCmpI(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 0);
   const Tensor& b = ex.tensor(op, 1);
   sameShape(op, a, b);
-  if (a.isFloat()) fail(op, "arith.cmpi needs integer operands");
+  if (a.isFloat()) fail(op, "internal error: interpreter: arith.cmpi needs integer operands");
   std::string p = predicate(op);
   Tensor r(ElemKind::I1, a.shape);
   for (int64_t k = 0; k < r.size(); ++k) {
@@ -186,7 +188,7 @@ void execCmpI(Executor& ex, const ir::Operation& op) {
     else if (p == "ule") v = ux <= uy;
     else if (p == "ugt") v = ux > uy;
     else if (p == "uge") v = ux >= uy;
-    else fail(op, "unknown cmpi predicate '" + p + "'");
+    else fail(op, "internal error: interpreter: unknown cmpi predicate '" + p + "'");
     r.i[k] = v;
   }
   ex.setTensor(op.result(), std::move(r));
@@ -196,7 +198,7 @@ void execCmpF(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 0);
   const Tensor& b = ex.tensor(op, 1);
   sameShape(op, a, b);
-  if (!a.isFloat()) fail(op, "arith.cmpf needs float operands");
+  if (!a.isFloat()) fail(op, "internal error: interpreter: arith.cmpf needs float operands");
   std::string p = predicate(op);
   Tensor r(ElemKind::I1, a.shape);
   for (int64_t k = 0; k < r.size(); ++k) {
@@ -212,7 +214,7 @@ void execCmpF(Executor& ex, const ir::Operation& op) {
     else if (p == "une") v = !ord || x != y;
     else if (p == "ord") v = ord;
     else if (p == "uno") v = !ord;
-    else fail(op, "unknown cmpf predicate '" + p + "'");
+    else fail(op, "internal error: interpreter: unknown cmpf predicate '" + p + "'");
     r.i[k] = v;
   }
   ex.setTensor(op.result(), std::move(r));
@@ -223,10 +225,10 @@ void execSelect(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 1);
   const Tensor& b = ex.tensor(op, 2);
   sameShape(op, a, b);
-  if (c.isFloat()) fail(op, "arith.select condition must be i1");
+  if (c.isFloat()) fail(op, "internal error: interpreter: arith.select condition must be i1");
   // A condition of a prefix shape (a scalar, or one per lane at lane level) selects whole rows.
   if (c.shape.size() > a.shape.size() || !std::equal(c.shape.begin(), c.shape.end(), a.shape.begin()))
-    fail(op, "arith.select: the condition's shape " + ir::shapeStr(c.shape) + " does not fit " + ir::shapeStr(a.shape));
+    fail(op, "internal error: interpreter: arith.select: the condition's shape " + ir::shapeStr(c.shape) + " does not fit " + ir::shapeStr(a.shape));
   int64_t inner = a.size() / std::max<int64_t>(c.size(), 1);
   Tensor r(a.elem, a.shape);
   for (int64_t k = 0; k < r.size(); ++k) {
@@ -262,7 +264,7 @@ void execBitcast(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 0);
   ElemKind to = resultType(op).elem();
   if (elemBytes(a.elem) != elemBytes(to) || (a.elem == ElemKind::I1) != (to == ElemKind::I1))
-    fail(op, "arith.bitcast between types of different bit widths");
+    fail(op, "internal error: interpreter: arith.bitcast between types of different bit widths");
   Tensor r(to, a.shape);
   uint8_t bytes[8];
   for (int64_t k = 0; k < r.size(); ++k) {
@@ -283,7 +285,7 @@ void execMath(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 0);
   Tensor r(a.elem, a.shape);
   if (!a.isFloat()) {
-    if (K != MOp::Abs) fail(op, "'" + op.name() + "' needs a float operand");
+    if (K != MOp::Abs) fail(op, "internal error: interpreter: '" + op.name() + "' needs a float operand");
     for (int64_t k = 0; k < r.size(); ++k) r.i[k] = wrapToElem(a.i[k] < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(a.i[k])) : a.i[k], a.elem);
     ex.setTensor(op.result(), std::move(r));
     return;
@@ -312,12 +314,12 @@ void execMath(Executor& ex, const ir::Operation& op) {
 void execSplat(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 0);
   int64_t lanes = ex.lanes() > 0 ? ex.lanes() : 1;
-  if (a.size() != lanes) fail(op, "vector.splat needs a scalar operand");
+  if (a.size() != lanes) fail(op, "internal error: interpreter: vector.splat needs a scalar operand");
   const ir::Type& rt = resultType(op);
   std::vector<int64_t> shape = rt.shape();
   if (ex.lanes() > 0) shape.insert(shape.begin(), ex.lanes());
   Tensor r(rt.elem(), shape);
-  if (r.elem != a.elem) fail(op, "vector.splat: element type mismatch");
+  if (r.elem != a.elem) fail(op, "internal error: interpreter: vector.splat: element type mismatch");
   int64_t per = r.size() / lanes;
   for (int64_t k = 0; k < r.size(); ++k) {
     if (r.isFloat()) r.f[k] = a.f[k / per];

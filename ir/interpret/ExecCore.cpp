@@ -20,6 +20,8 @@ std::unordered_map<std::string_view, OpHandler>& handlerTable() {
   return table;
 }
 
+// A message starting "internal error: interpreter:" re-checks what the op verifiers (ir/ops/) already
+// guarantee: xtc run verifies the module before the interpreter runs it, so seeing one is a bug.
 void fail(const ir::Operation& op, const std::string& msg) { throw InterpError(op.loc(), msg); }
 
 int64_t attrInt(const ir::Operation& op, const std::string& name, int64_t dflt) {
@@ -30,17 +32,17 @@ int64_t attrInt(const ir::Operation& op, const std::string& name, int64_t dflt) 
     // e.g. locality<3>: the value is a number in text form
     try { return std::stoll(a->getString()); } catch (...) { return dflt; }
   }
-  fail(op, "attribute '" + name + "' is not an integer");
+  fail(op, "internal error: interpreter: attribute '" + name + "' is not an integer");
 }
 
 std::vector<int64_t> attrInts(const ir::Operation& op, const std::string& name) {
   const ir::Attribute* a = op.attr(name);
   if (!a) return {};
   if (a->kind() == ir::AttrKind::Int) return {a->getInt()};
-  if (a->kind() != ir::AttrKind::Array) fail(op, "attribute '" + name + "' is not an integer list");
+  if (a->kind() != ir::AttrKind::Array) fail(op, "internal error: interpreter: attribute '" + name + "' is not an integer list");
   std::vector<int64_t> r;
   for (const ir::Attribute& e : a->getArray()) {
-    if (e.kind() != ir::AttrKind::Int) fail(op, "attribute '" + name + "' is not an integer list");
+    if (e.kind() != ir::AttrKind::Int) fail(op, "internal error: interpreter: attribute '" + name + "' is not an integer list");
     r.push_back(e.getInt());
   }
   return r;
@@ -400,7 +402,7 @@ void execForPerLane(Executor& ex, const ir::Operation& op) {
     std::vector<RtValue> args{RtValue{std::make_shared<const Tensor>(std::move(ivT)), {}, {}}};
     args.insert(args.end(), iters.begin(), iters.end());
     std::vector<RtValue> y = runMasked(ex, body, args, mask);
-    if (y.size() != iters.size()) fail(op, "scf.for body yields " + std::to_string(y.size()) + " values, expected " + std::to_string(iters.size()));
+    if (y.size() != iters.size()) fail(op, "internal error: interpreter: scf.for body yields " + std::to_string(y.size()) + " values, expected " + std::to_string(iters.size()));
     for (size_t k = 0; k < iters.size(); ++k) iters[k] = mergeLanes(op, ex, iters[k], y[k], mask);
     for (size_t l = 0; l < mask.size(); ++l)
       if (mask[l]) iv[l] += step[l];
@@ -409,7 +411,7 @@ void execForPerLane(Executor& ex, const ir::Operation& op) {
 }
 
 void execFor(Executor& ex, const ir::Operation& op) {
-  if (op.numOperands() < 3) fail(op, "scf.for needs lb, ub and step");
+  if (op.numOperands() < 3) fail(op, "internal error: interpreter: scf.for needs lb, ub and step");
   for (unsigned i = 0; i < 3; ++i)
     if (laneDivergent(ex, ex.tensor(op, i))) return execForPerLane(ex, op);
   int64_t lb = ex.scalarInt(op, 0), ub = ex.scalarInt(op, 1), step = ex.scalarInt(op, 2);
@@ -422,7 +424,7 @@ void execFor(Executor& ex, const ir::Operation& op) {
     args[0] = RtValue{std::make_shared<const Tensor>(ex.uniformIndex(iv)), {}, {}};
     for (size_t k = 0; k < iters.size(); ++k) args[k + 1] = iters[k];
     std::vector<RtValue> y = ex.runBlock(body, args);
-    if (y.size() != iters.size()) fail(op, "scf.for body yields " + std::to_string(y.size()) + " values, expected " + std::to_string(iters.size()));
+    if (y.size() != iters.size()) fail(op, "internal error: interpreter: scf.for body yields " + std::to_string(y.size()) + " values, expected " + std::to_string(iters.size()));
     iters = std::move(y);
   }
   for (unsigned k = 0; k < op.numResults(); ++k) ex.set(op.result(k), iters.at(k));
@@ -442,7 +444,7 @@ void execIfPerLane(Executor& ex, const ir::Operation& op, const Tensor& cond) {
     if (r < op.numRegions() && !op.region(r).empty()) {
       y[r] = runMasked(ex, op.region(r).block(), {}, mask[r]);
       if (y[r].size() != op.numResults())
-        fail(op, "scf.if branch yields " + std::to_string(y[r].size()) + " values, expected " + std::to_string(op.numResults()));
+        fail(op, "internal error: interpreter: scf.if branch yields " + std::to_string(y[r].size()) + " values, expected " + std::to_string(op.numResults()));
     }
   for (unsigned k = 0; k < op.numResults(); ++k) ex.set(op.result(k), mergeLanes(op, ex, y[1][k], y[0][k], mask[0]));
 }
@@ -453,7 +455,7 @@ void execIf(Executor& ex, const ir::Operation& op) {
   unsigned r = ex.scalarInt(op, 0) ? 0 : 1;
   std::vector<RtValue> y;
   if (r < op.numRegions() && !op.region(r).empty()) y = ex.runBlock(op.region(r).block(), {});
-  if (y.size() != op.numResults()) fail(op, "scf.if branch yields " + std::to_string(y.size()) + " values, expected " + std::to_string(op.numResults()));
+  if (y.size() != op.numResults()) fail(op, "internal error: interpreter: scf.if branch yields " + std::to_string(y.size()) + " values, expected " + std::to_string(op.numResults()));
   for (unsigned k = 0; k < op.numResults(); ++k) ex.set(op.result(k), y[k]);
 }
 
@@ -515,7 +517,7 @@ void execBarrier(Executor& ex, const ir::Operation& op) {
 void execSlmAlloc(Executor& ex, const ir::Operation& op) {
   WorkgroupCtx& wg = ex.needWg(op);
   const ir::Type& t = op.result()->type();
-  if (!t.isMemRef() || !t.hasStaticShape()) fail(op, "gpu.slm_alloc must produce a statically shaped memref");
+  if (!t.isMemRef() || !t.hasStaticShape()) fail(op, "internal error: interpreter: gpu.slm_alloc must produce a statically shaped memref");
   auto& slot = wg.slm[&op];
   if (!slot.first) {
     slot.first = std::make_unique<Buffer>(t.elem(), t.shape());
@@ -536,7 +538,7 @@ void execSlmAlloc(Executor& ex, const ir::Operation& op) {
 void execDim(Executor& ex, const ir::Operation& op) {
   const MemRefVal& m = ex.memref(op, 0);
   int64_t d = attrInt(op, "index", 0);
-  if (d < 0 || d >= static_cast<int64_t>(m.shape.size())) fail(op, "memref.dim index " + std::to_string(d) + " out of range");
+  if (d < 0 || d >= static_cast<int64_t>(m.shape.size())) fail(op, "internal error: interpreter: memref.dim index " + std::to_string(d) + " out of range");
   ex.setTensor(op.result(), ex.uniformIndex(m.shape[static_cast<size_t>(d)]));
 }
 

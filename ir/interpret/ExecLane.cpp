@@ -14,13 +14,13 @@ namespace xtc::interp {
 namespace {
 
 int64_t needLanes(Executor& ex, const ir::Operation& op) {
-  if (ex.lanes() == 0) fail(op, "'" + op.name() + "' is a lane-level op, but the kernel is not at lane level (no sg_size / target)");
+  if (ex.lanes() == 0) fail(op, "internal error: interpreter: '" + op.name() + "' is a lane-level op, but the kernel is not at lane level (no sg_size / target)");
   return ex.lanes();
 }
 
 const Tensor& perLane(Executor& ex, const ir::Operation& op, unsigned i) {
   const Tensor& t = ex.tensor(op, i);
-  if (t.shape != std::vector<int64_t>{ex.lanes()}) fail(op, "operand " + std::to_string(i) + " is not a per-lane scalar");
+  if (t.shape != std::vector<int64_t>{ex.lanes()}) fail(op, "internal error: interpreter: operand " + std::to_string(i) + " is not a per-lane scalar");
   return t;
 }
 
@@ -109,7 +109,7 @@ void execAtomic(Executor& ex, const ir::Operation& op) {
   unsigned rank = static_cast<unsigned>(m.shape.size());
   const Tensor* mask = op.numOperands() == 3 + rank ? &perLane(ex, op, 2 + rank) : nullptr;
   const ir::Attribute* k = op.attr("kind");
-  if (!k) fail(op, "lane.atomic needs a 'kind'");
+  if (!k) fail(op, "internal error: interpreter: lane.atomic needs a 'kind'");
   const std::string& kind = k->getString();
   Tensor old(v.elem, {L});  // zero for lanes that do nothing
   for (int64_t l = 0; l < L; ++l) {
@@ -150,7 +150,7 @@ void execReduce(Executor& ex, const ir::Operation& op) {
   int64_t L = needLanes(ex, op);
   const Tensor& x = perLane(ex, op, 0);
   const ir::Attribute* k = op.attr("kind");
-  if (!k) fail(op, "lane.reduce needs a 'kind'");
+  if (!k) fail(op, "internal error: interpreter: lane.reduce needs a 'kind'");
   std::string kind = k->getString();
   Tensor r(x.elem, {L});
   if (x.isFloat()) {
@@ -186,7 +186,7 @@ void execFma(Executor& ex, const ir::Operation& op) {
   const Tensor& a = ex.tensor(op, 0);
   const Tensor& b = ex.tensor(op, 1);
   const Tensor& c = ex.tensor(op, 2);
-  if (a.shape != b.shape || a.shape != c.shape || !a.isFloat()) fail(op, "lane.fma needs float operands of one shape");
+  if (a.shape != b.shape || a.shape != c.shape || !a.isFloat()) fail(op, "internal error: interpreter: lane.fma needs float operands of one shape");
   Tensor r(a.elem, a.shape);
   for (int64_t k = 0; k < r.size(); ++k) {
     if (a.elem == ir::ElemKind::F32)  // one rounding, exactly as the hardware's fma
@@ -199,14 +199,14 @@ void execFma(Executor& ex, const ir::Operation& op) {
 
 int64_t indexAttr(const ir::Operation& op, int64_t n) {
   int64_t k = attrInt(op, "index", -1);
-  if (k < 0 || k >= n) fail(op, "register index " + std::to_string(k) + " out of range (" + std::to_string(n) + " registers)");
+  if (k < 0 || k >= n) fail(op, "internal error: interpreter: register index " + std::to_string(k) + " out of range (" + std::to_string(n) + " registers)");
   return k;
 }
 
 void execExtract(Executor& ex, const ir::Operation& op) {
   int64_t L = needLanes(ex, op);
   const Tensor& v = ex.tensor(op, 0);
-  if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "vector.extract needs a register vector");
+  if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "internal error: interpreter: vector.extract needs a register vector");
   int64_t n = v.shape[1], k = indexAttr(op, n);
   Tensor r(v.elem, {L});
   for (int64_t l = 0; l < L; ++l) {
@@ -220,7 +220,7 @@ void execInsert(Executor& ex, const ir::Operation& op) {
   int64_t L = needLanes(ex, op);
   const Tensor& s = perLane(ex, op, 0);
   const Tensor& v = ex.tensor(op, 1);
-  if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "vector.insert needs a register vector");
+  if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "internal error: interpreter: vector.insert needs a register vector");
   int64_t n = v.shape[1], k = indexAttr(op, n);
   Tensor r = v;
   for (int64_t l = 0; l < L; ++l) {
@@ -233,7 +233,7 @@ void execInsert(Executor& ex, const ir::Operation& op) {
 void execFromElements(Executor& ex, const ir::Operation& op) {
   int64_t L = needLanes(ex, op);
   int64_t n = op.numOperands();
-  if (n == 0) fail(op, "vector.from_elements needs operands");
+  if (n == 0) fail(op, "internal error: interpreter: vector.from_elements needs operands");
   Tensor r(ex.tensor(op, 0).elem, {L, n});
   for (int64_t k = 0; k < n; ++k) {
     const Tensor& e = perLane(ex, op, static_cast<unsigned>(k));

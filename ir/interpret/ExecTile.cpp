@@ -18,7 +18,7 @@ namespace {
 
 std::string enumValue(const ir::Operation& op, const std::string& name) {
   const ir::Attribute* a = op.attr(name);
-  if (!a || (a->kind() != ir::AttrKind::Enum && a->kind() != ir::AttrKind::String)) fail(op, "'" + op.name() + "' needs a '" + name + "' attribute");
+  if (!a || (a->kind() != ir::AttrKind::Enum && a->kind() != ir::AttrKind::String)) fail(op, "internal error: interpreter: '" + op.name() + "' needs a '" + name + "' attribute");
   return a->getString();
 }
 
@@ -59,7 +59,7 @@ double paddingValue(const ir::Operation& op) {
   if (!p) return 0.0;
   if (p->kind() == ir::AttrKind::Float) return p->getFloat();
   if (p->kind() == ir::AttrKind::Int) return static_cast<double>(p->getInt());
-  fail(op, "'padding' must be a number");
+  fail(op, "internal error: interpreter: 'padding' must be a number");
 }
 
 // ----- init / update ----------------------------------------------------------------------------
@@ -86,22 +86,22 @@ std::shared_ptr<const MemRefVal> rawAddressView(Executor& ex, const ir::Operatio
 
 void execInitTile(Executor& ex, const ir::Operation& op) {
   const ir::Type& rt = op.result()->type();
-  if (!rt.isTile()) fail(op, "tile.init_tile must produce a tile");
+  if (!rt.isTile()) fail(op, "internal error: interpreter: tile.init_tile must produce a tile");
   const RtValue& src = ex.get(op.operand(0), op);
   std::vector<int64_t> seg = attrInts(op, "segments");
   int64_t nOff = seg.empty() ? op.numOperands() - 1 : seg.at(0);
   int64_t nShape = seg.size() > 1 ? seg[1] : 0, nStrides = seg.size() > 2 ? seg[2] : 0;
-  if (1 + nOff + nShape + nStrides != op.numOperands()) fail(op, "tile.init_tile: 'segments' does not match the operand count");
+  if (1 + nOff + nShape + nStrides != op.numOperands()) fail(op, "internal error: interpreter: tile.init_tile: 'segments' does not match the operand count");
   auto t = std::make_shared<TileVal>();
   t->mem = src.m ? src.m : rawAddressView(ex, op, rt.elem(), t->baseElem);
   t->elem = rt.elem();
   t->shape = rt.shape();
-  if (t->mem->buf->elem != t->elem) fail(op, "tile.init_tile: the memref and the tile have different element types");
+  if (t->mem->buf->elem != t->elem) fail(op, "internal error: interpreter: tile.init_tile: the memref and the tile have different element types");
   if (rt.tileInfo().scattered) {
-    if (nOff != 1) fail(op, "a scattered tile takes one vector of offsets");
-    if (!src.m || src.m->shape.size() != 1) fail(op, "a scattered tile needs a 1-D memref");
+    if (nOff != 1) fail(op, "internal error: interpreter: a scattered tile takes one vector of offsets");
+    if (!src.m || src.m->shape.size() != 1) fail(op, "internal error: interpreter: a scattered tile needs a 1-D memref");
     const RtValue& o = ex.get(op.operand(1), op);
-    if (!o.t || o.t->isFloat() || o.t->shape != t->shape) fail(op, "the offsets of a scattered tile must be an index vector of the tile's shape");
+    if (!o.t || o.t->isFloat() || o.t->shape != t->shape) fail(op, "internal error: interpreter: the offsets of a scattered tile must be an index vector of the tile's shape");
     t->scattered = true;
     t->scatterOffsets = o.t;
     t->baseShape = src.m->shape;
@@ -109,17 +109,17 @@ void execInitTile(Executor& ex, const ir::Operation& op) {
   } else {
     for (int64_t k = 0; k < nOff; ++k) t->offsets.push_back(ex.scalarInt(op, static_cast<unsigned>(1 + k)));
     if (nShape > 0) {
-      if (nShape != nOff || nStrides != nOff) fail(op, "tile.init_tile: explicit shape and strides need one entry per offset");
+      if (nShape != nOff || nStrides != nOff) fail(op, "internal error: interpreter: tile.init_tile: explicit shape and strides need one entry per offset");
       for (int64_t k = 0; k < nShape; ++k) t->baseShape.push_back(ex.scalarInt(op, static_cast<unsigned>(1 + nOff + k)));
       for (int64_t k = 0; k < nStrides; ++k) t->baseStrides.push_back(ex.scalarInt(op, static_cast<unsigned>(1 + nOff + nShape + k)));
     } else {
-      if (!src.m) fail(op, "tile.init_tile from an i64 address needs explicit shape and strides");
+      if (!src.m) fail(op, "internal error: interpreter: tile.init_tile from an i64 address needs explicit shape and strides");
       if (nOff != static_cast<int64_t>(src.m->shape.size()))
-        fail(op, "tile.init_tile: " + std::to_string(nOff) + " offsets for a memref of rank " + std::to_string(src.m->shape.size()));
+        fail(op, "internal error: interpreter: tile.init_tile: " + std::to_string(nOff) + " offsets for a memref of rank " + std::to_string(src.m->shape.size()));
       t->baseShape = src.m->shape;
       t->baseStrides = src.m->strides;
     }
-    if (t->shape.size() > t->baseShape.size()) fail(op, "tile.init_tile: the tile has a higher rank than its base");
+    if (t->shape.size() > t->baseShape.size()) fail(op, "internal error: interpreter: tile.init_tile: the tile has a higher rank than its base");
   }
   ex.set(op.result(), RtValue{{}, {}, std::move(t)});
 }
@@ -129,13 +129,13 @@ void execUpdateOffset(Executor& ex, const ir::Operation& op) {
   auto t = std::make_shared<TileVal>(in);
   if (in.scattered) {
     const Tensor& d = ex.tensor(op, 1);
-    if (d.shape != in.shape || d.isFloat()) fail(op, "tile.update_tile_offset: the deltas must be an index vector of the tile's shape");
+    if (d.shape != in.shape || d.isFloat()) fail(op, "internal error: interpreter: tile.update_tile_offset: the deltas must be an index vector of the tile's shape");
     Tensor o = *in.scatterOffsets;
     for (int64_t k = 0; k < o.size(); ++k) o.i[k] += d.i[k];
     t->scatterOffsets = std::make_shared<const Tensor>(std::move(o));
   } else {
     size_t nd = op.numOperands() - 1;
-    if (nd > t->offsets.size()) fail(op, "tile.update_tile_offset: too many deltas");
+    if (nd > t->offsets.size()) fail(op, "internal error: interpreter: tile.update_tile_offset: too many deltas");
     size_t lead = t->offsets.size() - nd;
     for (size_t k = 0; k < nd; ++k) t->offsets[lead + k] += ex.scalarInt(op, static_cast<unsigned>(1 + k));
   }
@@ -163,8 +163,8 @@ Tensor loadElems(Executor& ex, const ir::Operation& op, const TileVal& t, const 
 }
 
 void storeElems(Executor& ex, const ir::Operation& op, const Tensor& v, const TileVal& t, const Tensor* mask) {
-  if (shapeElements(v.shape) != shapeElements(t.shape)) fail(op, "the value's shape " + ir::shapeStr(v.shape) + " does not match the tile's " + ir::shapeStr(t.shape));
-  if (v.elem != t.elem) fail(op, "the value's element type does not match the tile's");
+  if (shapeElements(v.shape) != shapeElements(t.shape)) fail(op, "internal error: interpreter: the value's shape " + ir::shapeStr(v.shape) + " does not match the tile's " + ir::shapeStr(t.shape));
+  if (v.elem != t.elem) fail(op, "internal error: interpreter: the value's element type does not match the tile's");
   const MemRefVal& m = *t.mem;
   forEachElem(t, [&](int64_t k, bool in, int64_t lin) {
     if (!in || (mask && !mask->i[k])) return;  // out-of-bounds and masked-off writes are dropped
@@ -188,7 +188,7 @@ void execPrefetch(Executor& ex, const ir::Operation& op) {
 
 const Tensor& maskOperand(Executor& ex, const ir::Operation& op, unsigned i, const TileVal& t) {
   const Tensor& m = ex.tensor(op, i);
-  if (m.isFloat() || m.shape != t.shape) fail(op, "the mask must be an i1 vector of the tile's shape");
+  if (m.isFloat() || m.shape != t.shape) fail(op, "internal error: interpreter: the mask must be an i1 vector of the tile's shape");
   return m;
 }
 
@@ -228,10 +228,10 @@ void execMma(Executor& ex, const ir::Operation& op) {
   const Tensor& b = ex.tensor(op, 1);
   const Tensor* c = op.numOperands() > 2 ? &ex.tensor(op, 2) : nullptr;
   if (a.shape.size() != 2 || b.shape.size() != 2 || a.shape[1] != b.shape[0])
-    fail(op, "tile.tile_mma: shapes " + ir::shapeStr(a.shape) + " and " + ir::shapeStr(b.shape) + " do not multiply");
-  if (a.isFloat() != b.isFloat()) fail(op, "tile.tile_mma: A and B must both be float or both be integer");
+    fail(op, "internal error: interpreter: tile.tile_mma: shapes " + ir::shapeStr(a.shape) + " and " + ir::shapeStr(b.shape) + " do not multiply");
+  if (a.isFloat() != b.isFloat()) fail(op, "internal error: interpreter: tile.tile_mma: A and B must both be float or both be integer");
   const size_t M = static_cast<size_t>(a.shape[0]), K = static_cast<size_t>(a.shape[1]), N = static_cast<size_t>(b.shape[1]);
-  if (c && (c->shape != std::vector<int64_t>{a.shape[0], b.shape[1]})) fail(op, "tile.tile_mma: C has shape " + ir::shapeStr(c->shape));
+  if (c && (c->shape != std::vector<int64_t>{a.shape[0], b.shape[1]})) fail(op, "internal error: interpreter: tile.tile_mma: C has shape " + ir::shapeStr(c->shape));
   ElemKind rk = op.result()->type().elem();
   Tensor r(rk, {a.shape[0], b.shape[1]});
   WorkgroupCtx* wg = ex.wg();
@@ -283,7 +283,9 @@ void execMma(Executor& ex, const ir::Operation& op) {
 
 int64_t singleDim(const ir::Operation& op, const Tensor& src) {
   std::vector<int64_t> dims = attrInts(op, "dims");
-  if (dims.size() != 1) fail(op, "'" + op.name() + "' needs exactly one entry in 'dims'");
+  if (dims.size() != 1)
+    fail(op, "'" + op.name() + "' over " + std::to_string(dims.size()) +
+                 " dimensions is not implemented yet in the interpreter (give one entry in 'dims'; reduce or broadcast one dimension at a time)");
   if (dims[0] < 0 || dims[0] >= static_cast<int64_t>(src.shape.size())) fail(op, "'dims' is out of range");
   return dims[0];
 }
@@ -301,12 +303,12 @@ void execReduction(Executor& ex, const ir::Operation& op) {
   int64_t d = singleDim(op, s);
   int64_t D = s.shape[static_cast<size_t>(d)];
   int64_t n = attrInt(op, "reduction_size", D);
-  if (n <= 0 || D % n != 0) fail(op, "reduction_size " + std::to_string(n) + " does not divide the dimension size " + std::to_string(D));
+  if (n <= 0 || D % n != 0) fail(op, "internal error: interpreter: reduction_size " + std::to_string(n) + " does not divide the dimension size " + std::to_string(D));
   std::string kind = enumValue(op, "kind");
   std::vector<int64_t> rshape = s.shape;
   rshape[static_cast<size_t>(d)] = D / n;
   if (shapeElements(op.result()->type().shape()) != shapeElements(rshape))
-    fail(op, "tile.reduction result shape " + ir::shapeStr(op.result()->type().shape()) + " should be " + ir::shapeStr(rshape));
+    fail(op, "internal error: interpreter: tile.reduction result shape " + ir::shapeStr(op.result()->type().shape()) + " should be " + ir::shapeStr(rshape));
   Tensor r(s.elem, op.result()->type().shape());
   int64_t outer, inner;
   split(s.shape, d, outer, inner);
@@ -323,7 +325,7 @@ void execReduction(Executor& ex, const ir::Operation& op) {
             else if (kind == "mul") acc *= x;
             else if (kind == "max") acc = t == 0 ? x : std::fmax(acc, x);
             else if (kind == "min") acc = t == 0 ? x : std::fmin(acc, x);
-            else fail(op, "reduction kind '" + kind + "' needs integer elements");
+            else fail(op, "internal error: interpreter: reduction kind '" + kind + "' needs integer elements");
           }
           r.f[dst] = roundToElem(acc, s.elem);
         } else {
@@ -349,12 +351,12 @@ void execBroadcast(Executor& ex, const ir::Operation& op) {
   const Tensor& s = ex.tensor(op, 0);
   int64_t d = singleDim(op, s);
   const std::vector<int64_t>& rshape = op.result()->type().shape();
-  if (rshape.size() != s.shape.size()) fail(op, "tile.broadcast keeps the rank");
+  if (rshape.size() != s.shape.size()) fail(op, "internal error: interpreter: tile.broadcast keeps the rank");
   int64_t S = s.shape[static_cast<size_t>(d)], R = rshape[static_cast<size_t>(d)];
   int64_t n = attrInt(op, "broadcast_size", S == 0 ? 0 : R / S);
   for (size_t k = 0; k < rshape.size(); ++k)
-    if (static_cast<int64_t>(k) != d && rshape[k] != s.shape[k]) fail(op, "tile.broadcast changes a dimension other than 'dims'");
-  if (n <= 0 || S * n != R) fail(op, "tile.broadcast: " + std::to_string(S) + " x broadcast_size " + std::to_string(n) + " != " + std::to_string(R));
+    if (static_cast<int64_t>(k) != d && rshape[k] != s.shape[k]) fail(op, "internal error: interpreter: tile.broadcast changes a dimension other than 'dims'");
+  if (n <= 0 || S * n != R) fail(op, "internal error: interpreter: tile.broadcast: " + std::to_string(S) + " x broadcast_size " + std::to_string(n) + " != " + std::to_string(R));
   Tensor r(s.elem, rshape);
   int64_t outer, inner;
   split(rshape, d, outer, inner);
@@ -373,10 +375,10 @@ void execTranspose(Executor& ex, const ir::Operation& op) {
   size_t rank = s.shape.size();
   std::vector<int64_t> perm = attrInts(op, "permutation");
   if (perm.empty() && rank == 2) perm = {1, 0};
-  if (perm.size() != rank) fail(op, "tile.transpose: the permutation does not match the rank");
+  if (perm.size() != rank) fail(op, "internal error: interpreter: tile.transpose: the permutation does not match the rank");
   std::vector<bool> seen(rank, false);
   for (int64_t p : perm) {
-    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) fail(op, "tile.transpose: not a permutation");
+    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) fail(op, "internal error: interpreter: tile.transpose: not a permutation");
     seen[static_cast<size_t>(p)] = true;
   }
   std::vector<int64_t> rshape(rank), sstr(rank, 1);

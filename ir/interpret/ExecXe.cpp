@@ -33,7 +33,7 @@ namespace xtc::interp {
 namespace {
 
 int64_t lanesOf(Executor& ex, const ir::Operation& op) {
-  if (ex.lanes() == 0) fail(op, "'" + op.name() + "' needs lane-level execution (kernel sg_size)");
+  if (ex.lanes() == 0) fail(op, "internal error: interpreter: '" + op.name() + "' needs lane-level execution (kernel sg_size)");
   return ex.lanes();
 }
 
@@ -45,7 +45,7 @@ bool boolAttr(const ir::Operation& op, const char* name) {
 void execBaseAddress(Executor& ex, const ir::Operation& op) {
   int64_t L = lanesOf(ex, op);
   const MemRefVal& m = ex.memref(op, 0);
-  if (m.slm) fail(op, "xe.base_address of an SLM memref is not implemented yet");
+  if (m.slm) fail(op, "internal error: interpreter: xe.base_address of an SLM memref is not implemented yet");
   Tensor t(ir::ElemKind::I64, {L});
   std::fill(t.i.begin(), t.i.end(), static_cast<int64_t>(reinterpret_cast<uintptr_t>(m.buf->bytes.data())));
   ex.setTensor(op.result(), std::move(t));
@@ -97,8 +97,8 @@ Message message(const ir::Operation& op, ir::ElemKind t, int64_t regs, int64_t L
   m.vnni = boolAttr(op, "vnni");
   m.transpose = boolAttr(op, "transpose");
   int64_t tb = elemBytes(t);
-  if (m.eb <= 0 || m.W <= 0 || m.H <= 0 || m.A <= 0) fail(op, op.name() + ": elem_bits, block_w, block_h and array_len must be positive");
-  if ((m.vnni || m.transpose) && tb > 4) fail(op, op.name() + ": VNNI and transposed messages need registers of at most 32 bits");
+  if (m.eb <= 0 || m.W <= 0 || m.H <= 0 || m.A <= 0) fail(op, "internal error: interpreter: " + op.name() + ": elem_bits, block_w, block_h and array_len must be positive");
+  if ((m.vnni || m.transpose) && tb > 4) fail(op, "internal error: interpreter: " + op.name() + ": VNNI and transposed messages need registers of at most 32 bits");
   // d8 data travels in 16-bit slots (reference §2.3: "u8 ... as i16", two bytes of a row per lane),
   // so 8-bit registers take a slot's bytes in pairs, low byte first (the DPAS i8 A layout on pvc).
   m.unitBytes = (m.vnni || m.transpose) ? 4 : std::max({m.eb, tb, m.eb == 1 ? int64_t{2} : int64_t{1}});
@@ -167,7 +167,7 @@ void execStore2d(Executor& ex, const ir::Operation& op) {
   int64_t L = lanesOf(ex, op);
   Surface s = surface(ex, op);
   const Tensor& v = ex.tensor(op, 6);
-  if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "xe.store_2d: the value is not a register vector");
+  if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "internal error: interpreter: xe.store_2d: the value is not a register vector");
   if (boolAttr(op, "vnni") || boolAttr(op, "transpose") || attrInt(op, "array_len", 1) != 1)
     fail(op, "xe.store_2d writes one plain block (no VNNI, transpose or array)");
   ir::ElemKind t = v.elem;
@@ -194,7 +194,7 @@ void execPrefetch2d(Executor& ex, const ir::Operation& op) {
 void execPrefetch1d(Executor& ex, const ir::Operation& op) {
   int64_t L = lanesOf(ex, op);
   const Tensor& a = ex.tensor(op, 0);
-  if (a.shape != std::vector<int64_t>{L}) fail(op, "xe.prefetch_1d: the address is not a per-lane i64");
+  if (a.shape != std::vector<int64_t>{L}) fail(op, "internal error: interpreter: xe.prefetch_1d: the address is not a per-lane i64");
   // No effect on results, but a prefetch of an unmapped address can fault on the device.
   for (int64_t l = 0; l < L; ++l)
     if (!globalBufferAt(ex, static_cast<uintptr_t>(a.i[l]), 1))
@@ -228,7 +228,7 @@ void execBlockWrite(Executor& ex, const ir::Operation& op) {
   int64_t L = lanesOf(ex, op);
   const Tensor& v = ex.tensor(op, 0);
   const MemRefVal& m = ex.memref(op, 1);
-  if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "xe.block_write: the value is not a register vector");
+  if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "internal error: interpreter: xe.block_write: the value is not a register vector");
   int64_t start = blockStart(ex, op, m, 2);
   int64_t n = v.shape[1];
   for (int64_t l = 0; l < L; ++l)
@@ -254,7 +254,7 @@ void execDpas(Executor& ex, const ir::Operation& op) {
     fail(op, "xe.dpas with k = " + std::to_string(K) + " on " + std::to_string(aBits) + "-bit elements and " + std::to_string(L) +
                  " lanes is not implemented yet");
   if (acc.shape != std::vector<int64_t>{L, M} || a.shape != std::vector<int64_t>{L, M * K / L} || b.shape != std::vector<int64_t>{L, K})
-    fail(op, "xe.dpas: operand shapes do not match m/n/k");
+    fail(op, "internal error: interpreter: xe.dpas: operand shapes do not match m/n/k");
   int64_t per = K / L;  // A elements per lane and row
   // A(m, k) lives in lane k / per, register m * per + k % per; B(k, n) in lane n, register k.
   auto A = [&](int64_t m, int64_t k) { return a.getF((k / per) * (M * per) + m * per + k % per); };

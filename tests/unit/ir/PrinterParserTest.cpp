@@ -169,6 +169,11 @@ TEST(PrinterParser, TypeAndAttributeErrors) {
   EXPECT_EQ(err, "unknown type 'tensor'");
   EXPECT_FALSE(parseType("vector<8x16xf32", &err));
   EXPECT_NE(err.find("end of input"), std::string::npos) << err;
+  // Trailing text after a whole type or attribute.
+  EXPECT_FALSE(parseType("vector<8xf32> f32", &err));
+  EXPECT_EQ(err, "unexpected text after the type");
+  EXPECT_FALSE(parseAttribute("42 : i64 junk", &err));
+  EXPECT_EQ(err, "unexpected text after the attribute");
   EXPECT_FALSE(parseAttribute("reduse<add>", &err));
   EXPECT_NE(err.find("unknown attribute 'reduse<...>'"), std::string::npos) << err;
   EXPECT_FALSE(parseAttribute("reduce<plus>", &err));

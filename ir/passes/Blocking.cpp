@@ -110,6 +110,9 @@ std::optional<xe::Message> KernelBlocking::chooseMessage(const Type& tile, Role 
   for (const targets::BlockShape& s : t_.blockLoads) {
     // A DPAS B operand is read VNNI; an f32 B feeds FMAs (no f32 DPAS), which take it in plain rows.
     if (s.elemBits != bits || s.transpose || s.vnni != (role == Role::B && bits != 32)) continue;
+    // A d32 message narrower than the subgroup (8 wide: two rows per register) puts lanes along rows
+    // too; only an f32 A operand (FMA, broadcast from any lane) takes that layout without shuffles.
+    if (bits == 32 && s.width < t_.subgroupSize && role != Role::A) continue;
     int64_t fr = s.height, fc = int64_t(s.width) * s.arrayLength;
     if (rows % fr != 0 || cols % fc != 0) continue;
     // The array-length-2 reads of 16x1 d16 blocks pad each block to a register; the layout of such a
@@ -117,10 +120,14 @@ std::optional<xe::Message> KernelBlocking::chooseMessage(const Type& tile, Role 
     if (s.arrayLength > 1 && int64_t(s.width) * s.height * s.elemBits / 8 % 64 != 0) continue;
     if (!best || fr * fc > int64_t(best->height) * best->width * best->arrayLength) best = &s;
   }
-  // An f32 A operand (only an FMA tile_mma reads one: no f32 DPAS) may be in any layout, and the table
-  // has no plain d32 load 8 wide: the transposed d32 message reads it with lanes along its rows (M) and
-  // registers along K, from which lower-xe broadcasts each A(m, k).
-  if (!best && role == Role::A && bits == 32) return xe::transposedLoadMessage(t_, tile);
+  // An f32 A operand (only an FMA tile_mma reads one: no f32 DPAS) may be in any layout: when a
+  // transposed d32 message covers more of it than the best plain one (16x8: one transposed 8x16
+  // against two plain 8x8), that one reads it, with lanes along its rows (M) and registers along K,
+  // from which lower-xe broadcasts each A(m, k).
+  if (role == Role::A && bits == 32)
+    if (auto tr = xe::transposedLoadMessage(t_, tile);
+        tr && (!best || tr->rows() * tr->cols() > int64_t(best->height) * best->width * best->arrayLength))
+      return tr;
   if (!best) return std::nullopt;
   xe::Message m;
   m.elemBits = static_cast<int>(best->elemBits);

@@ -5,15 +5,20 @@
 //     to be (load L, element e), (accumulator argument a, element e) or (dpas D, element e). Allowed
 //     ops: arith.constant/addi/subi/convert on indices, vector.extract/from_elements, xe.load_2d,
 //     xe.prefetch_2d, xe.dpas (the probed bf16/f16 -> f32 8x16x16 and s8 -> s32 8x16x32 forms),
-//     scf.yield. Each dpas accumulator must be a chain that starts at consecutive elements of an
-//     accumulator argument and ends in the yield at the same elements; A and B operands must be load
-//     elements. Anything else: no match (the per-op lowering).
+//     gpu.barrier, scf.yield, and scf.if on "induction variable % 2^n ==/!= 0" whose then-region
+//     holds only barriers, prefetches and index math and whose results are loop-carried coordinates
+//     stepped by a constant there (RFC 2.5's L2 prefetch every fourth step behind a barrier). Each dpas
+//     accumulator must be a chain that starts at consecutive elements of an accumulator argument and
+//     ends in the yield at the same elements; A and B operands must be load elements. Anything else:
+//     no match (the per-op lowering).
 //  2. Emit: loads of one surface whose rectangles tile a larger legal message are merged into it
 //     (same block width; more blocks side by side, more rows); every DPAS operand must then be a
 //     GRF-aligned register range of one message's response, checked element by element against the
 //     response layout (reference §2.3) -- else no match. The asm builds one header per message before
 //     the loop (raw_sends, SFID 15 = UGM, descriptor per reference §2.1), bumps x/y per iteration and
-//     keeps the accumulators in its output variable ($0, tied to the initial accumulators).
+//     keeps the accumulators in its output variable ($0, tied to the initial accumulators). An scf.if
+//     becomes a block inside the loop that a predicated forward jmp skips (`and`, `cmp.eq`): its
+//     barrier, prefetches and the header bumps of the coordinates it advances.
 #include "backends/spirv/VisaLoop.h"
 
 #include <llvm/IR/Constants.h>
@@ -69,6 +74,7 @@ struct Msg {
   Sym x, y;
   int64_t bits, bw, h, blocks;
   bool vnni, prefetch, cached, transpose = false;
+  int cond = -1;  // the IfBlock it is sent in (a prefetch inside an scf.if), -1: every step
   int64_t eb() const { return bits / 8; }
   int64_t wpad() const { return std::bit_ceil(static_cast<uint64_t>(bw)); }
   // A transposed block is one row of pow2(h) elements per column (reference §2.3).
@@ -122,7 +128,9 @@ struct Shape {
 constexpr Shape kLoadShapes[] = {{16, 16, 32, 2, false}, {16, 16, 32, 2, true}, {16, 16, 16, 2, true},
                                  {16, 16, 16, 1, false}, {16, 16, 8, 1, false},  {8, 32, 16, 1, false},
                                  {8, 16, 32, 1, true},   {32, 8, 16, 1, false, true}};
-constexpr Shape kPrefetchShapes[] = {{16, 16, 8, 2, false}};  // cached only (the probe's)
+// Prefetches (cached only), tried in this order when merging: d16 2x16x32 and 2x16x16
+// (visa_loop_if), 2x16x8 (visa_loop_f16_32x32).
+constexpr Shape kPrefetchShapes[] = {{16, 16, 32, 2, false}, {16, 16, 16, 2, false}, {16, 16, 8, 2, false}};
 
 bool proven(const Msg& m) {
   for (const Shape& s : m.prefetch ? std::span<const Shape>(kPrefetchShapes) : std::span<const Shape>(kLoadShapes))
@@ -137,6 +145,21 @@ struct DpasOp {
   std::vector<Elem> acc, a, b;
   int64_t slot = -1;  // byte of its accumulator in the asm's accumulator variable
   bool consumed = false;
+};
+
+// The condition of an scf.if in the loop: ((induction variable + off) & mask) == 0 (eq) or != 0. Only
+// a remainder by a power of two compared with 0 is matched: `x % 2^n == 0` is `x & (2^n - 1) == 0`
+// for signed and unsigned remainders alike (two's complement), so vISA needs one `and`.
+struct Cond {
+  int64_t off = 0, mask = 0;
+  bool eq = true;
+};
+
+// An scf.if of the body: its barrier, its prefetches (Msg::cond) and the coordinates it advances
+// (loop-carried index arguments stepped only when the condition holds).
+struct IfBlock {
+  Cond cond;
+  bool barrier = false;
 };
 
 struct LoadOp {
@@ -167,6 +190,10 @@ class LoopMatcher {
   int64_t accElems_ = 0;
   int64_t chunk_ = 1;  // accumulator elements per asm output
   ElemKind accKind_ = ElemKind::F32;
+  std::vector<IfBlock> ifs_;
+  bool barrier_ = false;  // a gpu.barrier outside any scf.if: every step
+  // Loop-carried coordinate -> {IfBlock, step}: advanced only when that block's condition holds.
+  std::map<const ir::Value*, std::pair<int, int64_t>> condSteps_;
 
  private:
   std::optional<int64_t> constInt(const ir::Value* v) const {
@@ -181,6 +208,28 @@ class LoopMatcher {
     if (inside_.count(v)) return std::nullopt;
     if (std::optional<int64_t> c = constInt(v)) return Sym{nullptr, *c};
     if (!v->type().isScalar() || !ir::isIntElem(v->type().elem())) return std::nullopt;
+    return outerSym(v, 8);
+  }
+  // A value defined outside the loop, seen through integer converts and "+/- constant" (canonicalize
+  // hoists a split loop's row offsets out of it, one value each: as bases of their own they would
+  // keep its loads from merging; as "common base + constant" they merge as in the first loop).
+  Sym outerSym(const ir::Value* v, int depth) const {
+    const ir::Operation* d = v->definingOp();
+    if (!d || depth == 0) return Sym{v, 0};
+    if (std::optional<int64_t> c = constInt(v)) return Sym{nullptr, *c};
+    auto intScalar = [](const ir::Value* x) { return x->type().isScalar() && ir::isIntElem(x->type().elem()); };
+    if (d->is("arith.convert") && intScalar(d->operand(0)) && ir::elemBits(v->type().elem()) >= 32 &&
+        ir::elemBits(d->operand(0)->type().elem()) >= 32)
+      return outerSym(d->operand(0), depth - 1);
+    if (d->is("arith.addi") || d->is("arith.subi")) {
+      Sym a = outerSym(d->operand(0), depth - 1), b = outerSym(d->operand(1), depth - 1);
+      if (d->is("arith.subi")) {
+        if (b.base) return Sym{v, 0};
+        b.off = -b.off;
+      }
+      if (a.base && b.base) return Sym{v, 0};
+      return Sym{a.base ? a.base : b.base, a.off + b.off};
+    }
     return Sym{v, 0};
   }
   const std::vector<Elem>* elems(const ir::Value* v) const {
@@ -188,6 +237,18 @@ class LoopMatcher {
     return it == elems_.end() ? nullptr : &it->second;
   }
   bool walkOp(const ir::Operation& op);
+  bool walkIf(const ir::Operation& op);
+  int curIf_ = -1;  // the IfBlock whose then-region walkOp is in
+  std::map<const ir::Value*, std::pair<Sym, int64_t>> rems_;  // x % c: {x, c}
+  std::map<const ir::Value*, Cond> conds_;
+  // A result of an scf.if: {loop-carried argument it yields in the else region, step in the then
+  // region, IfBlock}.
+  struct CondResult {
+    const ir::Value* arg;
+    int64_t step;
+    int block;
+  };
+  std::map<const ir::Value*, CondResult> condResults_;
   bool checkYield(const ir::Operation& yield);
   bool planMessages();
   bool placeOperands();
@@ -195,7 +256,31 @@ class LoopMatcher {
 
 bool LoopMatcher::walkOp(const ir::Operation& op) {
   for (unsigned i = 0; i < op.numResults(); ++i) inside_.insert(op.result(i));
+  if (op.is("scf.if")) return walkIf(op);
   if (op.numRegions() != 0) return false;
+  if (op.is("gpu.barrier")) {
+    (curIf_ < 0 ? barrier_ : ifs_[static_cast<size_t>(curIf_)].barrier) = true;
+    return true;
+  }
+  if (op.is("arith.remsi") || op.is("arith.remui")) {
+    // Only of the induction variable (the asm's counter) by a power of two: a condition's operand.
+    std::optional<Sym> a = sym(op.operand(0)), d = sym(op.operand(1));
+    if (!a || !d || a->base != body_.argument(0) || a->div != 1 || d->base || d->off <= 0 ||
+        !std::has_single_bit(static_cast<uint64_t>(d->off)))
+      return false;
+    rems_[op.result()] = {*a, d->off};
+    return true;
+  }
+  if (op.is("arith.cmpi")) {
+    const ir::Attribute* pr = op.attr("predicate");
+    auto r = rems_.find(op.operand(0));
+    std::optional<Sym> z = sym(op.operand(1));
+    if (!pr || !pr->isa(ir::AttrKind::Enum) || (pr->getString() != "eq" && pr->getString() != "ne") ||
+        r == rems_.end() || !z || z->base || z->off != 0)
+      return false;
+    conds_[op.result()] = Cond{r->second.first.off, r->second.second - 1, pr->getString() == "eq"};
+    return true;
+  }
   if (op.is("arith.constant")) {
     std::optional<int64_t> c = constInt(op.result());
     if (!c) return false;
@@ -249,6 +334,7 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
     return true;
   }
   if (op.is("xe.load_2d") || op.is("xe.prefetch_2d")) {
+    if (curIf_ >= 0 && op.is("xe.load_2d")) return false;  // conditional: prefetches only
     for (unsigned i = 0; i < 4; ++i)
       if (inside_.count(op.operand(i))) return false;  // the surface must be loop-invariant
     std::optional<Sym> x = sym(op.operand(4)), y = sym(op.operand(5));
@@ -258,6 +344,7 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
     if ((m.transpose && (m.prefetch || m.bits != 32)) || (x->div != 1 && !m.transpose)) return false;
     if (m.bits != 8 && m.bits != 16 && m.bits != 32) return false;
     if (m.prefetch) {
+      m.cond = curIf_;
       const ir::Attribute* c = op.attr("cache");
       m.cached = !c || !c->isa(ir::AttrKind::Enum) || c->getString() != "uncached";
       msgs_.push_back(m);
@@ -271,6 +358,7 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
     return true;
   }
   if (op.is("xe.dpas")) {
+    if (curIf_ >= 0) return false;
     const std::vector<Elem>*acc = elems(op.operand(0)), *a = elems(op.operand(1)), *b = elems(op.operand(2));
     if (!acc || !a || !b || op.intAttr("n", 0) != 16) return false;
     // Only the forms the visa_loop_* probes prove, M = 8: bf16/f16 -> f32 with K = 16, s8 -> s32 with
@@ -292,6 +380,44 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
     return true;
   }
   return false;
+}
+
+// An scf.if on a matched condition whose then-region holds only barriers, prefetches and index math,
+// whose else-region (if any) only yields, and whose results are loop-carried coordinates: the
+// then-region yields "argument + constant", the else-region the argument itself (checkYield then
+// requires the loop to yield the result in that argument's place). Not nested.
+bool LoopMatcher::walkIf(const ir::Operation& op) {
+  auto c = conds_.find(op.operand(0));
+  if (curIf_ >= 0 || op.numRegions() != 2 || c == conds_.end() || op.region(0).numBlocks() != 1) return false;
+  int id = static_cast<int>(ifs_.size());
+  ifs_.push_back({c->second});
+  const ir::Operation* thenYield = nullptr;
+  curIf_ = id;
+  for (const auto& o : op.region(0).block().opList()) {
+    if (o->is("scf.yield")) {
+      thenYield = o.get();
+      break;
+    }
+    if (!walkOp(*o)) return false;
+  }
+  curIf_ = -1;
+  const ir::Operation* elseYield = nullptr;
+  if (op.region(1).numBlocks() > 1) return false;
+  if (op.region(1).numBlocks() == 1)
+    for (const auto& o : op.region(1).block().opList()) {
+      if (!o->is("scf.yield")) return false;
+      elseYield = o.get();
+    }
+  for (unsigned r = 0; r < op.numResults(); ++r) {
+    if (!thenYield || !elseYield) return false;
+    const ir::Value* arg = elseYield->operand(r);
+    std::optional<Sym> t = sym(thenYield->operand(r));
+    bool carried = arg->isBlockArgument() && arg->ownerBlock() == &body_ && arg->index() > 0 &&
+                   arg->type().isScalar() && arg->type().elem() == ElemKind::Index;
+    if (!carried || !t || t->base != arg || t->div != 1) return false;
+    condResults_[op.result(r)] = {arg, t->off, id};
+  }
+  return true;
 }
 
 bool LoopMatcher::match() {
@@ -354,6 +480,15 @@ bool LoopMatcher::checkYield(const ir::Operation& yield) {
   for (unsigned a = 1; a < body_.numArguments(); ++a) {
     const ir::Value* v = body_.argument(a);
     const ir::Value* y = yield.operand(a - 1);
+    if (auto c = condResults_.find(y); c != condResults_.end()) {
+      // Advanced inside an scf.if: its headers are bumped in that block. Its value after the loop
+      // would need the number of steps the condition held: not computed, so it must be unused, and
+      // the if's result must feed nothing but this yield.
+      if (c->second.arg != v || y->uses().size() != 1 || for_.result(a - 1)->hasUses() || condSteps_.count(v)) return false;
+      condSteps_[v] = {c->second.block, c->second.step};
+      steps_[v] = 0;
+      continue;
+    }
     if (v->type().isScalar()) {
       std::optional<Sym> s = sym(y);
       if (!s || s->base != v || s->div != 1) return false;
@@ -415,6 +550,31 @@ int64_t stepOf(const std::map<const ir::Value*, int64_t>& steps, const Sym& s, c
   return 0;  // defined outside the loop: invariant
 }
 
+// The bounding box of a group of messages (x0, y0, x1, y1; x in elements) and whether they tile it
+// exactly: no overlap, no hole.
+struct Box {
+  int64_t x0 = INT64_MAX, y0 = INT64_MAX, x1 = INT64_MIN, y1 = INT64_MIN;
+  bool tiled = false;
+};
+Box boxOf(const std::vector<const Msg*>& group) {
+  Box b;
+  int64_t area = 0;
+  for (const Msg* t : group) {
+    b.x0 = std::min(b.x0, t->x.off), b.y0 = std::min(b.y0, t->y.off);
+    b.x1 = std::max(b.x1, t->x.off + t->bw * t->blocks), b.y1 = std::max(b.y1, t->y.off + t->h);
+    area += t->bw * t->blocks * t->h;
+  }
+  bool overlap = false;
+  for (size_t p = 0; p < group.size(); ++p)
+    for (size_t q = p + 1; q < group.size(); ++q) {
+      const Msg &a = *group[p], &c = *group[q];
+      overlap |= a.x.off < c.x.off + c.bw * c.blocks && c.x.off < a.x.off + a.bw * a.blocks && a.y.off < c.y.off + c.h &&
+                 c.y.off < a.y.off + a.h;
+    }
+  b.tiled = !overlap && area == (b.x1 - b.x0) * (b.y1 - b.y0);
+  return b;
+}
+
 bool LoopMatcher::planMessages() {
   // Group loads by surface, element form and coordinate bases; try to tile each group's bounding box
   // with one proven larger shape of the same block width.
@@ -426,6 +586,7 @@ bool LoopMatcher::planMessages() {
     const Msg& s = loads_[i].shape;
     if (s.transpose) {  // its own message, the proven shape itself; x may count dwords (div)
       if (!proven(s) || (s.x.div != 1 && steps_.count(s.x.base) && steps_.at(s.x.base) % s.x.div != 0)) return false;
+      if (s.x.div != 1 && condSteps_.count(s.x.base) && condSteps_.at(s.x.base).second % s.x.div != 0) return false;
       loads_[i].msg = static_cast<int>(msgs_.size());
       msgs_.push_back(s);
       done[i] = true;
@@ -439,23 +600,12 @@ bool LoopMatcher::planMessages() {
       for (unsigned k = 0; same && k < 4; ++k) same = t.surface->operand(k) == s.surface->operand(k);
       if (same) group.push_back(j);
     }
-    int64_t x0 = INT64_MAX, y0 = INT64_MAX, x1 = INT64_MIN, y1 = INT64_MIN, area = 0;
-    for (size_t j : group) {
-      const Msg& t = loads_[j].shape;
-      x0 = std::min(x0, t.x.off), y0 = std::min(y0, t.y.off);
-      x1 = std::max(x1, t.x.off + t.bw * t.blocks), y1 = std::max(y1, t.y.off + t.h);
-      area += t.bw * t.blocks * t.h;
-    }
-    bool overlap = false;
-    for (size_t p = 0; p < group.size(); ++p)
-      for (size_t q = p + 1; q < group.size(); ++q) {
-        const Msg &a = loads_[group[p]].shape, &b = loads_[group[q]].shape;
-        overlap |= a.x.off < b.x.off + b.bw * b.blocks && b.x.off < a.x.off + a.bw * a.blocks && a.y.off < b.y.off + b.h &&
-                   b.y.off < a.y.off + a.h;
-      }
+    std::vector<const Msg*> members;
+    for (size_t j : group) members.push_back(&loads_[j].shape);
+    const auto [x0, y0, x1, y1, tiled] = boxOf(members);
     // The pieces: the first proven shape whose width and height divide the box's.
     const Shape* piece = nullptr;
-    if (!overlap && area == (x1 - x0) * (y1 - y0))
+    if (tiled)
       for (const Shape& sh : kLoadShapes)
         if (sh.bits == s.bits && sh.bw == s.bw && sh.vnni == s.vnni && (x1 - x0) % (sh.bw * sh.blocks) == 0 &&
             (y1 - y0) % sh.h == 0) {
@@ -479,9 +629,49 @@ bool LoopMatcher::planMessages() {
       if (l.dx + l.shape.bw * l.shape.blocks > piece->bw * piece->blocks || l.dy + l.shape.h > piece->h) return false;
     }
   }
-  for (Msg& p : prefetches) {
-    if (!proven(p) || !p.cached) return false;
-    msgs_.push_back(p);
+  // Prefetches: those of one surface, shape, coordinate bases and scf.if block that tile a box are
+  // merged into the largest proven shape that divides it (the same bytes; RFC 2.5's 16-row L1 and L2
+  // tiles arrive as 8-row messages); the others stay as they are.
+  std::vector<bool> pdone(prefetches.size(), false);
+  for (size_t i = 0; i < prefetches.size(); ++i) {
+    if (pdone[i]) continue;
+    const Msg& s = prefetches[i];
+    if (!s.cached) return false;
+    std::vector<size_t> group;
+    for (size_t j = i; j < prefetches.size(); ++j) {
+      const Msg& t = prefetches[j];
+      bool same = !pdone[j] && t.bits == s.bits && t.bw == s.bw && t.blocks == s.blocks && t.vnni == s.vnni &&
+                  t.cached == s.cached && t.cond == s.cond && t.x.base == s.x.base && t.y.base == s.y.base &&
+                  t.x.div == 1 && s.x.div == 1;
+      for (unsigned k = 0; same && k < 4; ++k) same = t.surface->operand(k) == s.surface->operand(k);
+      if (same) group.push_back(j);
+    }
+    std::vector<const Msg*> members;
+    for (size_t j : group) members.push_back(&prefetches[j]);
+    const auto [x0, y0, x1, y1, tiled] = boxOf(members);
+    const Shape* piece = nullptr;
+    if (tiled)
+      for (const Shape& sh : kPrefetchShapes)
+        if (sh.bits == s.bits && sh.bw == s.bw && sh.blocks == s.blocks && !s.vnni && !s.transpose &&
+            (x1 - x0) % (sh.bw * sh.blocks) == 0 && (y1 - y0) % sh.h == 0) {
+          piece = &sh;
+          break;
+        }
+    if (!piece) {  // as it is
+      if (!proven(s)) return false;
+      pdone[i] = true;
+      msgs_.push_back(s);
+      continue;
+    }
+    for (size_t j : group) pdone[j] = true;
+    for (int64_t py = y0; py < y1; py += piece->h)
+      for (int64_t px = x0; px < x1; px += piece->bw * piece->blocks) {
+        Msg m = s;
+        m.x = Sym{s.x.base, px};
+        m.y = Sym{s.y.base, py};
+        m.h = piece->h;
+        msgs_.push_back(m);
+      }
   }
   return true;
 }
@@ -574,6 +764,7 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     if (!m.prefetch) t << fmt::format(".decl {}m{} v_type=G type=ud num_elts={} align=GRF\n", p, i, m.respBytes() / 4);
   }
   t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
+  if (!lm.ifs_.empty()) t << fmt::format(".decl {}t v_type=G type=d num_elts=1 align=dword\n", p);
   std::map<const ir::Value*, llvm::Value*> minus1s;
   for (size_t i = 0; i < lm.msgs_.size(); ++i) {
     const Msg& m = lm.msgs_[i];
@@ -595,13 +786,49 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
   t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0))));
   t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
   t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
-  for (size_t i = 0; i < lm.msgs_.size(); ++i) {
+  auto send = [&](size_t i) {
     const Msg& m = lm.msgs_[i];
     if (m.prefetch)
       t << fmt::format("raw_sends.15.1.0.0 (M1, 1) 0x0:ud {:#x}:ud {}h{}.0 %null.0 %null.0\n", m.descriptor(), p, i);
     else
       t << fmt::format("raw_sends.15.1.0.{} (M1, 1) 0x0:ud {:#x}:ud {}h{}.0 %null.0 {}m{}.0\n", std::min<int64_t>(31, m.respBytes() / kGrf),
                        m.descriptor(), p, i, p, i);
+  };
+  // Header coordinate bumps: `block` -1 = every step's, else those of that scf.if's coordinates.
+  auto bumps = [&](int block) {
+    auto delta = [&](const Sym& s) -> int64_t {
+      if (block < 0) return stepOf(lm.steps_, s, body);
+      auto c = s.base ? lm.condSteps_.find(s.base) : lm.condSteps_.end();
+      return c != lm.condSteps_.end() && c->second.first == block ? c->second.second / s.div : 0;
+    };
+    for (size_t i = 0; i < lm.msgs_.size(); ++i) {
+      const Msg& m = lm.msgs_[i];
+      if (int64_t dx = delta(m.x)) t << fmt::format("add (M1,1) {}h{}(0,5)<1> {}h{}(0,5)<0;1,0> {}:d\n", p, i, p, i, dx);
+      if (int64_t dy = delta(m.y)) t << fmt::format("add (M1,1) {}h{}(0,6)<1> {}h{}(0,6)<0;1,0> {}:d\n", p, i, p, i, dy);
+    }
+  };
+  // The workgroup barrier as IGC's own vISA for barrier(CLK_LOCAL_MEM_FENCE) (an SLM fence, then
+  // the barrier; tests/isa/builtins/visa_loop_if.ir).
+  const char* barrier = "lsc_fence.slm.none.group\nbarrier\n";
+  for (size_t i = 0; i < lm.msgs_.size(); ++i)
+    if (lm.msgs_[i].cond < 0) send(i);
+  if (lm.barrier_) t << barrier;
+  // Each scf.if: t = (k + off) & mask, a forward jump over its block unless the condition holds.
+  for (size_t f = 0; f < lm.ifs_.size(); ++f) {
+    const IfBlock& ib = lm.ifs_[f];
+    std::string src = fmt::format("{}k(0,0)<0;1,0>", p);
+    if (ib.cond.off) {
+      t << fmt::format("add (M1,1) {}t(0,0)<1> {} {}:d\n", p, src, ib.cond.off);
+      src = fmt::format("{}t(0,0)<0;1,0>", p);
+    }
+    t << fmt::format("and (M1,1) {}t(0,0)<1> {} {}:d\n", p, src, ib.cond.mask);
+    t << fmt::format("cmp.eq (M1,1) {}p {}t(0,0)<0;1,0> 0:d\n", p, p);
+    t << fmt::format("({}{}p) jmp (M1,1) {}s{}\n", ib.cond.eq ? "!" : "", p, p, f);
+    if (ib.barrier) t << barrier;
+    for (size_t i = 0; i < lm.msgs_.size(); ++i)
+      if (lm.msgs_[i].cond == static_cast<int>(f)) send(i);
+    bumps(static_cast<int>(f));
+    t << fmt::format("{}s{}:\n", p, f);
   }
   for (const DpasOp& d : lm.dpas_) {
     ElemKind in = d.op->operand(1)->type().elem();
@@ -612,11 +839,7 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     t << fmt::format("dpas.{}.{}.8.{} (M1, 16) ${}.{} ${}.{} {}m{}.{} {}m{}({},0)\n", precision(in), precision(in),
                      d.op->intAttr("m", 0), c, off, c, off, p, bm, bs, p, am, as / kGrf);
   }
-  for (size_t i = 0; i < lm.msgs_.size(); ++i) {
-    const Msg& m = lm.msgs_[i];
-    if (int64_t dx = stepOf(lm.steps_, m.x, body)) t << fmt::format("add (M1,1) {}h{}(0,5)<1> {}h{}(0,5)<0;1,0> {}:d\n", p, i, p, i, dx);
-    if (int64_t dy = stepOf(lm.steps_, m.y, body)) t << fmt::format("add (M1,1) {}h{}(0,6)<1> {}h{}(0,6)<0;1,0> {}:d\n", p, i, p, i, dy);
-  }
+  bumps(-1);
   t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, lm.step_);
   t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
   t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);
@@ -660,6 +883,9 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
       for (int64_t i = 0; i < n; ++i)
         regs.push_back(accOut(lm.accBase_.at(a) + i));
       ctx.set(res, std::move(regs));
+    } else if (lm.condSteps_.count(body.argument(a))) {
+      // Stepped inside an scf.if: unused after the loop (checkYield), so never computed.
+      ctx.set(res, {llvm::PoisonValue::get(ctx.get(op.operand(a + 2)).at(0)->getType())});
     } else {
       llvm::Value* init = ctx.get(op.operand(a + 2)).at(0);
       int64_t st = lm.steps_.at(body.argument(a));
@@ -704,6 +930,10 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
       name = fmt::format("inline vISA loop: raw_sends {:#x} ({})", desc, prefetch ? "prefetch" : "load");
       shape = shapes.count(m[3]) ? shapes[m[3]] : "";
       name += " " + shape;
+    } else if (line == "lsc_fence.slm.none.group" || line == "barrier") {
+      bool fence = line != "barrier";
+      pattern = fence ? R"(\bfence\.slm\.none\.group\b)" : R"(\bsync\.bar\b)";
+      name = fence ? "inline vISA loop: SLM fence" : "inline vISA loop: barrier";
     } else if (std::regex_search(line, m, dpas)) {
       pattern = fmt::format(R"(\bdpas\.8x{} )", m[1].str());
       name = fmt::format("inline vISA loop: dpas 8x{}", m[1].str());

@@ -168,39 +168,6 @@ std::string emitPrefetch2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IR
   return "";
 }
 
-// A plain d16 load of one block 16 wide x H rows (reference §2.5: d16 16x1..32x{1,2}; no builtin
-// reads a single block, §2.2), inline vISA lsc_load_block2d d16.1x16xHnn in both codegen modes. The
-// response is H rows of 32 bytes; as a <H x i16> value IGC puts register i of lane j at byte
-// 2 (16 i + j): the element (y + i, x + j), zero outside the surface.
-std::optional<std::string> emitLoad2dD16x1(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
-  int64_t h = op.intAttr("block_h", 0);
-  if (op.intAttr("elem_bits", 0) != 16 || op.intAttr("block_w", 0) != 16 || op.intAttr("array_len", 1) != 1 ||
-      flag(op, "vnni") || flag(op, "transpose"))
-    return std::nullopt;
-  if (ctx.target.kind != targets::TargetKind::Pvc)
-    return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
-  if (!inTable(op, ctx.target.blockLoads))
-    return fmt::format("xe.load_2d d16 1x16x{} has no form proven by an ISA test yet (not implemented yet)", h);
-  const ir::Type& rt = op.result()->type();
-  if (rt.shape()[0] != h || ir::elemBits(rt.elem()) != 16) return "xe.load_2d: the result does not hold one 16-bit register per row";
-  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
-  std::vector<llvm::Type*> types;
-  for (llvm::Value* a : surf) types.push_back(a->getType());
-  auto* fty = llvm::FunctionType::get(llvm::FixedVectorType::get(b.getInt16Ty(), static_cast<unsigned>(h)), types, false);
-  llvm::Value* v = b.CreateCall(
-      llvm::InlineAsm::get(fty, fmt::format("lsc_load_block2d.ugm (M1, 16) $0:d16.1x16x{}nn flat[$1,$2,$3,$4,$5,$6]", h),
-                           "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
-      surf);
-  llvm::Type* regTy = rt.elem() == ir::ElemKind::F16 ? b.getHalfTy() : b.getInt16Ty();  // bf16, i16: raw bits
-  std::vector<llvm::Value*> regs;
-  for (int64_t i = 0; i < h; ++i) {
-    llvm::Value* e = b.CreateExtractElement(v, b.getInt32(static_cast<uint32_t>(i)));
-    regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
-  }
-  ctx.set(op.result(), regs);
-  return "";
-}
-
 // A d16 16x8x2 load (the A operand message) as two inline-vISA 1x16x8 loads of <8 x i16>, block 0
 // at x and block 1 at x + 16: the same registers as the 2-block response (reference §2.3), but each
 // half is exactly a DPAS A operand, so IGC does not copy it out of a 16-register value (reference §4:
@@ -249,6 +216,29 @@ std::variant<llvm::Value*, std::string> loadAsm(const ir::Operation& op, XeEmitC
   return b.CreateCall(llvm::InlineAsm::get(fty, "lsc_load_block2d.ugm (M1, 16) $0:" + form + " flat[$1,$2,$3,$4,$5,$6]",
                                            "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
                       surf);
+}
+
+// A plain d16 load of one block 16 wide x H rows (reference §2.5: d16 16x1..32x{1,2}; no builtin
+// reads a single block, §2.2), inline vISA lsc_load_block2d d16.1x16xHnn in both codegen modes. The
+// response is H rows of 32 bytes; as a <H x i16> value IGC puts register i of lane j at byte
+// 2 (16 i + j): the element (y + i, x + j), zero outside the surface.
+std::optional<std::string> emitLoad2dD16x1(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  int64_t h = op.intAttr("block_h", 0);
+  if (op.intAttr("elem_bits", 0) != 16 || op.intAttr("block_w", 0) != 16 || op.intAttr("array_len", 1) != 1 ||
+      flag(op, "vnni") || flag(op, "transpose"))
+    return std::nullopt;
+  const ir::Type& rt = op.result()->type();
+  if (rt.shape()[0] != h || ir::elemBits(rt.elem()) != 16) return "xe.load_2d: the result does not hold one 16-bit register per row";
+  auto v = loadAsm(op, ctx, b, llvm::FixedVectorType::get(b.getInt16Ty(), static_cast<unsigned>(h)), fmt::format("d16.1x16x{}nn", h));
+  if (auto* e = std::get_if<std::string>(&v)) return *e;
+  llvm::Type* regTy = rt.elem() == ir::ElemKind::F16 ? b.getHalfTy() : b.getInt16Ty();  // bf16, i16: raw bits
+  std::vector<llvm::Value*> regs;
+  for (int64_t i = 0; i < h; ++i) {
+    llvm::Value* e = b.CreateExtractElement(std::get<llvm::Value*>(v), b.getInt32(static_cast<uint32_t>(i)));
+    regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
+  }
+  ctx.set(op.result(), regs);
+  return "";
 }
 
 // A plain d32 load of one block 16 or 8 wide (reference §2.5: d32 is 8 wide x 1..32 rows x {1,2}

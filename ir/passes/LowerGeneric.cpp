@@ -857,10 +857,14 @@ void KernelLowering::lowerElementwise(Operation& op) {
 void KernelLowering::lowerFor(Operation& op) {
   // What the loop keeps live (RegisterBudget.h; every load is per lane here).
   LoopRegisters est = estimateLoopRegisters(op, target_, true);
+  // The worst loop by its own estimate (the warning names it); the file choice also covers the
+  // largest epilogue of any loop.
+  int64_t epilogue = std::max(worstLoopRegs_.epilogue, est.epilogue);
   if (!worstLoop_ || est.total() > worstLoopRegs_.total()) {
     worstLoopRegs_ = est;
     worstLoop_ = &op;
   }
+  worstLoopRegs_.epilogue = epilogue;
   vals_.rebuildFor(op, b_, [this](ir::Block& body) { lowerBlock(body); });
 }
 

@@ -494,10 +494,14 @@ void KernelLowerXe::lowerElementwise(Operation& op) {
 void KernelLowerXe::lowerFor(Operation& op) {
   // What the loop keeps live (RegisterBudget.h), estimated on the blocked tile-level loop.
   LoopRegisters est = estimateLoopRegisters(op, t_, false);
+  // The worst loop by its own estimate (the warning names it); the file choice also covers the
+  // largest epilogue of any loop.
+  int64_t epilogue = std::max(worstLoopRegs_.epilogue, est.epilogue);
   if (!worstLoop_ || est.total() > worstLoopRegs_.total()) {
     worstLoopRegs_ = est;
     worstLoop_ = &op;
   }
+  worstLoopRegs_.epilogue = epilogue;
   vals_.rebuildFor(op, b_, [this](ir::Block& body) { lowerBlock(body); });
 }
 

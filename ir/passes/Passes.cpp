@@ -18,6 +18,7 @@ void registerEmulateXePass();         // ir/passes/EmulateXe.cpp
 void registerSelectLoweringPass();    // ir/passes/SelectLowering.cpp
 void registerSplitAccumulatorsPass();  // ir/passes/SplitAccumulators.cpp
 void registerSinkReductionsPass();     // ir/passes/SinkReductions.cpp
+void registerReduceBeforeExchangePass();  // ir/passes/ReduceBeforeExchange.cpp
 
 void registerAllPasses() {
   static std::once_flag once;
@@ -34,6 +35,7 @@ void registerAllPasses() {
     registerSelectLoweringPass();
     registerSplitAccumulatorsPass();
     registerSinkReductionsPass();
+    registerReduceBeforeExchangePass();
   });
 }
 

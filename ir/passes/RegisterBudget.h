@@ -10,6 +10,11 @@
 //              fills a dword slot of every lane, whatever the element size: S x 4 bytes = one GRF on
 //              pvc and dg2), elements / S of them.
 // Address math, counters, message headers and temporaries are the fixed reserve kRegisterReserve.
+// The code after a loop (its epilogue) counts too: the accumulators it takes over stay live there
+// next to what it computes from them (RFC 2.2: C + a broadcast bias, then its store and row sums), so
+// `epilogue` is the most registers live out of the loop or of any op after it, the same units (a
+// value from the loop's vector results onwards is live from its definition to its last use; splat
+// constants are immediates).
 #pragma once
 
 #include "ir/Operation.h"
@@ -30,7 +35,9 @@ inline constexpr int64_t kRegisterReserve = 32;
 struct LoopRegisters {
   int64_t carried = 0;   // GRFs of the loop-carried vectors
   int64_t operands = 0;  // GRFs of the values loaded in one iteration
+  int64_t epilogue = 0;  // GRFs live out of the worst op after the loop (its vector results and their uses)
   int64_t total() const { return carried + operands; }
+  int64_t peak() const { return total() > epilogue ? total() : epilogue; }
 };
 
 // GRFs of a subgroup value of vector type `t` (whole registers).
@@ -44,16 +51,22 @@ bool loadIsPerLane(const ir::Operation& load, const targets::Target& target, boo
 // GRFs the result of one load takes (see the top of the file).
 int64_t loadRegisters(const ir::Operation& load, const targets::Target& target, bool portable);
 
-// The estimate for `forOp` (an scf.for at subgroup tile level; nested regions of its body count too).
+// The estimate for `forOp` (an scf.for at subgroup tile level; nested regions of its body count too;
+// `epilogue` from the ops after it in its block).
 LoopRegisters estimateLoopRegisters(const ir::Operation& forOp, const targets::Target& target, bool portable);
 
 // Whether `grfs` fit a file of `fileSize` registers with the reserve left over.
 inline bool fitsRegisterFile(int64_t grfs, int64_t fileSize) { return grfs + kRegisterReserve <= fileSize; }
 
-// What lower-xe and lower-generic do with their kernel's worst loop (the largest estimate; null when
-// the kernel has no loop): ask for the large register file (build_options) when it does not fit the
-// default one, and warn at the loop when it does not fit the large one either, naming the estimate
-// and the cause (split-accumulators' `no_split` reason on the loop, when it left one).
+// GRFs live at the worst op after `forOp` in its block, counting the vector values from its results
+// onwards (the `epilogue` of estimateLoopRegisters).
+int64_t estimateEpilogueRegisters(const ir::Operation& forOp, const targets::Target& target, bool portable);
+
+// What lower-xe and lower-generic do with their kernel's worst loop (the largest peak estimate; null
+// when the kernel has no loop): ask for the large register file (build_options) when the loop or its
+// epilogue does not fit the default one, and warn at the loop when the loop does not fit the large
+// one either, naming the estimate and the cause (split-accumulators' `no_split` reason on the loop,
+// when it left one).
 void applyRegisterBudget(ir::Operation* kernel, const ir::Operation* worstLoop, const LoopRegisters& worst,
                          const targets::Target& target, DiagnosticEngine& diags, std::string_view pass);
 

@@ -12,9 +12,12 @@
 // harmlessly: with no writes in the loop a barrier orders nothing new, and every subgroup runs the
 // same loops, so barrier counts still match. Slices of one accumulator are independent (C[i][j]
 // depends on row i of A and column j of B only), and the code after the loop that uses the
-// accumulator must be element-wise (with splat constants) ending in store_tile, so it is repeated
-// per slice. Before blocking, because slicing tiles and vectors at subgroup tile level is a change of
-// shapes and offsets only; blocking then picks the messages and DPAS blocks of each slice.
+// accumulator is repeated per slice, so it must work on slices: element-wise ops whose other
+// operands are splats, loads or broadcast rows/columns (each slice loads and broadcasts its part),
+// store_tile, and reductions along a whole dimension (RFC 2.2's row sums: each slice reduces its
+// part, and the partial results combine with one arith op, so that slices keep whole rows). Before
+// blocking, because slicing tiles and vectors at subgroup tile level is a change of shapes and
+// offsets only; blocking then picks the messages and DPAS blocks of each slice.
 #include "ir/Builder.h"
 #include "ir/Module.h"
 #include "ir/passes/PassManager.h"
@@ -56,8 +59,27 @@ struct Plan {
   OperandChain a, b;
   std::vector<Operation*> epilogue;  // ops after the loop that use the accumulator, in block order
   std::vector<Operation*> between;   // the other ops up to the last of them (pure: moved before the loop)
+  std::vector<Operation*> sliced;    // ops after the loop made again per slice (a bias load, its broadcast)
+  std::map<Operation*, int> reductions;  // epilogue reductions of the accumulator -> the reduced dimension
+  bool wholeRows = false;            // a reduction along N is used by more than stores: every slice has all rows (pm = 1)
+  bool wholeCols = false;            // likewise along M: every slice has all columns (pn = 1)
   int64_t pm = 1, pn = 1;            // slices along M and N
 };
+
+// The arith op that combines two partial results of a reduction of `kind` (the results of two
+// slices), or "" when there is none.
+std::string combineOp(const std::string& kind, ir::ElemKind elem) {
+  bool fl = ir::isFloatElem(elem);
+  if (kind == "add") return fl ? "arith.addf" : "arith.addi";
+  if (kind == "mul") return fl ? "arith.mulf" : "arith.muli";
+  if (kind == "max") return fl ? "arith.maxf" : "arith.maxsi";
+  if (kind == "min") return fl ? "arith.minf" : "arith.minsi";
+  if (fl) return "";
+  if (kind == "and") return "arith.andi";
+  if (kind == "or") return "arith.ori";
+  if (kind == "xor") return "arith.xori";
+  return "";
+}
 
 bool isElementwise(const Operation& op) {
   if (op.numResults() != 1 || op.numRegions() != 0 || !op.result()->type().isVector()) return false;
@@ -96,7 +118,7 @@ public:
     int64_t most = 0;
     for (Operation* loop : loops) {
       LoopRegisters est = estimateLoopRegisters(*loop, t_, false);
-      if (fitsRegisterFile(est.total(), t_.grfCountLarge)) continue;
+      if (fitsRegisterFile(est.peak(), t_.grfCountLarge)) continue;
       Plan p;
       p.loop = loop;
       std::string why = analyse(p, est);
@@ -194,46 +216,63 @@ private:
     return "the accumulator's initial value is neither a splat constant nor a load of an init_tile";
   }
 
-  // The ops after the loop that use the accumulator: element-wise ones (other operands splat
-  // constants or themselves derived from it) ending in store_tile to an init_tile. Each slice's copy
-  // runs right after its loop, so only one slice of the accumulator is ever live: the ops between the
-  // loop and the last of them must be pure (they move before the loop), and the stored memref must
-  // not be one the loop reads (distinct memref arguments are taken not to overlap, as everywhere in
-  // xtc; a store to A or B itself would be seen by the next slice loop).
+  // The ops after the loop that use the accumulator: element-wise ones (their other operands
+  // sliceable: see `sliceable`) ending in store_tile to an init_tile, and whole-dimension reductions,
+  // whose slices' partial results combine (so a reduction along N keeps whole rows in every slice,
+  // one along M whole columns). Each slice's copy runs right after its loop, so only one slice of the
+  // accumulator is ever live: the ops between the loop and the last of them must be pure (they move
+  // before the loop) and must not use a reduction's result (complete only after the last slice), and
+  // the stored memref must not be one the loop or the epilogue reads (distinct memref arguments are
+  // taken not to overlap, as everywhere in xtc; a store to A or B itself would be seen by the next
+  // slice loop).
   std::string epilogue(Plan& p) {
     std::set<Value*> derived{p.loop->result(p.acc)};
-    std::set<Value*> read;
+    std::set<Value*> read, reduced;
     p.loop->walk([&](Operation* op) {
       if (op->is("tile.load_tile") || op->is("tile.prefetch_tile") || op->is("tile.load_gather"))
         if (Operation* init = op->operand(0)->definingOp(); init && init->is("tile.init_tile")) read.insert(init->operand(0));
     });
     for (unsigned i = 3; i < p.loop->numOperands(); ++i)
       if (Operation* init = p.loop->operand(i)->definingOp(); init && init->is("tile.init_tile")) read.insert(init->operand(0));
+    after_.clear();
+    for (Operation* op = p.loop->nextInBlock(); op; op = op->nextInBlock()) after_.insert(op);
     std::vector<Operation*> others;
+    std::vector<Operation*> stores;
     for (Operation* op = p.loop->nextInBlock(); op; op = op->nextInBlock()) {
       bool uses = false;
       op->walk([&](Operation* o) {
         for (Value* v : o->operands()) uses = uses || derived.count(v);
       });
-      if (!uses) {
+      if (!uses && op->is("tile.store_tile") && reduced.count(op->operand(0)) && !reduced.count(op->operand(1))) {
+        // A store of a reduction of the accumulator: made per group of slices, once the group's
+        // partial results are combined (see `reduction`).
+        Operation* init = op->operand(1)->definingOp();
+        if (!init || !init->is("tile.init_tile") || !offsetOperand(*init, 0) || read.count(init->operand(0))) {
+          others.push_back(op);
+          continue;
+        }
+        stores.push_back(init);
+      } else if (!uses) {
         others.push_back(op);
         continue;
-      }
-      if (op->is("tile.store_tile") && derived.count(op->operand(0)) && !derived.count(op->operand(1))) {
+      } else if (op->is("tile.store_tile") && derived.count(op->operand(0)) && !derived.count(op->operand(1))) {
         Operation* init = op->operand(1)->definingOp();
         if (!init || !init->is("tile.init_tile") || !offsetOperand(*init, 0))
           return "the accumulator is stored to a tile that does not come from an init_tile";
         if (read.count(init->operand(0))) return "the accumulator is stored to a memref the loop reads";
-        p.epilogue.push_back(op);
-        p.between.insert(p.between.end(), others.begin(), others.end());
-        others.clear();
-        continue;
+        stores.push_back(init);
+      } else if (op->is("tile.reduction") && derived.count(op->operand(0))) {
+        if (std::string w = reduction(p, *op); !w.empty()) return w;
+        reduced.insert(op->result());
+      } else {
+        if (!isElementwise(*op)) return fmt::format("the accumulator is used by {} after the loop", op->name());
+        for (Value* v : op->operands())
+          if (!derived.count(v) && !sliceable(p, v))
+            return fmt::format("{} after the loop combines the accumulator with a value that is not a splat, a load "
+                               "or a broadcast of one",
+                               op->name());
+        derived.insert(op->result());
       }
-      if (!isElementwise(*op)) return fmt::format("the accumulator is used by {} after the loop", op->name());
-      for (Value* v : op->operands())
-        if (!derived.count(v) && !splatValue(v))
-          return fmt::format("{} after the loop combines the accumulator with a value that is not a splat", op->name());
-      derived.insert(op->result());
       p.epilogue.push_back(op);
       p.between.insert(p.between.end(), others.begin(), others.end());
       others.clear();
@@ -242,13 +281,81 @@ private:
       for (const ir::Use& u : v->uses())
         if (std::find(p.epilogue.begin(), p.epilogue.end(), u.user) == p.epilogue.end())
           return fmt::format("the accumulator is used by {} after the loop", u.user->name());
+    // A reduction used by more than such stores is complete only after the last slice: its slices
+    // must span the reduced dimension whole.
+    for (auto& [red, d] : p.reductions)
+      for (const ir::Use& u : red->result()->uses())
+        if (std::find(p.epilogue.begin(), p.epilogue.end(), u.user) == p.epilogue.end()) (d == 1 ? p.wholeRows : p.wholeCols) = true;
+    // The sliced ops are made again per slice: only the epilogue (or another sliced op) may use them,
+    // and what they load must not be what the epilogue stores.
+    for (Operation* op : p.sliced) {
+      for (const ir::Use& u : op->result()->uses())
+        if (std::find(p.epilogue.begin(), p.epilogue.end(), u.user) == p.epilogue.end() &&
+            std::find(p.sliced.begin(), p.sliced.end(), u.user) == p.sliced.end())
+          return fmt::format("{} after the loop is also used by {}", op->name(), u.user->name());
+      if (op->is("tile.load_tile"))
+        for (Operation* st : stores)
+          if (st->operand(0) == op->operand(0)->definingOp()->operand(0))
+            return "the epilogue loads from the memref it stores the accumulator to";
+    }
+    std::erase_if(p.between, [&](Operation* op) { return std::find(p.sliced.begin(), p.sliced.end(), op) != p.sliced.end(); });
     for (Operation* op : p.between) {
       bool pure = op->numRegions() == 0 && (op->dialect() == "arith" || op->dialect() == "math" ||
                                             op->is("memref.dim") || op->is("tile.init_tile") || op->is("gpu.group_id") ||
                                             op->is("gpu.subgroup_id") || op->is("gpu.lane_id"));
-      if (!pure) return fmt::format("{} runs between the loop and the accumulator's store", op->name());
+      if (!pure) return fmt::format("{} runs between the loop and the accumulator's last use", op->name());
+      for (Value* v : op->operands())
+        if (reduced.count(v)) return fmt::format("{} uses a reduction of the accumulator before its last use", op->name());
     }
+    std::vector<Operation*> inOrder;  // program order, so split() erases users before what they use
+    for (Operation* op = p.loop->nextInBlock(); op; op = op->nextInBlock())
+      if (std::find(p.sliced.begin(), p.sliced.end(), op) != p.sliced.end()) inOrder.push_back(op);
+    p.sliced = inOrder;
     return "";
+  }
+
+  // A reduction of the accumulator after the loop: one dimension, all of it, a kind whose partial
+  // results combine with one arith op. Reduced along N (d = 1), the slices of one row band (the same
+  // im) combine into the band's rows of the result; along M, those of one column band. Stores of the
+  // result to an init_tile are made per band as soon as its last slice is done (RFC 2.2: each
+  // band's row sums into SLM), so only one band's partial result is live; any other use needs the
+  // whole result, and then every slice spans the reduced dimension (one band).
+  static std::string reduction(Plan& p, const Operation& op) {
+    const Attribute* dims = op.attr("dims");
+    const Type& t = op.operand(0)->type();
+    if (!dims || dims->getIntArray().size() != 1 || t.rank() != 2)
+      return "the accumulator is reduced along more than one dimension after the loop";
+    int64_t d = dims->getIntArray()[0];
+    if (op.result()->type().shape()[d] != 1) return "the accumulator is reduced in groups after the loop";
+    const Attribute* kind = op.attr("kind");
+    if (!kind || combineOp(kind->getString(), t.elem()).empty())
+      return "the accumulator's reduction after the loop has no combining op for its partial results";
+    p.reductions[const_cast<Operation*>(&op)] = static_cast<int>(d);
+    return "";
+  }
+
+  // Whether `v`, an operand of an element-wise epilogue op not derived from the accumulator, can be
+  // sliced like it: a splat constant; a load of an init_tile after the loop (each slice loads its
+  // rectangle); a broadcast after the loop of one row or column of a sliceable value (each slice
+  // broadcasts the part of it over its rectangle). The ops after the loop go in p.sliced.
+  bool sliceable(Plan& p, Value* v) {
+    if (splatValue(v)) return true;
+    Operation* d = v->definingOp();
+    if (!d || !after_.count(d) || v->type().rank() != 2 || d->numResults() != 1) return false;
+    if (d->is("tile.load_tile")) {
+      Operation* init = d->operand(0)->definingOp();
+      if (!init || !init->is("tile.init_tile") || !offsetOperand(*init, 0)) return false;
+    } else if (d->is("tile.broadcast")) {
+      const Attribute* dims = d->attr("dims");
+      if (!dims || dims->getIntArray().size() != 1) return false;
+      int64_t bd = dims->getIntArray()[0];
+      if (d->operand(0)->type().rank() != 2 || d->operand(0)->type().shape()[bd] != 1 || !sliceable(p, d->operand(0)))
+        return false;
+    } else {
+      return false;
+    }
+    if (std::find(p.sliced.begin(), p.sliced.end(), d) == p.sliced.end()) p.sliced.push_back(d);
+    return true;
   }
 
   // The split with the fewest loaded registers per K step whose slice loop fits the large file.
@@ -259,14 +366,34 @@ private:
     int64_t minCols = t_.subgroupSize;
     int64_t aRegs = loadRegisters(*p.a.load, t_, false), bRegs = loadRegisters(*p.b.load, t_, false);
     int64_t other = est.operands - aRegs - bRegs;
+    int64_t aPacked = loadIsPerLane(*p.a.load, t_, false) ? vectorRegisters(p.mma->operand(0)->type(), t_) : 0;
+    int64_t bPacked = loadIsPerLane(*p.b.load, t_, false) ? vectorRegisters(p.mma->operand(1)->type(), t_) : 0;
     int64_t accRegs = vectorRegisters(p.mma->result()->type(), t_);
     int64_t carriedOther = est.carried - accRegs;
     std::optional<std::tuple<int64_t, int64_t, int64_t, int64_t>> best;  // cost, loops, -pn, pm
     int64_t smallest = -1;
-    for (int64_t pm = 1; c[0] % pm == 0 && c[0] / pm >= minRows && (c[0] / pm) % minRows == 0; pm *= 2)
-      for (int64_t pn = 1; c[1] % pn == 0 && c[1] / pn >= minCols && (c[1] / pn) % minCols == 0; pn *= 2) {
+    for (int64_t pm = 1; c[0] % pm == 0 && c[0] / pm >= minRows && (c[0] / pm) % minRows == 0 && (pm == 1 || !p.wholeRows);
+         pm *= 2)
+      for (int64_t pn = 1; c[1] % pn == 0 && c[1] / pn >= minCols && (c[1] / pn) % minCols == 0 && (pn == 1 || !p.wholeCols);
+           pn *= 2) {
         if (pm * pn == 1) continue;
-        int64_t slice = carriedOther + other + ceilDiv(accRegs, pm * pn) + ceilDiv(aRegs, pm) + ceilDiv(bRegs, pn);
+        // A band's partial reduction stays live across the band's other loops: reduced along N, one
+        // register per row, replicated over the lanes (along M, a row of every band). ocloc spills it
+        // around those loops unless the band is one DPAS M block high (RFC 2.2 on dg2, 16x16 and
+        // 16x8 slices: 32 scratch messages per loop; 8x16: none), so bands carrying one are no
+        // higher (or, along M, no wider than the subgroup).
+        int64_t partial = 0;
+        bool bandTooBig = false;
+        for (auto& [red, d] : p.reductions) {
+          partial += d == 1 ? c[0] / pm : vectorRegisters(red->result()->type().withShape({1, c[1]}), t_);
+          bandTooBig = bandTooBig || (d == 1 ? pn > 1 && c[0] / pm > minRows : pm > 1 && c[1] / pn > minCols);
+        }
+        if (bandTooBig) continue;
+        // The slice loop, and its epilogue: the epilogue's values are slices too. A per-lane operand
+        // is loaded into dword slots and packed again for DPAS: both copies are live.
+        int64_t slice = carriedOther + other + ceilDiv(accRegs, pm * pn) + ceilDiv(aRegs + aPacked, pm) +
+                        ceilDiv(bRegs + bPacked, pn) + partial;
+        slice = std::max(slice, ceilDiv(est.epilogue, pm * pn));
         if (smallest < 0 || slice < smallest) smallest = slice;
         if (!fitsRegisterFile(slice, t_.grfCountLarge)) continue;
         auto key = std::make_tuple(pn * aRegs + pm * bRegs + pm * pn * other, pm * pn, -pn, pm);
@@ -309,9 +436,17 @@ private:
       Attribute a = s->denseIsFloat() ? Attribute::denseFloat(t, s->denseFloats()) : Attribute::denseInt(t, s->denseInts());
       return b.create("arith.constant", {}, {t}, {{"value", a}})->result();
     }
-    Operation* load = v->definingOp();
-    Value* tile = sliceInit(load->operand(0)->definingOp(), r0, h, c0, w);
-    return b.create("tile.load_tile", {tile}, {t}, load->attrs())->result();
+    Operation* d = v->definingOp();
+    if (d->is("tile.broadcast")) {
+      // The broadcast row (dims [0]) or column (dims [1]) over the slice's columns or rows.
+      int64_t bd = d->attr("dims")->getIntArray()[0];
+      Value* in = bd == 0 ? sliceValue(b, d->operand(0), 0, 1, c0, w) : sliceValue(b, d->operand(0), r0, h, 0, 1);
+      ir::AttrMap attrs = d->attrs();
+      if (attrs.count("broadcast_size")) attrs["broadcast_size"] = Attribute::integer(bd == 0 ? h : w);
+      return b.create("tile.broadcast", {in}, {t}, attrs)->result();
+    }
+    Value* tile = sliceInit(d->operand(0)->definingOp(), r0, h, c0, w);
+    return b.create("tile.load_tile", {tile}, {t}, d->attrs())->result();
   }
 
   void split(Plan& p) {
@@ -322,6 +457,8 @@ private:
     int64_t k = p.mma->operand(0)->type().shape()[1];
     ir::Block& body = loop->region(0).block();
     std::vector<Operation*> slices;
+    // An epilogue reduction and its band (im along N, in along M) -> its result over the band's slices so far.
+    std::map<std::pair<Operation*, int64_t>, Value*> combined;
     for (int64_t im = 0; im < p.pm; ++im)
       for (int64_t in = 0; in < p.pn; ++in) {
         int64_t r0 = im * h, c0 = in * w;
@@ -347,6 +484,25 @@ private:
         std::map<Value*, Value*> vals{{loop->result(p.acc), s->result(p.acc)}};
         for (Operation* op : p.epilogue) {
           b.setLoc(op->loc());
+          if (op->is("tile.reduction")) {
+            // This slice's partial result, combined with those of the band's slices before it.
+            int64_t d = p.reductions.at(op);
+            Type rt = op->result()->type().withShape(d == 1 ? std::vector<int64_t>{h, 1} : std::vector<int64_t>{1, w});
+            Value* r = b.create(op->name(), {vals[op->operand(0)]}, {rt}, op->attrs())->result();
+            Value*& all = combined[{op, d == 1 ? im : in}];
+            all = all ? b.create(combineOp(op->attr("kind")->getString(), rt.elem()), {all, r}, {rt})->result() : r;
+            continue;
+          }
+          if (op->is("tile.store_tile") && !vals.count(op->operand(0))) {
+            // A store of a reduction: the band's part, after the band's last slice.
+            Operation* red = op->operand(0)->definingOp();
+            int64_t d = p.reductions.at(red);
+            if (d == 1 ? in != p.pn - 1 : im != p.pm - 1) continue;
+            Operation* init = op->operand(1)->definingOp();
+            Value* tile = d == 1 ? sliceInit(init, r0, h, 0, 1) : sliceInit(init, 0, 1, c0, w);
+            b.create(op->name(), {combined.at({red, d == 1 ? im : in}), tile}, {}, op->attrs());
+            continue;
+          }
           std::vector<Value*> ops;
           for (Value* v : op->operands()) {
             if (vals.count(v)) ops.push_back(vals[v]);
@@ -359,6 +515,15 @@ private:
           for (unsigned i = 0; i < op->numResults(); ++i) vals[op->result(i)] = n->result(i);
         }
       }
+    // A reduction used by more than stores spans one band (wholeRows / wholeCols): band 0 is all.
+    for (auto& [key, all] : combined) {
+      all->setNameHint(key.first->result()->nameHint());
+      for (const ir::Use& u : key.first->result()->uses())
+        if (std::find(p.epilogue.begin(), p.epilogue.end(), u.user) == p.epilogue.end()) {
+          key.first->result()->replaceAllUsesWith(all);
+          break;
+        }
+    }
     // The loop's other results are the same in every slice loop: the first one's.
     for (unsigned i = 0; i < loop->numResults(); ++i)
       if (i != p.acc) loop->result(i)->replaceAllUsesWith(slices[0]->result(i));
@@ -373,7 +538,10 @@ private:
       for (Value* v : op->operands())
         if (splatValue(v)) dead.push_back(v->definingOp());
     }
+    for (Operation* op : p.sliced)
+      if (op->is("tile.load_tile")) dead.push_back(op->operand(0)->definingOp());
     for (auto it = p.epilogue.rbegin(); it != p.epilogue.rend(); ++it) (*it)->erase();
+    for (auto it = p.sliced.rbegin(); it != p.sliced.rend(); ++it) (*it)->erase();
     loop->erase();
     std::set<Operation*> erased;
     for (Operation* d : dead) {
@@ -413,6 +581,7 @@ private:
   Operation* kernel_;
   const targets::Target& t_;
   std::map<Operation*, Operation*> lastSlice_;  // init_tile -> the last slice made of it
+  std::set<Operation*> after_;                  // the ops after the loop being analysed
 };
 
 class SplitAccumulatorsPass : public Pass {

@@ -71,6 +71,9 @@ TEST(RegisterBudget, PvcGemmBf16Tile) {
   EXPECT_EQ(r.carried, 128);
   EXPECT_EQ(r.operands, 96);
   EXPECT_EQ(r.total(), 224);
+  // After the loop only C is live (its store): 128, the epilogue fits with the loop.
+  EXPECT_EQ(r.epilogue, 128);
+  EXPECT_EQ(r.peak(), 224);
   EXPECT_TRUE(passes::fitsRegisterFile(224, 256));   // the measured fit (reference §11)
   EXPECT_FALSE(passes::fitsRegisterFile(225, 256));
   EXPECT_FALSE(passes::fitsRegisterFile(224, 128));  // so: the large file

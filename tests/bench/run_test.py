@@ -80,6 +80,11 @@ check("spills must be recorded", bench.check_gaps([row(32, 0, spills=3)], {}), F
 check("not compiled, recorded", bench.check_gaps([row(0, 0, error="x: no")], {"k/pvc": {"not_compiled": "x: no"}}), True)
 check("compiles now", bench.check_gaps([row(32, 0)], {"k/pvc": {"not_compiled": "x: no"}}), False)
 check("current_gaps", bench.current_gaps([row(30, 7, spills=2)]), {"k/pvc": {"dpas": 30, "mov": 7, "spills": 2}})
+# not_applicable in ideals.json: failing to compile is no gap; compiling is one.
+na = {"not_applicable": "needs more SLM"}
+check("not applicable, not compiled", bench.check_gaps([dict(row(0, 0, error="x: no"), ideal=na)], {}), True)
+check("not applicable, compiles", bench.current_gaps([dict(row(32, 0), ideal=na)]),
+      {"k/pvc": {"not_applicable": "compiles, but ideals.json says: needs more SLM"}})
 
 with tempfile.TemporaryDirectory() as work:
     out = os.path.join(work, "r.json")

@@ -75,7 +75,7 @@ private:
       case ElemKind::F64: return b_.getDoubleTy();
       case ElemKind::TF32: break;
     }
-    fail(where, fmt::format("element type {} is not supported by the SPIR-V backend", ir::elemName(k)));
+    fail(where, fmt::format("element type {} is not supported by the SPIR-V backend (tf32 is a DPAS input format: keep such data in f32 buffers)", ir::elemName(k)));
   }
   // In memory an i1 is one byte.
   llvm::Type* memType(ElemKind k, const ir::Operation& where) {
@@ -317,7 +317,7 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
   if (n == "xtc.return") {
     b_.CreateRetVoid();
   } else if (n == "scf.yield") {
-    if (!yielded) fail(op, "scf.yield outside of a loop or if");
+    if (!yielded) fail(op, "internal error: scf.yield outside of a loop or if");
     for (ir::Value* v : op.operands())
       for (llvm::Value* e : get(v, op)) yielded->push_back(e);
   } else if (n == "arith.constant") {
@@ -367,7 +367,7 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
   } else if (n == "memref.dim") {
     const MemRefValue& mv = mem(op.operand(0), op);
     int64_t d = op.intAttr("index", -1);
-    if (d < 0 || d >= static_cast<int64_t>(mv.dims.size())) fail(op, "memref.dim index out of range");
+    if (d < 0 || d >= static_cast<int64_t>(mv.dims.size())) fail(op, "internal error: memref.dim index out of range");
     set(op.result(), {mv.dims[static_cast<size_t>(d)]});
   } else if (n == "lane.load") {
     emitLoad(op);
@@ -397,7 +397,7 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
 
 void KernelEmitter::emitConstant(ir::Operation& op) {
   const ir::Attribute* a = op.attr("value");
-  if (!a) fail(op, "arith.constant without a value");
+  if (!a) fail(op, "internal error: arith.constant without a value");
   const ir::Type& t = op.result()->type();
   ElemKind k = t.elem();
   llvm::Type* lt = regType(k, op);
@@ -430,7 +430,7 @@ void KernelEmitter::emitConstant(ir::Operation& op) {
       }
       break;
     }
-    default: fail(op, "unsupported constant attribute " + a->str());
+    default: fail(op, "internal error: unsupported constant attribute " + a->str());
   }
   set(op.result(), r);
 }
@@ -502,7 +502,7 @@ void KernelEmitter::emitBinary(ir::Operation& op) {
 
 void KernelEmitter::emitCompare(ir::Operation& op) {
   const ir::Attribute* p = op.attr("predicate");
-  if (!p || !p->isa(AttrKind::Enum)) fail(op, "comparison without a predicate");
+  if (!p || !p->isa(AttrKind::Enum)) fail(op, "internal error: comparison without a predicate");
   const std::string& pr = p->getString();
   using P = llvm::CmpInst::Predicate;
   static const std::unordered_map<std::string, P> ipreds = {
@@ -514,7 +514,7 @@ void KernelEmitter::emitCompare(ir::Operation& op) {
   bool isF = op.is("arith.cmpf");
   const auto& table = isF ? fpreds : ipreds;
   auto it = table.find(pr);
-  if (it == table.end()) fail(op, "unknown predicate " + pr);
+  if (it == table.end()) fail(op, "internal error: unknown predicate " + pr);
   ElemKind k = op.operand(0)->type().elem();
   if (isF && k == ElemKind::BF16) fail(op, "arith.cmpf on bf16 is not implemented yet in the SPIR-V backend (convert to f32 first)");
   const auto& a = get(op.operand(0), op);
@@ -822,7 +822,7 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   std::vector<llvm::Value*> yielded;
   unsigned visaBefore = visaLoops_;
   emitBlock(blk, &yielded);
-  if (yielded.size() != phis.size()) fail(op, "scf.yield does not match the loop's iteration values");
+  if (yielded.size() != phis.size()) fail(op, "internal error: scf.yield does not match the loop's iteration values");
   llvm::Value* next = b_.CreateAdd(iv, step, "iv.next");
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   llvm::BranchInst* back = b_.CreateBr(header);
@@ -944,7 +944,7 @@ void KernelEmitter::emitIf(ir::Operation& op) {
   if (op.numRegions() > 1 && !op.region(1).empty()) emitBlock(op.region(1).block(), &elseVals);
   llvm::BasicBlock* elseEnd = b_.GetInsertBlock();
   b_.CreateBr(merge);
-  if (thenVals.size() != elseVals.size()) fail(op, "scf.if branches yield different numbers of values");
+  if (thenVals.size() != elseVals.size()) fail(op, "internal error: scf.if branches yield different numbers of values");
 
   b_.SetInsertPoint(merge);
   std::vector<llvm::PHINode*> mergePhis;

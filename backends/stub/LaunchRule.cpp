@@ -2,6 +2,8 @@
 // Every integer value is held in an int64_t as its sign-extended value (i1 as 0/1), exactly as the
 // reference interpreter holds it, and re-wrapped to its width after each op; unsigned ops look at
 // the zero-extended bits. Signed overflow never happens in C: +,-,* go through uint64_t.
+// Checks marked "internal error" repeat what the parser and op verifiers guarantee for any kernel that
+// reaches the stub generator (xtc compile verifies first).
 #include "backends/stub/LaunchRule.h"
 
 #include "ir/Module.h"
@@ -58,12 +60,12 @@ public:
   bool run() {
     const ir::Operation& k = *model_.op;
     if (k.numRegions() < 2 || k.region(1).empty()) {
-      diags_.error(k.loc(), fmt::format("host stub: kernel '{}' has no launch region", model_.name));
+      diags_.error(k.loc(), fmt::format("internal error: host stub: kernel '{}' has no launch region", model_.name));
       return false;
     }
     const ir::Block& launch = k.region(1).block();
     if (launch.numArguments() != model_.params.size()) {
-      diags_.error(k.loc(), fmt::format("host stub: the launch region of kernel '{}' has {} arguments, the kernel {}",
+      diags_.error(k.loc(), fmt::format("internal error: host stub: the launch region of kernel '{}' has {} arguments, the kernel {}",
                                         model_.name, launch.numArguments(), model_.params.size()));
       return false;
     }
@@ -80,7 +82,7 @@ public:
     for (const auto& opPtr : launch.opList()) {
       const ir::Operation& op = *opPtr;
       if (op.is("xtc.grid")) {
-        if (op.numOperands() != 3) return fail(op, "xtc.grid needs 3 operands");
+        if (op.numOperands() != 3) return fail(op, "internal error: xtc.grid needs 3 operands");
         for (unsigned i = 0; i < 3; ++i) {
           const CVal* v = get(op, i);
           if (!v) return false;
@@ -91,7 +93,7 @@ public:
       }
       if (!translate(op)) return false;
     }
-    diags_.error(k.loc(), fmt::format("host stub: the launch region of kernel '{}' does not end in xtc.grid", model_.name));
+    diags_.error(k.loc(), fmt::format("internal error: host stub: the launch region of kernel '{}' does not end in xtc.grid", model_.name));
     return false;
   }
 
@@ -167,27 +169,27 @@ private:
       int64_t v = 0;
       if (a && a->isa(ir::AttrKind::Int)) v = a->getInt();
       else if (a && a->isa(ir::AttrKind::Bool)) v = a->getBool() ? 1 : 0;
-      else return fail(op, "arith.constant without an integer value");
+      else return fail(op, "internal error: arith.constant without an integer value");
       v = wrapConst(v, rt.elem());
       vals_[op.result()] = CVal{literal(v), std::to_string(v), false};
       return true;
     }
     if (n == "memref.dim") {
-      if (op.numOperands() != 1) return fail(op, "memref.dim needs one operand");
+      if (op.numOperands() != 1) return fail(op, "internal error: memref.dim needs one operand");
       ir::Value* m = op.operand(0);
       if (!m->isBlockArgument() || m->ownerBlock() != &model_.op->region(1).block())
-        return fail(op, "memref.dim of a value that is not a kernel parameter");
+        return fail(op, "internal error: memref.dim of a value that is not a kernel parameter");
       const StubParam& p = model_.params[m->index()];
       int64_t d = op.intAttr("index", -1);
       if (!p.isMemRef() || d < 0 || d >= p.type.rank())
-        return fail(op, fmt::format("memref.dim {} of parameter '{}' ({})", d, p.irName, p.type.str()));
+        return fail(op, fmt::format("internal error: memref.dim {} of parameter '{}' ({})", d, p.irName, p.type.str()));
       int64_t s = p.type.shape()[static_cast<size_t>(d)];
       if (s == ir::kDynamic) vals_[op.result()] = CVal{p.dimNames[static_cast<size_t>(d)], p.dimNames[static_cast<size_t>(d)], false};
       else vals_[op.result()] = CVal{literal(s), std::to_string(s), false};
       return true;
     }
     if (n == "arith.convert") {
-      if (op.numOperands() != 1) return fail(op, "arith.convert needs one operand");
+      if (op.numOperands() != 1) return fail(op, "internal error: arith.convert needs one operand");
       if (!intScalar(op, op.operand(0)->type()) || !intScalar(op, rt)) return false;
       const CVal* a = get(op, 0);
       if (!a) return false;
@@ -197,7 +199,7 @@ private:
       return true;
     }
     if (n == "arith.select") {
-      if (op.numOperands() != 3) return fail(op, "arith.select needs 3 operands");
+      if (op.numOperands() != 3) return fail(op, "internal error: arith.select needs 3 operands");
       if (!intScalar(op, op.operand(0)->type()) || !intScalar(op, rt)) return false;
       const CVal *c = get(op, 0), *a = get(op, 1), *b = get(op, 2);
       if (!c || !a || !b) return false;
@@ -254,7 +256,7 @@ private:
           {"sgt", {">", false}}, {"sge", {">=", false}}, {"ult", {"<", true}},  {"ule", {"<=", true}},
           {"ugt", {">", true}},  {"uge", {">=", true}}};
       auto it = preds.find(pred);
-      if (it == preds.end()) return fail(op, fmt::format("arith.cmpi with unknown predicate '{}'", pred));
+      if (it == preds.end()) return fail(op, fmt::format("internal error: arith.cmpi with unknown predicate '{}'", pred));
       if (it->second.second) use("xtc_zext");
       std::string e = it->second.second ? fmt::format("({} {} {} ? 1 : 0)", za, it->second.first, zb)
                                         : fmt::format("({} {} {} ? 1 : 0)", a->c, it->second.first, b->c);

@@ -938,12 +938,12 @@ bool generateStub(const ir::Operation& module, const std::vector<uint32_t>& spir
     return false;
   }
   if (spirv.empty()) {
-    diags.error(SourceLoc{}, "host stub: no SPIR-V to embed");
+    diags.error(SourceLoc{}, "internal error: host stub: no SPIR-V to embed (xtc compile always has a binary by now)");
     return false;
   }
   std::vector<ir::Operation*> kernels = ir::moduleKernels(const_cast<ir::Operation*>(&module));
   if (kernels.empty()) {
-    diags.error(module.loc(), "host stub: the module has no kernel");
+    diags.error(module.loc(), "host stub: the module has no kernel to launch (drop --stub, or compile a file with a kernel)");
     return false;
   }
   Generator gen(options.name, options.sourceName, spirv);

@@ -105,34 +105,36 @@ bool buildKernelModel(const ir::Operation& kernel, DiagnosticEngine& diags, Kern
     return false;
   }
 
+  // wg_size, sg_size and target: the kernel verifier checks their form and the SPIR-V backend (which
+  // runs before the stub) their presence, so these checks are internal errors.
   const ir::Attribute* wg = kernel.attr("wg_size");
   const ir::Attribute* sg = kernel.attr("sg_size");
   if (!wg || !sg) {
-    fail(fmt::format("host stub: kernel '{}' has no {} attribute (stubs need the lowered module)", out.name,
+    fail(fmt::format("internal error: host stub: kernel '{}' has no {} attribute (stubs need the lowered module)", out.name,
                      !wg ? "wg_size" : "sg_size"));
     return false;
   }
   std::vector<int64_t> w = wg->isa(ir::AttrKind::Array) ? wg->getIntArray() : std::vector<int64_t>{};
   if (w.size() != 3 || w[0] < 1 || w[1] < 1 || w[2] < 1) {
-    fail(fmt::format("host stub: kernel '{}' has wg_size = {}, expected [x, y, z] with positive sizes", out.name,
+    fail(fmt::format("internal error: host stub: kernel '{}' has wg_size = {}, expected [x, y, z] with positive sizes", out.name,
                      wg->str()));
     return false;
   }
   out.wgSize = {w[0], w[1], w[2]};
   if (!sg->isa(ir::AttrKind::Int) || sg->getInt() < 1) {
-    fail(fmt::format("host stub: kernel '{}' has sg_size = {}, expected a positive integer", out.name, sg->str()));
+    fail(fmt::format("internal error: host stub: kernel '{}' has sg_size = {}, expected a positive integer", out.name, sg->str()));
     return false;
   }
   out.sgSize = sg->getInt();
   if (const ir::Attribute* t = kernel.attr("target")) {
     if (!t->isa(ir::AttrKind::String)) {
-      fail(fmt::format("host stub: kernel '{}' has a non-string target attribute {}", out.name, t->str()));
+      fail(fmt::format("internal error: host stub: kernel '{}' has a non-string target attribute {}", out.name, t->str()));
       return false;
     }
     out.target = t->getString();
     const targets::Target* tgt = targets::findTarget(out.target);
     if (!tgt) {
-      fail(fmt::format("host stub: kernel '{}' has unknown target '{}' (known: {})", out.name, out.target,
+      fail(fmt::format("internal error: host stub: kernel '{}' has unknown target '{}' (known: {})", out.name, out.target,
                        targets::targetNames()));
       return false;
     }

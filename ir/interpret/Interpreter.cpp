@@ -139,6 +139,9 @@ int64_t intAttrOr(const ir::Operation& kernel, const std::string& name, int64_t 
 
 }  // namespace
 
+// The count and kinds of the arguments come from the kernel's own parameters wherever xtc builds them
+// (driver/RunArgs.cpp), and the parser and verifier guarantee a launch region ending in xtc.grid of
+// index values: those checks are internal errors.
 bool checkKernelArgs(const ir::Operation& kernel, const KernelArgs& args, DiagnosticEngine& diags) {
   if (!kernel.is("xtc.kernel") || kernel.numRegions() != 2 || kernel.region(0).empty()) {
     diags.error(kernel.loc(), "internal error: interpreter: not a kernel op");
@@ -146,7 +149,7 @@ bool checkKernelArgs(const ir::Operation& kernel, const KernelArgs& args, Diagno
   }
   const ir::Block& body = kernel.region(0).block();
   if (args.args.size() != body.numArguments()) {
-    diags.error(kernel.loc(), "kernel '" + ir::kernelName(&kernel) + "' takes " + std::to_string(body.numArguments()) +
+    diags.error(kernel.loc(), "internal error: interpreter: kernel '" + ir::kernelName(&kernel) + "' takes " + std::to_string(body.numArguments()) +
                                   " arguments, got " + std::to_string(args.args.size()));
     return false;
   }
@@ -156,7 +159,7 @@ bool checkKernelArgs(const ir::Operation& kernel, const KernelArgs& args, Diagno
     const KernelArg& a = args.args[i];
     std::string what = "argument '" + paramName(kernel, i) + "'";
     if (t.isMemRef() != a.isBuffer) {
-      diags.error(kernel.loc(), what + (t.isMemRef() ? " must be a buffer" : " must be a scalar"));
+      diags.error(kernel.loc(), "internal error: interpreter: " + what + (t.isMemRef() ? " must be a buffer" : " must be a scalar"));
       ok = false;
       continue;
     }
@@ -184,17 +187,17 @@ bool checkKernelArgs(const ir::Operation& kernel, const KernelArgs& args, Diagno
 std::array<int64_t, 3> evaluateLaunchGrid(const ir::Operation& kernel, const KernelArgs& args) {
   registerAllHandlers();
   if (kernel.numRegions() < 2 || kernel.region(1).empty())
-    throw InterpError(kernel.loc(), "kernel '" + ir::kernelName(&kernel) + "' has no launch region");
+    throw InterpError(kernel.loc(), "internal error: interpreter: kernel '" + ir::kernelName(&kernel) + "' has no launch region");
   // The launch region only reads shapes; binding needs non-const buffers for the common code.
   std::vector<RtValue> params = bindParams(kernel, const_cast<KernelArgs&>(args));
   Executor ex(nullptr, 0);
   std::vector<RtValue> g = ex.runBlock(kernel.region(1).block(), params);
   const ir::Operation* term = kernel.region(1).block().terminator();
   SourceLoc loc = term ? term->loc() : kernel.loc();
-  if (g.size() != 3) throw InterpError(loc, "the launch region must end in xtc.grid with 3 values");
+  if (g.size() != 3) throw InterpError(loc, "internal error: interpreter: the launch region must end in xtc.grid with 3 values");
   std::array<int64_t, 3> r{};
   for (size_t k = 0; k < 3; ++k) {
-    if (!g[k].t || !g[k].t->shape.empty() || g[k].t->isFloat()) throw InterpError(loc, "xtc.grid operands must be index scalars");
+    if (!g[k].t || !g[k].t->shape.empty() || g[k].t->isFloat()) throw InterpError(loc, "internal error: interpreter: xtc.grid operands must be index scalars");
     r[k] = g[k].t->i[0];
     if (r[k] < 0) throw InterpError(loc, "the launch grid is negative in dimension " + std::to_string(k) + " (" + std::to_string(r[k]) + ")");
   }

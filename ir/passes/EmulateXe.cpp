@@ -64,7 +64,7 @@ private:
   // The memref a 2D message addresses (its base must be an xe.base_address of it).
   Value* messageMemRef(Operation* op) {
     Operation* ba = op->operand(0)->definingOp();
-    if (!ba || !ba->is("xe.base_address")) fail(*op, "the message base is not an xe.base_address of a memref");
+    if (!ba || !ba->is("xe.base_address")) fail(*op, "the message base is not an xe.base_address of a memref (a raw i64 address is not emulated yet)");
     return ba->operand(0);
   }
   // A message's surface (operands 1, 2: width in bytes, height in rows) as index values.
@@ -309,7 +309,7 @@ public:
   }
   bool run(Operation* module, PassContext& ctx) override {
     if (!ctx.target) {
-      ctx.diags.error(module->loc(), "emulate-xe: needs a target");
+      ctx.diags.error(module->loc(), "internal error: emulate-xe: needs a target (the driver always gives one)");
       return false;
     }
     ir::registerXeOps();

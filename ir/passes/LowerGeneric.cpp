@@ -3,6 +3,8 @@
 // conversion is 1:N: a tile becomes one index value per memref dimension (its offsets), a subgroup
 // vector<R x C x T> becomes the lane's vector<V x T> of registers in the cooperative-matrix layout.
 // scf.for/scf.if are kept (the K loop is never unrolled); only the work inside one tile is unrolled.
+// Checks reported as "internal error" repeat what the op verifiers guarantee (every input is verified
+// before the passes run).
 #include "ir/passes/LowerGeneric.h"
 
 #include "ir/Module.h"
@@ -276,9 +278,9 @@ void KernelLowering::lowerInitTile(Operation& op) {
     fail(op, "lower-generic: init_tile with a shape or strides other than the memref's own (dense row-major) is "
              "not implemented yet");
   if (nOffsets != mt.rank())
-    fail(op, fmt::format("lower-generic: init_tile needs one offset per memref dimension ({}), got {}", mt.rank(),
+    fail(op, fmt::format("internal error: lower-generic: init_tile needs one offset per memref dimension ({}), got {}", mt.rank(),
                          nOffsets));
-  if (tt.rank() > mt.rank()) fail(op, "lower-generic: the tile has more dimensions than its memref");
+  if (tt.rank() > mt.rank()) fail(op, "internal error: lower-generic: the tile has more dimensions than its memref");
   layoutOf(tt, op);  // rejects shapes without a layout here, at the tile's definition
   TileState s;
   s.mem = vals_.get1(src, op);
@@ -297,7 +299,7 @@ void KernelLowering::lowerScatteredInit(Operation& op) {
   if (!src->type().isMemRef() || src->type().rank() != 1 || !src->type().strides().empty())
     fail(op, "lower-generic: a scattered tile needs a dense 1-D memref");
   if (op.numOperands() != 2 || op.operand(1)->type().shape() != tt.shape())
-    fail(op, "lower-generic: a scattered tile takes one index vector of its shape");
+    fail(op, "internal error: lower-generic: a scattered tile takes one index vector of its shape");
   layoutOf(tt, op);
   TileState s;
   s.mem = vals_.get1(src, op);
@@ -312,7 +314,7 @@ void KernelLowering::lowerScatteredInit(Operation& op) {
 void KernelLowering::lowerGatherScatter(Operation& op) {
   bool gather = op.is("tile.load_gather");
   const TileState& t = vals_.tile(op.operand(gather ? 0 : 2), op);
-  if (!t.scattered) fail(op, fmt::format("lower-generic: '{}' needs a scattered tile", op.name()));
+  if (!t.scattered) fail(op, fmt::format("internal error: lower-generic: '{}' needs a scattered tile", op.name()));
   CoopLayout l = layoutOf(t.type, op);
   ElemKind ek = t.type.elem();
   Type i1 = Type::scalar(ElemKind::I1);
@@ -342,12 +344,12 @@ void KernelLowering::lowerUpdateOffset(Operation& op) {
   unsigned nd = op.numOperands() - 1;
   if (s.scattered) {
     if (nd != 1 || op.operand(1)->type().shape() != s.type.shape())
-      fail(op, "lower-generic: a scattered tile's offsets move by one index vector of its shape");
+      fail(op, "internal error: lower-generic: a scattered tile's offsets move by one index vector of its shape");
     s.offs[0] = b_.create("arith.addi", {s.offs[0], vals_.get1(op.operand(1), op)}, {s.offs[0]->type()})->result();
     vals_.setTile(op.result(), s);
     return;
   }
-  if (nd > s.offs.size()) fail(op, "lower-generic: too many offsets for the tile's memref");
+  if (nd > s.offs.size()) fail(op, "internal error: lower-generic: too many offsets for the tile's memref");
   // The deltas apply to the last `nd` dimensions (the tile's own dims).
   size_t first = s.offs.size() - nd;
   for (unsigned i = 0; i < nd; ++i) s.offs[first + i] = add(s.offs[first + i], vals_.get1(op.operand(1 + i), op));
@@ -376,7 +378,7 @@ void KernelLowering::lowerStoreTile(Operation& op) {
   const TileState& t = vals_.tile(op.operand(1), op);
   CoopLayout l = layoutOf(t.type, op);
   if (op.operand(0)->type().shape() != t.type.shape())
-    fail(op, "lower-generic: store_tile value and tile shapes differ");
+    fail(op, "internal error: lower-generic: store_tile value and tile shapes differ");
   std::vector<Value*> regs = extractAll(vals_.get1(op.operand(0), op), l.numRegs());
   for (int64_t w = 0; w < l.kb; ++w)
     for (int64_t u = 0; u < l.ru; ++u) {
@@ -439,10 +441,10 @@ void KernelLowering::lowerMma(Operation& op) {
   const Type& at = op.operand(0)->type();
   const Type& bt = op.operand(1)->type();
   const Type& rt = op.result()->type();
-  if (at.rank() != 2 || bt.rank() != 2 || rt.rank() != 2) fail(op, "lower-generic: tile_mma needs rank-2 operands");
+  if (at.rank() != 2 || bt.rank() != 2 || rt.rank() != 2) fail(op, "internal error: lower-generic: tile_mma needs rank-2 operands");
   int64_t M = at.shape()[0], K = at.shape()[1], N = bt.shape()[1];
   if (bt.shape()[0] != K || rt.shape()[0] != M || rt.shape()[1] != N)
-    fail(op, "lower-generic: tile_mma operand shapes do not agree");
+    fail(op, "internal error: lower-generic: tile_mma operand shapes do not agree");
   ElemKind acc = rt.elem();
   bool isInt = !ir::isFloatElem(at.elem());
   for (const Type* t : {&at, &bt})
@@ -574,7 +576,7 @@ void KernelLowering::lowerReduction(Operation& op) {
   if (rt.shape()[static_cast<size_t>(d)] != 1) {
     // reduction_size n < the dimension: result element x along d combines source elements x*n ..
     // x*n + n - 1. Each of the n terms is moved into the result's layout, then combined in order.
-    if (op.intAttr("reduction_size", n) != n) fail(op, "lower-generic: reduction_size does not match the shapes");
+    if (op.intAttr("reduction_size", n) != n) fail(op, "internal error: lower-generic: reduction_size does not match the shapes");
     std::vector<Value*> out;
     for (int64_t t = 0; t < n; ++t) {
       std::vector<Value*> term = moveElements(src, ls, lr, ek, [&](int64_t r, int64_t c) {
@@ -646,7 +648,7 @@ void KernelLowering::lowerBroadcast(Operation& op) {
     // wg-distribute's broadcast_size n: destination row (column) x is source row (column) x / n.
     int64_t n = rt.shape()[static_cast<size_t>(d)] / srcDim;
     if (op.hasAttr("broadcast_size") && op.intAttr("broadcast_size", 0) != n)
-      fail(op, "lower-generic: broadcast_size does not match the operand and result shapes");
+      fail(op, "internal error: lower-generic: broadcast_size does not match the operand and result shapes");
     std::vector<Value*> out = moveElements(src, ls, ld, ek, [&](int64_t r, int64_t c) {
       return d == 0 ? std::make_pair(r / n, c) : std::make_pair(r, c / n);
     });

@@ -48,7 +48,7 @@ std::vector<Value*> KernelLowerXe::perLaneWrites(const std::string& name, const 
 void KernelLowerXe::lowerAtomic(Operation& op) {
   const TileState& t = vals_.tile(op.operand(1), op);
   const Type& vt = op.operand(0)->type();
-  if (vt.shape() != t.type.shape()) fail(op, "atomic_rmw value and tile shapes differ");
+  if (vt.shape() != t.type.shape()) fail(op, "internal error: atomic_rmw value and tile shapes differ (the verifier requires one shape)");
   const layout::LinearLayout& l = laneLayout(vt, op);
   std::vector<Value*> old = perLaneWrites("lane.atomic", t, l, extractAll(vals_.get1(op.operand(0), op)),
                                           {{"kind", *op.attr("kind")}}, op);

@@ -45,7 +45,7 @@ void KernelLowerXe::lowerReduction(Operation& op) {
   if (!proj) fail(op, "internal error: the reduction's result layout is not its operand's projected");
   const xe::Projection& p = *proj;
   std::string kind = op.attr("kind")->getString();
-  if (kind.empty()) fail(op, "reduction without a kind");
+  if (kind.empty()) fail(op, "internal error: reduction without a kind (the verifier requires one)");
   ElemKind ek = st.elem() == ElemKind::BF16 ? ElemKind::F32 : st.elem();
   std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op));
   if (ek != st.elem())

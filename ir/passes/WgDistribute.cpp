@@ -597,10 +597,11 @@ void KernelDistributor::convertPerBlock(Operation* op, Builder& b, const SgDistr
   }
   for (Value* r : op->results()) {
     if (!wgMapOf(r->type()))
-      return error(op->loc(), fmt::format("result of '{}' has no wg_map ({}) but its operands are distributed", op->name(), r->type().str()));
+      return error(op->loc(), fmt::format("result of '{}' has no wg_map ({}) but its operands are distributed (give it theirs: {})",
+                                          op->name(), r->type().str(), mapStr(d.map())));
     if (!SgDistribution(r->type().shape(), *wgMapOf(r->type())).sameOwnership(d))
-      return error(op->loc(), fmt::format("result of '{}' is distributed by {} but its operands by {}", op->name(),
-                                          mapStr(*wgMapOf(r->type())), mapStr(d.map())));
+      return error(op->loc(), fmt::format("result of '{}' is distributed by {} but its operands by {}; insert a convert_layout after it",
+                                          op->name(), mapStr(*wgMapOf(r->type())), mapStr(d.map())));
   }
   std::vector<std::vector<Value*>> results(op->numResults());
   guarded(b, guardCond, [&](Builder& g) {

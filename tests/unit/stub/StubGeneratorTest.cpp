@@ -232,7 +232,7 @@ TEST(StubGenerator, RequiresTheLoweredKernelAttributes) {
   auto m = axpyModule(c);
   ir::moduleKernels(m.get())[0]->removeAttr("wg_size");
   gen(*m, c, "fx", false);
-  EXPECT_TRUE(contains(c.text(), "k.xt:1:1: error: host stub: kernel 'axpy' has no wg_size attribute")) << c.text();
+  EXPECT_TRUE(contains(c.text(), "k.xt:1:1: error: internal error: host stub: kernel 'axpy' has no wg_size attribute")) << c.text();
 }
 
 TEST(StubGenerator, RejectsStridedAndSlmParameters) {

@@ -8,6 +8,9 @@
 //   xe.dpas     pvc bf16/f16 M = 8/4/2/1, i8 M = 8; dg2 bf16 M = 8/4/2/1, f16 and i8 M = 8 (mangled, §4)
 //   xe.prefetch_1d  pvc, dg2  __builtin_IB_lsc_prefetch_global_uint (§1; dg2 has LSC too: probe
 //                   prefetch_dg2_1d.ir)
+//   xe.block_read / xe.block_write on SLM, N = 1, 2, 4, 8 registers of 16 or 32 bits, pvc and dg2:
+//               intel_sub_group_block_{read,write}{_us,}{N} on a local pointer (slmBlockForms(); probes
+//               slm_block_{pvc,dg2}_{d16,d32}.ir, docs/hardware.md)
 // The forms live in loadForms() and dpasForms(), which also give --verify-isa the instruction each
 // builtin must leave (hardwareTable()). The 2D block builtins take (i64 base, i32 width-1, i32
 // height-1, i32 pitch-1, <2 x i32> (x, y)) (§2.1): the IR keeps the real sizes and the minus one
@@ -302,6 +305,81 @@ std::string emitDpas(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilde
   return "";
 }
 
+// One subgroup block read or write on SLM (OpenCL cl_intel_subgroups{,_short} on a `__local`
+// pointer): N registers of `bits` each, register i of lane l = element start + i * lanes + l. The
+// messages IGC makes of them (measured, tests/isa/builtins/slm_block_*.ir): pvc LSC transposed SLM
+// messages, dg2 oword block messages on the SLM binding table (0xFE); one message each except the
+// 32-bit N = 8 read (two).
+struct SlmBlockForm {
+  unsigned bits, n;
+  bool write;
+  std::string name, isa;
+};
+
+const std::vector<SlmBlockForm>& slmBlockForms() {
+  static const std::vector<SlmBlockForm> forms = [] {
+    std::vector<SlmBlockForm> f;
+    for (unsigned bits : {16u, 32u})
+      for (unsigned n : {1u, 2u, 4u, 8u}) {
+        std::string sfx = (bits == 16 ? "_us" : "") + (n == 1 ? std::string() : std::to_string(n));
+        std::string c = bits == 16 ? "t" : "j", vec = n == 1 ? c : fmt::format("Dv{}_{}", n, c);
+        std::string rd = "intel_sub_group_block_read" + sfx, wr = "intel_sub_group_block_write" + sfx;
+        unsigned laneBytes = n * bits / 8;  // bytes per lane; pvc: 16 lanes, dg2: 8 lanes (16-byte owords)
+        // pvc: a d32 load of 4 * laneBytes dwords (at most 64 per message), a d64 store of 2 * laneBytes
+        // qwords; dg2: laneBytes / 2 owords (at most 8 per message) each way.
+        std::string pvcLoad = fmt::format("load\\.slm\\.d32x{}t\\.a32", std::min(4 * laneBytes, 64u));
+        std::string pvcStore = fmt::format("store\\.slm\\.d64x{}t\\.a32", 2 * laneBytes);
+        unsigned owords = std::min(laneBytes / 2, 8u);
+        f.push_back({bits, n, false, fmt::format("_Z{}{}PU3AS3K{}", rd.size(), rd, c),
+                     fmt::format("{}|oword block read x{}\\b", pvcLoad, owords)});
+        f.push_back({bits, n, true, fmt::format("_Z{}{}PU3AS3{}{}", wr.size(), wr, c, vec),
+                     fmt::format("{}|oword block write x{}\\b", pvcStore, owords)});
+      }
+    return f;
+  }();
+  return forms;
+}
+
+// xe.block_read / xe.block_write on an SLM memref: the builtin of slmBlockForms() at the element of
+// the (row-major) indices.
+std::string emitSlmBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  bool write = op.is("xe.block_write");
+  ir::Value* memV = op.operand(write ? 1 : 0);
+  const ir::Type& mt = memV->type();
+  const ir::Type& vt = write ? op.operand(0)->type() : op.result()->type();
+  if (mt.memSpace() != ir::MemSpace::Slm)
+    return fmt::format("'{}' on a global memref has no form proven by an ISA test yet (not implemented yet)", op.name());
+  if (ctx.target.kind != targets::TargetKind::Pvc && ctx.target.kind != targets::TargetKind::Dg2)
+    return fmt::format("'{}' on target '{}' has no form proven by an ISA test yet", op.name(), ctx.target.name);
+  unsigned bits = ir::elemBits(vt.elem()), n = static_cast<unsigned>(vt.shape()[0]);
+  const SlmBlockForm* form = nullptr;
+  for (const SlmBlockForm& f : slmBlockForms())
+    if (f.bits == bits && f.n == n && f.write == write) form = &f;
+  llvm::Type* regTy = regTypeOf(b, vt.elem());
+  if (!form || !regTy)
+    return fmt::format("'{}' of {} on SLM has no form proven by an ISA test yet (not implemented yet)", op.name(), vt.str());
+  // Row-major element index of the indices (SLM buffers have static shapes).
+  unsigned first = write ? 2 : 1;
+  llvm::Value* lin = nullptr;
+  for (unsigned d = 0; d < static_cast<unsigned>(mt.rank()); ++d) {
+    llvm::Value* i = b.CreateZExtOrTrunc(ctx.get(op.operand(first + d)).at(0), b.getInt64Ty());
+    lin = lin ? b.CreateAdd(b.CreateMul(lin, b.getInt64(static_cast<uint64_t>(mt.shape()[d]))), i) : i;
+  }
+  llvm::Type* it = b.getIntNTy(bits);
+  llvm::Type* ptrTy = llvm::PointerType::get(it, 3);
+  llvm::Value* base = b.CreatePointerCast(ctx.memrefPointer(memV), ptrTy);
+  llvm::Value* ptr = b.CreateInBoundsGEP(it, base, lin);
+  llvm::Type* dataTy = vectorOrScalar(it, n);
+  if (write) {
+    llvm::Function* f = declare(ctx.module, form->name, b.getVoidTy(), {ptrTy, dataTy}, true);
+    call(b, f, {ptr, pack(b, ctx.get(op.operand(0)), bits, it, n)});
+    return "";
+  }
+  llvm::Function* f = declare(ctx.module, form->name, dataTy, {ptrTy}, true);
+  ctx.set(op.result(), unpack(b, call(b, f, {ptr}), bits, regTy, n));
+  return "";
+}
+
 }  // namespace
 
 std::string emitXeOp(const ir::Operation& op, XeEmitContext& ctx) {
@@ -324,6 +402,7 @@ std::string emitXeOp(const ir::Operation& op, XeEmitContext& ctx) {
     return "";
   }
   if (n == "xe.dpas") return emitDpas(op, ctx, b);
+  if (n == "xe.block_read" || n == "xe.block_write") return emitSlmBlock(op, ctx, b);
   if (n == "xe.store_2d" || n == "xe.prefetch_2d")
     return fmt::format("'{}' is not implemented yet: IGC 1.0.12504 has no builtin for it, only inline vISA "
                        "(reference §3), which a later issue adds",
@@ -340,6 +419,7 @@ const std::map<std::string, std::string>& hardwareTable() {
     std::map<std::string, std::string> t;
     for (const LoadForm& f : loadForms()) t[f.name] = f.isa;
     for (const DpasForm& f : dpasForms()) t[f.name] = f.isa;
+    for (const SlmBlockForm& f : slmBlockForms()) t[f.name] = f.isa;
     t["__builtin_IB_lsc_prefetch_global_uint"] = R"(send\.ugm \((8|16)\|M0\) +null .*load\.ugm\.d32\.a64)";
     // LLVMEmitter.cpp: the workgroup barrier with its SLM fence. The fence, not sync.bar: IGC drops the
     // barrier itself when the workgroup is one subgroup (tests/isa/builtins/barrier_pvc_2sg.ir).

@@ -21,6 +21,9 @@
 //   - xe.store_2d (one plain block) -> one masked lane.store per register at the element the
 //     message's lane layout names (register i = row i, lane j = column j); elements outside the
 //     surface are dropped, as the hardware drops them;
+//   - xe.block_read / xe.block_write (1-D subgroup block IO) -> one lane.load / lane.store per
+//     register at flat element start + i * S + lane of the memref (rank 1 or 2; unmasked: the
+//     hardware message has no mask either, and the interpreter reports an access outside the buffer);
 //   - xe.prefetch_1d and xe.prefetch_2d are erased (cache hints); xe.base_address ops left without
 //     uses are erased; other xe.* ops are errors (not implemented).
 #include "ir/Builder.h"
@@ -93,6 +96,7 @@ private:
   void load2d(Operation* op);
   void load2dTransposed(Operation* op);
   void store2d(Operation* op);
+  void blockIo(Operation* op);
   void dpas(Operation* op);
 
   int64_t S_;
@@ -275,6 +279,39 @@ void XeEmulator::dpas(Operation* op) {
   op->erase();
 }
 
+void XeEmulator::blockIo(Operation* op) {
+  bool write = op->is("xe.block_write");
+  Value* mem = op->operand(write ? 1 : 0);
+  const Type& mt = mem->type();
+  if (mt.rank() > 2 || (mt.rank() == 2 && mt.shape()[1] == ir::kDynamic))
+    fail(*op, fmt::format("'{}' on {} is not emulated yet", op->name(), mt.str()));
+  b_.setInsertionPoint(op);
+  b_.setLoc(op->loc());
+  unsigned first = write ? 2 : 1;
+  Value* start = op->operand(first);
+  if (mt.rank() == 2) start = bin("arith.addi", bin("arith.muli", start, c(mt.shape()[1])), op->operand(first + 1));
+  Value* laneStart = bin("arith.addi", start, lane_);
+  int64_t n = (write ? op->operand(0) : op->result())->type().shape()[0];
+  ElemKind k = mt.elem();
+  std::vector<Value*> regs;
+  for (int64_t i = 0; i < n; ++i) {
+    Value* e = bin("arith.addi", laneStart, c(i * S_));
+    std::vector<Value*> at{e};
+    if (mt.rank() == 2) at = {bin("arith.divui", e, c(mt.shape()[1])), bin("arith.remui", e, c(mt.shape()[1]))};
+    if (write) {
+      std::vector<Value*> operands{extract(op->operand(0), i), mem};
+      operands.insert(operands.end(), at.begin(), at.end());
+      b_.create("lane.store", operands, {});
+    } else {
+      std::vector<Value*> operands{mem};
+      operands.insert(operands.end(), at.begin(), at.end());
+      regs.push_back(b_.create("lane.load", operands, {Type::scalar(k)})->result());
+    }
+  }
+  if (!write) op->result()->replaceAllUsesWith(b_.create("vector.from_elements", regs, {op->result()->type()})->result());
+  op->erase();
+}
+
 void XeEmulator::run(Operation* kernel) {
   std::vector<Operation*> xe;
   ir::kernelBody(kernel).parentOp()->walk([&](Operation* o) {
@@ -294,6 +331,7 @@ void XeEmulator::run(Operation* kernel) {
     else if (o->is("xe.load_2d")) load2d(o);
     else if (o->is("xe.dpas")) dpas(o);
     else if (o->is("xe.store_2d")) store2d(o);
+    else if (o->is("xe.block_read") || o->is("xe.block_write")) blockIo(o);
     else if (o->is("xe.prefetch_1d") || o->is("xe.prefetch_2d")) o->erase();  // cache hints: no effect on results
     else fail(*o, fmt::format("'{}' is not emulated yet", o->name()));
   }

@@ -180,6 +180,8 @@ void KernelLowerXe::lowerPerLaneLoad(Operation& op) {
 }
 
 void KernelLowerXe::lowerLoadTile(Operation& op) {
+  if (const TileState& t = vals_.tile(op.operand(0), op); slmPanels_.count(t.mem))
+    return lowerSlmBlockLoad(op, t, slmPanels_.at(t.mem));  // LowerXeSlm.cpp
   if (const Attribute* pl = op.attr("per_lane"); pl && pl->isa(AttrKind::Bool) && pl->getBool()) return lowerPerLaneLoad(op);
   const TileState& t = vals_.tile(op.operand(0), op);
   auto m = xe::messageOf(op);

@@ -27,6 +27,13 @@ using ir::Value;
 
 struct LowerError {};
 
+// An SLM buffer of rows x cols stored in column panels `panel` (the subgroup size) wide
+// (LowerXeSlm.cpp): element (r, c) at flat element (c / panel) * rows * panel + r * panel + c % panel
+// of its rank-1 lowered buffer.
+struct SlmPanels {
+  int64_t rows, cols, panel;
+};
+
 // The surface of a 2D block message (i32 values but the base): what an init_tile's memref, shape
 // and strides describe.
 struct Surface {
@@ -128,6 +135,14 @@ private:
   void swizzleSlm(const TileState& t, std::vector<Value*>& idx, Value** mask);
   void lowerSlmStore(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
   std::map<const Value*, std::vector<int64_t>> slmSwizzle_;
+  // Panels: whether every access of a gpu.slm_alloc fits block messages; its messages for a lane
+  // layout (first element relative to the tile origin, registers in message order); the flat element
+  // of a tile's origin; a load through block reads.
+  std::optional<SlmPanels> planSlmPanels(const Operation& alloc);
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> panelMessages(const layout::LinearLayout& l, const SlmPanels& p);
+  Value* panelBase(const TileState& t, const SlmPanels& p);
+  void lowerSlmBlockLoad(Operation& op, const TileState& t, const SlmPanels& p);
+  std::map<const Value*, SlmPanels> slmPanels_;
 
   Operation* kernel_;
   const targets::Target& t_;

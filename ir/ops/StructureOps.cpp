@@ -117,6 +117,11 @@ std::string verifyFor(const Operation& op) {
   unsigned nIter = op.numOperands() - 3;
   XTC_REQUIRE(op.numResults() == nIter, "has " + std::to_string(nIter) + " loop-carried values but " +
                                             std::to_string(op.numResults()) + " results");
+  // A memref is an address the backend binds once (kernel parameter or SLM buffer); a value that
+  // picks one of several memrefs at run time has no lowering. Index one memref instead.
+  for (unsigned i = 0; i < nIter; ++i)
+    XTC_REQUIRE(!op.result(i)->type().isMemRef(), "loop-carried value #" + std::to_string(i) + " is a memref (" +
+                                                      q(op.result(i)->type()) + "); memrefs cannot be loop-carried");
   for (unsigned i = 0; i < nIter; ++i)
     XTC_REQUIRE(op.operand(3 + i)->type() == op.result(i)->type(), "initial value #" + std::to_string(i) + " has type " +
                                                                        q(op.operand(3 + i)->type()) + " but result #" +
@@ -140,6 +145,9 @@ std::string verifyIf(const Operation& op) {
   XTC_REQUIRE(op.region(0).numBlocks() == 1, "'then' region must have exactly one block");
   XTC_REQUIRE(op.region(1).numBlocks() <= 1, "'else' region must have at most one block");
   XTC_REQUIRE(op.numResults() == 0 || op.region(1).numBlocks() == 1, "'else' region is required when the op has results");
+  for (unsigned i = 0; i < op.numResults(); ++i)
+    XTC_REQUIRE(!op.result(i)->type().isMemRef(), "result #" + std::to_string(i) + " is a memref (" +
+                                                      q(op.result(i)->type()) + "); an scf.if cannot choose between memrefs");
   auto results = resultTypes(op);
   for (unsigned r = 0; r < 2; ++r) {
     if (op.region(r).empty()) continue;

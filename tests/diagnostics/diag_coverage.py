@@ -23,8 +23,9 @@ A message that starts with `internal error` says it is a bug in xtc if it is eve
 case (none can exist) and is counted apart.
 
 What covers a message: one line that matches its fragments in order (anything between them, so a
-FileCheck `{{.*}}` or a concrete value both match), or that contains the first PREFIX_KEY characters
-of its longest fragment when that is at least MIN_KEY long (a check that stops early), in
+FileCheck `{{.*}}` or a concrete value both match), or its first two or more fragments in order, the
+last of them possibly cut to its first PREFIX_KEY characters, when they hold at least MIN_EARLY
+characters (a check that stops early at a value), in
   - a FileCheck directive of a file under tests/golden/ with a prefix the file declares in its RUN
     lines (`--check-prefix(es)`, and CHECK; a file under Inputs/: any prefix declared in the tree),
     not `-NOT:` (a message that must not appear is not a case for it), or
@@ -46,7 +47,7 @@ import sys
 
 SINKS = ["error", "warning", "fail", "die", "failExpected", "failNote", "Error", "specError", "InterpError"]
 SOURCE_DIRS = ["ir", "backends", "driver"]
-MIN_KEY = 16
+MIN_EARLY = 24
 PREFIX_KEY = 40
 REASONS = ("internal:", "environment:", "todo:")
 
@@ -218,11 +219,16 @@ def scan_sources(root):
 
 
 def is_covered(frags, corpus):
-    longest = max(frags, key=len)
-    if len(longest) >= MIN_KEY and longest[:PREFIX_KEY] in corpus:
-        return True
-    pattern = re.compile(".*".join(re.escape(f) for f in frags))
-    return pattern.search(corpus) is not None
+    # The whole message, or a check that stops early: its first k >= 2 fragments in order (the last
+    # one possibly cut to its first PREFIX_KEY characters), at least MIN_EARLY characters of them. A
+    # line that only shares a fragment or two short ones with it (another message's) does not count.
+    for k in range(len(frags), 0, -1):
+        parts = frags[:k - 1] + [frags[k - 1][:PREFIX_KEY]]
+        if k < len(frags) and (k < 2 or sum(len(p) for p in parts) < MIN_EARLY):
+            continue
+        if re.search(".*".join(re.escape(p) for p in parts), corpus) is not None:
+            return True
+    return False
 
 
 def declared_prefixes(text):

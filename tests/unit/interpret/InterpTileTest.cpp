@@ -284,7 +284,10 @@ TEST(InterpTile, ArgumentMismatchIsReported) {
   EXPECT_NE(r.diags.find("argument 'A' has element type bf16, the kernel expects f32"), std::string::npos) << r.diags;
   args.args[0] = buf(F32, {3, 2});
   r = run(kb, args);
-  EXPECT_NE(r.diags.find("argument 'A' has shape 3x2"), std::string::npos) << r.diags;
+  EXPECT_NE(r.diags.find("argument 'A' has shape 3x2, the kernel expects memref<4x?xf32>"), std::string::npos) << r.diags;
+  args.args[0] = buf(F32, {8});
+  r = run(kb, args);
+  EXPECT_NE(r.diags.find("argument 'A' has rank 1, the kernel expects memref<4x?xf32>"), std::string::npos) << r.diags;
 }
 
 namespace {

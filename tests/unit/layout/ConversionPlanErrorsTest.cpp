@@ -24,7 +24,7 @@ LinearLayout twoByFour() {
 TEST(ConversionPlanErrors, PlanConversion) {
   LinearLayout wider({InDim{"register", {{1, 0}}}, InDim{"lane", {{0, 1}, {0, 2}}}}, {OutDim{"dim0", 2}, OutDim{"dim1", 8}});
   EXPECT_EQ(errorOf(planConversion(twoByFour(), wider)),
-            "source and destination describe different tensors (" + twoByFour().print() + " vs " + wider.print() + ")");
+            "source and destination describe different tensors (linear<{register=[[1,0]], lane=[[0,1],[0,2]]} -> {dim0=2, dim1=4}> vs linear<{register=[[1,0]], lane=[[0,1],[0,2]]} -> {dim0=2, dim1=8}>)");
   LinearLayout warp({InDim{"register", {{1, 0}}}, InDim{"warp", {{0, 1}, {0, 2}}}}, {OutDim{"dim0", 2}, OutDim{"dim1", 4}});
   EXPECT_EQ(errorOf(planConversion(twoByFour(), warp)),
             "the destination layout has input dim 'warp'; conversions need register/lane/subgroup layouts");

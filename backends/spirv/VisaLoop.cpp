@@ -4,7 +4,10 @@
 //     or a loop-carried coordinate whose yield is itself + constant); every vector element is known
 //     to be (load L, element e), (accumulator argument a, element e) or (dpas D, element e). Allowed
 //     ops: arith.constant/addi/subi/convert on indices, vector.extract/from_elements, xe.load_2d,
-//     xe.prefetch_2d, xe.dpas (the probed bf16/f16 -> f32 8x16x16 and s8 -> s32 8x16x32 forms),
+//     xe.prefetch_2d, xe.dpas (the probed bf16/f16 -> f32 8x16x16 and s8 -> s32 8x16x32 forms), the
+//     f32 FMA GEMM's lane.broadcast of a load element from a constant lane and lane.fma of that
+//     broadcast, a load element and an accumulator (one `mad` whose A is a scalar region <0;1,0> of
+//     the message's response: the per-op path rebuilds both 2D headers every step instead),
 //     gpu.barrier, scf.yield, and scf.if on "induction variable % 2^n ==/!= 0" whose then-region
 //     holds only barriers, prefetches and index math and whose results are loop-carried coordinates
 //     stepped by a constant there (RFC 2.5's L2 prefetch every fourth step behind a barrier). Each dpas
@@ -125,9 +128,12 @@ struct Shape {
 // plain and VNNI), visa_loop_f16_16x32 (VNNI 2x16x16, plain 1x16x16), visa_loop_f16_8x32 (1x16x8),
 // visa_loop_i8_16x16 (d8 plain 1x32x16, VNNI 1x16x32), visa_loop_f16_bt (transposed d32 1x8x16, never
 // merged: each is one DPAS B operand of 16-bit pairs, the VNNI layout).
+// visa_loop_f32_fma (d32 plain 1x8x8 and 1x16x8, the FMA GEMMs' A and B), visa_loop_f32_fma_at
+// (the transposed d32 A of gemm_acc read by scalar regions).
 constexpr Shape kLoadShapes[] = {{16, 16, 32, 2, false}, {16, 16, 32, 2, true}, {16, 16, 16, 2, true},
                                  {16, 16, 16, 1, false}, {16, 16, 8, 1, false},  {8, 32, 16, 1, false},
-                                 {8, 16, 32, 1, true},   {32, 8, 16, 1, false, true}};
+                                 {8, 16, 32, 1, true},   {32, 8, 16, 1, false, true}, {32, 8, 8, 1, false},
+                                 {32, 16, 8, 1, false}};
 // Prefetches (cached only), tried in this order when merging: d16 2x16x32 and 2x16x16
 // (visa_loop_if), 2x16x8 (visa_loop_f16_32x32).
 constexpr Shape kPrefetchShapes[] = {{16, 16, 32, 2, false}, {16, 16, 16, 2, false}, {16, 16, 8, 2, false}};
@@ -145,6 +151,7 @@ struct DpasOp {
   std::vector<Elem> acc, a, b;
   int64_t slot = -1;  // byte of its accumulator in the asm's accumulator variable
   bool consumed = false;
+  int lane = -1;  // a lane.fma (one f32 per lane: acc, a, b one element each): a's lane, else -1
 };
 
 // The condition of an scf.if in the loop: ((induction variable + off) & mask) == 0 (eq) or != 0. Only
@@ -249,6 +256,7 @@ class LoopMatcher {
     int block;
   };
   std::map<const ir::Value*, CondResult> condResults_;
+  std::map<const ir::Value*, std::pair<Elem, int>> bcasts_;  // lane.broadcast: {load element, lane}
   bool checkYield(const ir::Operation& yield);
   bool planMessages();
   bool placeOperands();
@@ -355,6 +363,26 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
     for (int64_t e = 0; e < n; ++e) out.push_back({Src::Load, static_cast<int>(loads_.size()), static_cast<int>(e)});
     loads_.push_back({&op, m});
     elems_[op.result()] = std::move(out);
+    return true;
+  }
+  if (op.is("lane.broadcast")) {
+    // Only as the A operand of a lane.fma (elems_ has no entry for it): an f32 load element of one lane.
+    const std::vector<Elem>* x = elems(op.operand(0));
+    std::optional<Sym> lane = sym(op.operand(1));
+    if (!x || x->size() != 1 || (*x)[0].kind != Src::Load || !lane || lane->base || lane->off < 0 || lane->off >= 16 ||
+        op.result()->type().elem() != ElemKind::F32)
+      return false;
+    bcasts_[op.result()] = {(*x)[0], static_cast<int>(lane->off)};
+    return true;
+  }
+  if (op.is("lane.fma")) {
+    auto a = bcasts_.find(op.operand(0));
+    const std::vector<Elem>*b = elems(op.operand(1)), *acc = elems(op.operand(2));
+    if (curIf_ >= 0 || a == bcasts_.end() || !b || !acc || b->size() != 1 || acc->size() != 1 ||
+        (*b)[0].kind != Src::Load || accKind_ != ElemKind::F32 || op.result()->type().elem() != ElemKind::F32)
+      return false;
+    elems_[op.result()] = {{Src::Dpas, static_cast<int>(dpas_.size()), 0}};
+    dpas_.push_back({&op, *acc, {a->second.first}, *b, -1, false, a->second.second});
     return true;
   }
   if (op.is("xe.dpas")) {
@@ -470,7 +498,7 @@ bool LoopMatcher::match() {
       break;
     }
   for (const DpasOp& d : dpas_)
-    if (d.slot / (chunk_ * kGrf) != (d.slot + d.op->intAttr("m", 0) * kGrf - 1) / (chunk_ * kGrf)) return false;
+    if (d.slot / (chunk_ * kGrf) != (d.slot + static_cast<int64_t>(d.acc.size()) * kGrf - 1) / (chunk_ * kGrf)) return false;
   return planMessages() && placeOperands();
 }
 
@@ -676,15 +704,22 @@ bool LoopMatcher::planMessages() {
   return true;
 }
 
-// Where element e of load l lands: {message, byte of lane 0 in its response}.
-std::pair<int, int64_t> locate(const LoadOp& l, const std::vector<Msg>& msgs, int64_t e) {
+// Where element e of load l lands: {message, byte of lane `lane` in its response}.
+std::pair<int, int64_t> locate(const LoadOp& l, const std::vector<Msg>& msgs, int64_t e, int64_t lane = 0) {
   const Msg& own = l.shape;
   // Transposed d32: dword k of lane j at byte 4 (16 k + j) = the IR value's layout (16-bit pairs
   // two to a dword), never merged: element e is where the value has it.
-  if (own.transpose) return {l.msg, laneByte(e, ir::elemBits(l.op->result()->type().elem()) / 8, 4)};
+  if (own.transpose) return {l.msg, laneByte(e, ir::elemBits(l.op->result()->type().elem()) / 8, 4) + 4 * lane};
   int64_t pack = own.vnni ? 4 : std::max<int64_t>(2, own.eb());
-  auto [r, c] = own.rowColOf(laneByte(e, own.eb(), pack));
+  auto [r, c] = own.rowColOf(laneByte(e, own.eb(), pack) + pack * lane);
   return {l.msg, msgs[static_cast<size_t>(l.msg)].byteOf(r + l.dy, c + l.dx)};
+}
+
+// The byte of a lane.fma's broadcast A element in its message's response (f32: a whole dword).
+std::pair<int, int64_t> fmaScalar(const DpasOp& d, const std::vector<LoadOp>& loads, const std::vector<Msg>& msgs) {
+  const LoadOp& l = loads[static_cast<size_t>(d.a[0].src)];
+  if (l.shape.bits != 32) return {-1, -1};
+  return locate(l, msgs, d.a[0].idx, d.lane);
 }
 
 // The GRF-aligned start of a DPAS operand inside one message, or {-1, -1}.
@@ -703,6 +738,12 @@ std::pair<int, int64_t> operandStart(const std::vector<Elem>& es, const std::vec
 
 bool LoopMatcher::placeOperands() {
   for (const DpasOp& d : dpas_) {
+    if (d.lane >= 0) {  // mad: B one whole f32 register of a message, A one dword of a 32-bit message
+      if (loads_[static_cast<size_t>(d.b[0].src)].shape.bits != 32 || operandStart(d.b, loads_, msgs_, 4, 4).first < 0 ||
+          fmaScalar(d, loads_, msgs_).first < 0)
+        return false;
+      continue;
+    }
     int64_t eb = ir::elemBits(d.op->operand(1)->type().elem()) / 8;
     if (operandStart(d.a, loads_, msgs_, eb, 2).first < 0 || operandStart(d.b, loads_, msgs_, eb, 4).first < 0) return false;
   }
@@ -756,12 +797,15 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
 
   std::ostringstream t;
   std::string p = fmt::format("xtc_l{}_", loopId);
+  bool hasFma = std::any_of(lm.dpas_.begin(), lm.dpas_.end(), [](const DpasOp& d) { return d.lane >= 0; });
   t << "{\n";
   for (size_t i = 0; i < lm.msgs_.size(); ++i) {
     const Msg& m = lm.msgs_[i];
     t << fmt::format(".decl {}h{} v_type=G type=ud num_elts=8 align=GRF\n", p, i);
     t << fmt::format(".decl {}h{}q v_type=G type=uq num_elts=4 align=GRF alias=<{}h{},0>\n", p, i, p, i);
     if (!m.prefetch) t << fmt::format(".decl {}m{} v_type=G type=ud num_elts={} align=GRF\n", p, i, m.respBytes() / 4);
+    if (!m.prefetch && m.bits == 32 && hasFma)  // the mad operands read the response as f32
+      t << fmt::format(".decl {}f{} v_type=G type=f num_elts={} align=GRF alias=<{}m{},0>\n", p, i, m.respBytes() / 4, p, i);
   }
   t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
   if (!lm.ifs_.empty()) t << fmt::format(".decl {}t v_type=G type=d num_elts=1 align=dword\n", p);
@@ -831,6 +875,14 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     t << fmt::format("{}s{}:\n", p, f);
   }
   for (const DpasOp& d : lm.dpas_) {
+    if (d.lane >= 0) {  // C += A(m, k) (scalar region) * B(k, :) (a whole register)
+      auto [am, ab] = fmaScalar(d, lm.loads_, lm.msgs_);
+      auto [bm, bs] = operandStart(d.b, lm.loads_, lm.msgs_, 4, 4);
+      int64_t cb = lm.chunk_ * kGrf, c = d.slot / cb, row = d.slot % cb / kGrf;
+      t << fmt::format("mad (M1, 16) ${}({},0)<1> {}f{}({},{})<0;1,0> {}f{}({},0)<1;1,0> ${}({},0)<1;1,0>\n", c, row, p, am,
+                       ab / kGrf, ab % kGrf / 4, p, bm, bs / kGrf, c, row);
+      continue;
+    }
     ElemKind in = d.op->operand(1)->type().elem();
     int64_t eb = ir::elemBits(in) / 8;
     auto [am, as] = operandStart(d.a, lm.loads_, lm.msgs_, eb, 2);
@@ -937,6 +989,9 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
     } else if (std::regex_search(line, m, dpas)) {
       pattern = fmt::format(R"(\bdpas\.8x{} )", m[1].str());
       name = fmt::format("inline vISA loop: dpas 8x{}", m[1].str());
+    } else if (line.starts_with("mad (M1, 16) ")) {
+      pattern = R"(\bmad \(16\|M0\) )";
+      name = "inline vISA loop: mad";
     } else {
       continue;
     }

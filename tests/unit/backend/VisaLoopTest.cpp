@@ -59,6 +59,34 @@ TEST(VisaLoop, EveryMessageAndDpasOfTheStatementIsACall) {
   EXPECT_FALSE(std::regex_search(aLine, std::regex(pf->isaPattern)));  // a load has a destination
 }
 
+// The f32 FMA GEMM's statement: its mads (A a scalar region) are one call whose ISA is a SIMD16 mad;
+// the plain d32 1x8x8 A message (descriptor 3 | 2 << 9 | 4 << 20 | 1 << 25, header 0x707) is a d32 load.
+TEST(VisaLoop, FmaStatementMadsAreACall) {
+  const char* loop =
+      "{\n"
+      "mov (M1,1) xtc_l0_h0(0,7)<1> 0x707:ud\n"
+      "xtc_l0_loop:\n"
+      "raw_sends.15.1.0.4 (M1, 1) 0x0:ud 0x2400403:ud xtc_l0_h0.0 %null.0 xtc_l0_m0.0\n"
+      "mad (M1, 16) $0(0,0)<1> xtc_l0_f0(0,0)<0;1,0> xtc_l0_f1(0,0)<1;1,0> $0(0,0)<1;1,0>\n"
+      "mad (M1, 16) $0(1,0)<1> xtc_l0_f0(0,8)<0;1,0> xtc_l0_f1(0,0)<1;1,0> $0(1,0)<1;1,0>\n"
+      "(xtc_l0_p) jmp (M1,1) xtc_l0_loop\n"
+      "}\n";
+  std::vector<isa::HardwareCall> calls = visaLoopHardwareCalls(loop);
+  ASSERT_EQ(calls.size(), 2u);
+  const isa::HardwareCall* mad = nullptr;
+  const isa::HardwareCall* load = nullptr;
+  for (const isa::HardwareCall& c : calls) (c.builtin.find("mad") != std::string::npos ? mad : load) = &c;
+  ASSERT_NE(mad, nullptr);
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(mad->insideLoops, 2u);
+  EXPECT_TRUE(std::regex_search("mad (16|M0)  r3.0<1>:f r3.0<1;0>:f r18.0<1;0>:f r13.8<0>:f {Compacted}",
+                                std::regex(mad->isaPattern)));
+  EXPECT_FALSE(std::regex_search("mad (8|M0)  r3.0<1>:f r3.0<1;0>:f r18.0<1;0>:f r13.8<0>:f", std::regex(mad->isaPattern)));
+  EXPECT_EQ(load->blockShape, "8x8x1");
+  EXPECT_TRUE(std::regex_search("send.ugm (1|M0) r13 r12 null:0 0x0 0x02400403 {A@2,$1} // wr:1+0, rd:4; load_block2d.ugm.d32.a64",
+                                std::regex(load->isaPattern)));
+}
+
 TEST(VisaLoop, OtherAsmIsNotAWholeLoopStatement) {
   EXPECT_TRUE(visaLoopHardwareCalls("lsc_store_block2d.ugm (M1, 16) flat[$0,$1,$2,$3,$4,$5] $6:d32.1x16x8nn").empty());
   EXPECT_TRUE(visaLoopHardwareCalls("{\nmov (M1,1) x(0,0)<1> 0x1:ud\n}\n").empty());

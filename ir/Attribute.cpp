@@ -171,6 +171,14 @@ const std::vector<double>& Attribute::denseFloats() const { check(kind() == Attr
 const std::vector<int64_t>& Attribute::denseInts() const { check(kind() == AttrKind::Dense, "denseInts"); return s_->dints; }
 bool Attribute::denseIsFloat() const { check(kind() == AttrKind::Dense, "denseIsFloat"); return s_->denseFloat; }
 const WgMap& Attribute::getWgMap() const { check(kind() == AttrKind::WgMap, "getWgMap"); return s_->wg; }
+
+std::optional<WgMap> wgMapOf(const Type& t) {
+  const std::shared_ptr<const Attribute>* a = nullptr;
+  if (t.isTile()) a = &t.tileInfo().wgMap;
+  else if (t.isVector()) a = &t.vectorLayout();
+  if (a && *a && (*a)->isa(AttrKind::WgMap)) return (*a)->getWgMap();
+  return std::nullopt;
+}
 const std::shared_ptr<const LayoutValue>& Attribute::getLayout() const {
   check(kind() == AttrKind::Layout, "getLayout");
   return s_->layout;

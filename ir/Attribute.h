@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,10 @@ private:
   explicit Attribute(std::shared_ptr<const Storage> s) : s_(std::move(s)) {}
   std::shared_ptr<const Storage> s_;
 };
+
+// The wg_map of a workgroup-level tile or vector type (a tile's wg_map, a vector's layout when it is
+// one), or nullopt for subgroup-level types and scalars. A copy: passes retype values while they use it.
+std::optional<WgMap> wgMapOf(const Type& t);
 
 // An op's attributes, sorted by name so printing is deterministic.
 using AttrMap = std::map<std::string, Attribute>;

@@ -90,14 +90,6 @@ void visitNested(const ir::Operation& op, F&& f) {
     }
 }
 
-const ir::WgMap* wgMapOf(const ir::Type& t) {
-  const std::shared_ptr<const ir::Attribute>* a = nullptr;
-  if (t.isTile()) a = &t.tileInfo().wgMap;
-  else if (t.isVector()) a = &t.vectorLayout();
-  if (a && *a && (*a)->kind() == ir::AttrKind::WgMap) return &(*a)->getWgMap();
-  return nullptr;
-}
-
 struct KernelShape {
   bool workgroupLevel = false;
   int64_t wgLevelSubgroups = 1;
@@ -109,7 +101,7 @@ KernelShape analyze(const ir::Operation& kernel) {
   KernelShape ks;
   visitNested(kernel, [&](const ir::Operation* op, const ir::Value* arg) {
     auto look = [&](const ir::Type& t) {
-      if (const ir::WgMap* m = wgMapOf(t); m && !ks.workgroupLevel) {
+      if (auto m = ir::wgMapOf(t); m && !ks.workgroupLevel) {
         ks.workgroupLevel = true;
         ks.wgLevelSubgroups = m->numSubgroups();
       }

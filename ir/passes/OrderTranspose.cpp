@@ -38,12 +38,6 @@ using ir::WgMap;
 
 namespace {
 
-std::optional<WgMap> wgMapOf(const Type& t) {
-  if (t.isTile() && t.tileInfo().wgMap && t.tileInfo().wgMap->isa(AttrKind::WgMap)) return t.tileInfo().wgMap->getWgMap();
-  if (t.isVector() && t.vectorLayout() && t.vectorLayout()->isa(AttrKind::WgMap)) return t.vectorLayout()->getWgMap();
-  return std::nullopt;
-}
-
 std::shared_ptr<const Attribute> mapAttr(const WgMap& m) { return std::make_shared<const Attribute>(Attribute::wgMap(m)); }
 
 std::vector<int64_t> swap2(const std::vector<int64_t>& v) { return {v[1], v[0]}; }

@@ -40,12 +40,6 @@ using ir::WgMap;
 
 namespace {
 
-std::optional<WgMap> wgMapOf(const Type& t) {
-  if (t.isTile() && t.tileInfo().wgMap && t.tileInfo().wgMap->isa(AttrKind::WgMap)) return t.tileInfo().wgMap->getWgMap();
-  if (t.isVector() && t.vectorLayout() && t.vectorLayout()->isa(AttrKind::WgMap)) return t.vectorLayout()->getWgMap();
-  return std::nullopt;
-}
-
 // The type of one subgroup block of a workgroup-level tile/vector type.
 Type blockType(const Type& t, const std::vector<int64_t>& blockShape) {
   if (t.isTile()) {

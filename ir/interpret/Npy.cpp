@@ -5,6 +5,7 @@
 #include "ir/interpret/Numeric.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -191,9 +192,15 @@ bool decodeNpy(const std::string& bytes, Buffer& out, std::string* error) {
   return true;
 }
 
+// "cannot open 'PATH'[ for writing]: REASON" (errno of the failed open, as for source files).
+static std::string openError(const std::string& path, const char* what, int err) {
+  return "cannot open '" + path + "'" + what + (err ? std::string(": ") + std::strerror(err) : std::string());
+}
+
 bool writeNpy(const std::string& path, const Buffer& b, std::string* error) {
+  errno = 0;
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return fail(error, "cannot open '" + path + "' for writing");
+  if (!f) return fail(error, openError(path, " for writing", errno));
   std::string data = encodeNpy(b);
   f.write(data.data(), static_cast<std::streamsize>(data.size()));
   if (!f) return fail(error, "cannot write '" + path + "'");
@@ -201,8 +208,9 @@ bool writeNpy(const std::string& path, const Buffer& b, std::string* error) {
 }
 
 bool readNpy(const std::string& path, Buffer& out, std::string* error) {
+  errno = 0;
   std::ifstream f(path, std::ios::binary);
-  if (!f) return fail(error, "cannot open '" + path + "'");
+  if (!f) return fail(error, openError(path, "", errno));
   std::ostringstream ss;
   ss << f.rdbuf();
   std::string e;

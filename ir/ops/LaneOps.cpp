@@ -95,10 +95,14 @@ std::string verifyReduce(const Operation& op) {
   if (op.result()->type() != op.operand(0)->type()) return "the result type must equal the value type";
   const Attribute* k = op.attr("kind");
   if (!k || !k->isa(AttrKind::Enum) || k->enumName() != "reduce") return "expects a `kind = reduce<...>` attribute";
+  const std::string& kind = k->getString();
+  // Bitwise kinds only on integers (as tile.reduction): nothing lowers or interprets them on floats.
+  if ((kind == "and" || kind == "or" || kind == "xor") && !isIntElem(op.operand(0)->type().elem()))
+    return fmt::format("reduction '{}' needs an integer element type, got {}", kind, op.operand(0)->type().str());
   static const char* kinds[] = {"add", "mul", "max", "min", "and", "or", "xor"};
   for (const char* n : kinds)
-    if (k->getString() == n) return "";
-  return fmt::format("unknown reduction kind '{}'", k->getString());
+    if (kind == n) return "";
+  return fmt::format("unknown reduction kind '{}'", kind);
 }
 
 // lane.fma %a, %b, %c -> a*b+c rounded once (floats, scalars or register vectors of one type)

@@ -161,7 +161,7 @@ void execReduce(Executor& ex, const ir::Operation& op) {
       else if (kind == "mul") acc *= v;
       else if (kind == "max") acc = l == 0 ? v : std::fmax(acc, v);
       else if (kind == "min") acc = l == 0 ? v : std::fmin(acc, v);
-      else fail(op, "reduction kind '" + kind + "' needs integer values");
+      else fail(op, "internal error: reduction kind '" + kind + "' on floats (the verifier refuses it)");
     }
     std::fill(r.f.begin(), r.f.end(), roundToElem(acc, x.elem));
   } else {

@@ -10,12 +10,15 @@
 //                   prefetch_dg2_1d.ir)
 //   xe.block_read / xe.block_write on SLM, N = 1, 2, 4, 8 registers of 16 or 32 bits, pvc and dg2:
 //               intel_sub_group_block_{read,write}{_us,}{N} on a local pointer (slmBlockForms(); probes
-//               slm_block_{pvc,dg2}_{d16,d32}.ir, docs/hardware.md)
+//               slm_block_{pvc,dg2}_{d16,d32}.ir, docs/hardware.md); elem_bits = 32 on 16-bit data: the
+//               32-bit forms on the registers packed in pairs (slm_block_pvc_pairs.ir)
 // The forms live in loadForms() and dpasForms(), which also give --verify-isa the instruction each
 // builtin must leave (hardwareTable()). The 2D block builtins take (i64 base, i32 width-1, i32
 // height-1, i32 pitch-1, <2 x i32> (x, y)) (§2.1): the IR keeps the real sizes and the minus one
 // happens here.
 #include "backends/spirv/XeBuiltins.h"
+
+#include "ir/ops/XeOps.h"
 
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Constants.h>
@@ -351,7 +354,9 @@ std::string emitSlmBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBu
     return fmt::format("'{}' on a global memref has no form proven by an ISA test yet (not implemented yet)", op.name());
   if (ctx.target.kind != targets::TargetKind::Pvc && ctx.target.kind != targets::TargetKind::Dg2)
     return fmt::format("'{}' on target '{}' has no form proven by an ISA test yet", op.name(), ctx.target.name);
-  unsigned bits = ir::elemBits(vt.elem()), n = static_cast<unsigned>(vt.shape()[0]);
+  // elem_bits = 32 on 16-bit data (ir/ops/XeOps.h): the 32-bit builtin, each dword = 2 registers.
+  unsigned regBits = ir::elemBits(vt.elem()), P = static_cast<unsigned>(ir::blockUnit(op).value_or(1));
+  unsigned bits = regBits * P, n = static_cast<unsigned>(vt.shape()[0]) / P;
   const SlmBlockForm* form = nullptr;
   for (const SlmBlockForm& f : slmBlockForms())
     if (f.bits == bits && f.n == n && f.write == write) form = &f;
@@ -366,17 +371,18 @@ std::string emitSlmBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBu
     lin = lin ? b.CreateAdd(b.CreateMul(lin, b.getInt64(static_cast<uint64_t>(mt.shape()[d]))), i) : i;
   }
   llvm::Type* it = b.getIntNTy(bits);
+  llvm::Type* et = b.getIntNTy(regBits);
   llvm::Type* ptrTy = llvm::PointerType::get(it, 3);
-  llvm::Value* base = b.CreatePointerCast(ctx.memrefPointer(memV), ptrTy);
-  llvm::Value* ptr = b.CreateInBoundsGEP(it, base, lin);
+  llvm::Value* base = b.CreatePointerCast(ctx.memrefPointer(memV), llvm::PointerType::get(et, 3));
+  llvm::Value* ptr = b.CreatePointerCast(b.CreateInBoundsGEP(et, base, lin), ptrTy);
   llvm::Type* dataTy = vectorOrScalar(it, n);
   if (write) {
     llvm::Function* f = declare(ctx.module, form->name, b.getVoidTy(), {ptrTy, dataTy}, true);
-    call(b, f, {ptr, pack(b, ctx.get(op.operand(0)), bits, it, n)});
+    call(b, f, {ptr, pack(b, ctx.get(op.operand(0)), regBits, it, n)});
     return "";
   }
   llvm::Function* f = declare(ctx.module, form->name, dataTy, {ptrTy}, true);
-  ctx.set(op.result(), unpack(b, call(b, f, {ptr}), bits, regTy, n));
+  ctx.set(op.result(), unpack(b, call(b, f, {ptr}), regBits, regTy, n * P));
   return "";
 }
 

@@ -17,12 +17,14 @@
 // A message whose padded response does not fit the result's register count is an error.
 //
 // Also: 1-D subgroup block IO (xe.block_read/write: register i of lane l is flat element
-// start + i*lanes + l of the memref's buffer, global or SLM), xe.prefetch_1d (no effect, but every
+// start + i*lanes + l of the memref's buffer, global or SLM; with elem_bits = 32 on 16-bit data,
+// pairs: register 2i+h of lane l is start + 2*(i*lanes + l) + h), xe.prefetch_1d (no effect, but every
 // lane's address must be inside a kernel buffer) and dpas (k x element bits = 256: 1, 2 or 4 elements
 // of a row of A per lane).
 #include "ir/interpret/Exec.h"
 
 #include "ir/interpret/Numeric.h"
+#include "ir/ops/XeOps.h"
 
 #include <algorithm>
 #include <bit>
@@ -213,11 +215,11 @@ void execBlockRead(Executor& ex, const ir::Operation& op) {
   int64_t L = lanesOf(ex, op);
   const MemRefVal& m = ex.memref(op, 0);
   int64_t start = blockStart(ex, op, m, 1);
-  int64_t n = op.result()->type().shape().at(0);
+  int64_t n = op.result()->type().shape().at(0), P = ir::blockUnit(op).value_or(1);
   Tensor r(m.buf->elem, {L, n});
   for (int64_t l = 0; l < L; ++l)
     for (int64_t i = 0; i < n; ++i) {
-      int64_t lin = start + i * L + l;
+      int64_t lin = ir::blockElement(start, i, l, L, P);
       if (r.isFloat()) r.f[l * n + i] = memLoadF(op, ex, m, lin);
       else r.i[l * n + i] = memLoadI(op, ex, m, lin);
     }
@@ -230,10 +232,10 @@ void execBlockWrite(Executor& ex, const ir::Operation& op) {
   const MemRefVal& m = ex.memref(op, 1);
   if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "internal error: interpreter: xe.block_write: the value is not a register vector");
   int64_t start = blockStart(ex, op, m, 2);
-  int64_t n = v.shape[1];
+  int64_t n = v.shape[1], P = ir::blockUnit(op).value_or(1);
   for (int64_t l = 0; l < L; ++l)
     for (int64_t i = 0; i < n; ++i) {
-      int64_t lin = start + i * L + l;
+      int64_t lin = ir::blockElement(start, i, l, L, P);
       if (v.isFloat()) memStoreF(op, ex, m, lin, v.f[l * n + i]);
       else memStoreI(op, ex, m, lin, v.i[l * n + i]);
     }

@@ -30,6 +30,16 @@ const layout::LinearLayout* vectorLinearLayout(const Type& t) {
   return v ? &v->layout() : nullptr;
 }
 
+std::optional<int64_t> blockUnit(const Operation& op) {
+  bool write = op.is("xe.block_write");
+  if (op.numOperands() <= (write ? 1u : 0u)) return std::nullopt;
+  int64_t bits = elemBits(op.operand(write ? 1 : 0)->type().elem());
+  int64_t unit = op.intAttr("elem_bits", bits);
+  if (unit == bits) return 1;
+  if (unit == 32 && bits == 16) return 2;
+  return std::nullopt;
+}
+
 namespace {
 
 using ops::q;
@@ -191,8 +201,19 @@ std::string verifyDpas(const Operation& op) {
   return "";
 }
 
+// The access unit of xe.block_read / xe.block_write on `data` (XeOps.h, blockUnit): P elements of it.
+std::string verifyBlockUnit(const Operation& op, const Type& data) {
+  std::optional<int64_t> P = blockUnit(op);
+  XTC_REQUIRE(P, fmt::format("elem_bits must be the element's bits or 32 over 16-bit elements, got {}",
+                             op.intAttr("elem_bits", 0)));
+  XTC_REQUIRE(data.shape()[0] % *P == 0,
+              fmt::format("{} elements per lane do not make whole {}-bit units", data.shape()[0], op.intAttr("elem_bits", 0)));
+  return "";
+}
+
 // xe.block_read %mem, %i0, ..., %i{r-1} -> vector<N x T>: N*S consecutive elements from the element at
-// the indices; element i of lane l is flat element (start + i*S + l).
+// the indices; element i of lane l is flat element (start + i*S + l), or in units of P elements
+// (elem_bits, XeOps.h): start + P*((i/P)*S + l) + i%P.
 std::string verifyBlockRead(const Operation& op) {
   XTC_REQUIRE(op.numOperands() >= 1 && op.operand(0)->type().isMemRef(), "expects a memref as operand 0");
   const Type& mem = op.operand(0)->type();
@@ -201,7 +222,7 @@ std::string verifyBlockRead(const Operation& op) {
   XTC_CHECK(ops::numResults(op, 1));
   const Type& r = op.result()->type();
   XTC_REQUIRE(isRegVector(r) && r.elem() == mem.elem(), "the result must be a register vector of the memref's element type");
-  return "";
+  return verifyBlockUnit(op, r);
 }
 
 // xe.block_write %value, %mem, %i0, ..., %i{r-1}
@@ -213,7 +234,7 @@ std::string verifyBlockWrite(const Operation& op) {
   XTC_CHECK(ops::numResults(op, 0));
   const Type& v = op.operand(0)->type();
   XTC_REQUIRE(isRegVector(v) && v.elem() == mem.elem(), "the value must be a register vector of the memref's element type");
-  return "";
+  return verifyBlockUnit(op, v);
 }
 
 }  // namespace

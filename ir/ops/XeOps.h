@@ -8,15 +8,28 @@
 #pragma once
 
 #include "ir/Attribute.h"
+#include "ir/Operation.h"
 #include "ir/layout/LinearLayout.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace xtc::ir {
 
 // Registers xe.base_address, xe.load_2d, xe.store_2d, xe.prefetch_2d, xe.dpas, xe.block_read and
 // xe.block_write with their verifiers, and the `linear` layout attribute parser. Idempotent.
 void registerXeOps();
+
+// xe.block_read / xe.block_write move `elem_bits` (default: the element's bits) per lane and register
+// of the message; with elem_bits = 32 on 16-bit data, P = 2 consecutive elements move as one dword
+// (docs/passes.md, "xe ops"). blockUnit is P (nullopt when elem_bits is not a multiple of the element
+// bits, or P is not 1 or 2); blockElement the flat element that register r of lane l moves: start +
+// P * ((r / P) * lanes + l) + r % P (P = 1: start + r * lanes + l).
+std::optional<int64_t> blockUnit(const Operation& op);
+inline int64_t blockElement(int64_t start, int64_t r, int64_t l, int64_t lanes, int64_t P) {
+  return start + P * ((r / P) * lanes + l) + r % P;
+}
 
 // A linear layout (ir/layout) as an IR layout attribute value.
 class LinearLayoutValue : public LayoutValue {

@@ -290,12 +290,13 @@ void XeEmulator::blockIo(Operation* op) {
   unsigned first = write ? 2 : 1;
   Value* start = op->operand(first);
   if (mt.rank() == 2) start = bin("arith.addi", bin("arith.muli", start, c(mt.shape()[1])), op->operand(first + 1));
-  Value* laneStart = bin("arith.addi", start, lane_);
-  int64_t n = (write ? op->operand(0) : op->result())->type().shape()[0];
+  int64_t n = (write ? op->operand(0) : op->result())->type().shape()[0], P = ir::blockUnit(*op).value_or(1);
+  // Register i of lane l: start + P * ((i / P) * S + l) + i % P (ir/ops/XeOps.h, blockElement).
+  Value* laneStart = bin("arith.addi", start, P == 1 ? lane_ : bin("arith.muli", lane_, c(P)));
   ElemKind k = mt.elem();
   std::vector<Value*> regs;
   for (int64_t i = 0; i < n; ++i) {
-    Value* e = bin("arith.addi", laneStart, c(i * S_));
+    Value* e = bin("arith.addi", laneStart, c(ir::blockElement(0, i, 0, S_, P)));
     std::vector<Value*> at{e};
     if (mt.rank() == 2) at = {bin("arith.divui", e, c(mt.shape()[1])), bin("arith.remui", e, c(mt.shape()[1]))};
     if (write) {

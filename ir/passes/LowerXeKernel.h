@@ -28,10 +28,12 @@ using ir::Value;
 struct LowerError {};
 
 // An SLM buffer of rows x cols stored in column panels `panel` (the subgroup size) wide
-// (LowerXeSlm.cpp): element (r, c) at flat element (c / panel) * rows * panel + r * panel + c % panel
-// of its rank-1 lowered buffer.
+// (LowerXeSlm.cpp): element (r, c) at flat element (c / panel) * rows * panel + (r / pairs) * pairs *
+// panel + pairs * (c % panel) + r % pairs of its rank-1 lowered buffer. pairs = 1: rows one after the
+// other; pairs = 2 (the VNNI panels of a buffer read only as DPAS B operands): rows 2i and 2i+1
+// interleaved, one dword per column.
 struct SlmPanels {
-  int64_t rows, cols, panel;
+  int64_t rows, cols, panel, pairs = 1;
 };
 
 // The surface of a 2D block message (i32 values but the base): what an init_tile's memref, shape

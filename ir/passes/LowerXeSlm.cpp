@@ -12,6 +12,16 @@
 // touch S contiguous elements, so there are no bank conflicts to swizzle away. A buffer with a
 // `swizzle` never takes panels (the swizzle is applied to every access or none, below).
 //
+// VNNI panels. A DPAS B operand of 16-bit data packs rows 2i and 2i+1 of a column into one dword
+// (reference §4); read from row-major panels, every operand costs IGC 2 movs per register to
+// interleave them, in every subgroup that reads it (RFC 2.4: 64 per K step). A 16-bit buffer whose
+// loads all feed tile_mma as B, and whose accesses pair rows (register 1 = row + 1, even rows
+// otherwise, even row offsets), stores its panels with rows 2i and 2i+1 interleaved: element (r, c)
+// at (c / S) * R * S + (r / 2) * 2S + 2 (c % S) + r % 2, accessed with 32-bit block messages
+// (elem_bits = 32: register 2i + h of lane l = element start + 2 (i S + l) + h). A 32-bit read of
+// 8 registers is then the DPAS B operand as is, and the interleave happens once, in the store of
+// the (thinner, cooperative) tile that fills the buffer.
+//
 // Per lane (the rest). Every access is one lane op per register at the element the lane layout puts
 // there (the measured per-lane SLM forms of reference §6, `load.slm`/`store.slm`), so a load produces
 // directly the layout its consumer wants (a DPAS operand, say) and a store takes whatever layout its
@@ -75,6 +85,12 @@ std::optional<IndexFacts> indexFacts(const Value* v, int64_t subgroups, int64_t 
   return r;
 }
 
+// The block messages' access unit: 32 bits (a row pair of 16-bit elements) on VNNI panels.
+ir::AttrMap unitAttrs(const SlmPanels& p) {
+  if (p.pairs == 1) return {};
+  return {{"elem_bits", Attribute::integer(32)}};
+}
+
 }  // namespace
 
 std::optional<SlmPanels> KernelLowerXe::planSlmPanels(const Operation& alloc) {
@@ -87,6 +103,8 @@ std::optional<SlmPanels> KernelLowerXe::planSlmPanels(const Operation& alloc) {
   // operand over two reads (measured on RFC 2.4: 2 writes fewer, 130 movs more per K step).
   SlmPanels p{t.shape()[0], t.shape()[1], S_};
   int64_t subgroups = kernel_->intAttr("num_subgroups", 1);
+  // VNNI panels (above): 16-bit data, and every access pairs rows.
+  bool pairs = bits == 16 && p.rows % 2 == 0;
   // One access: the tile's lane layout and offsets must give whole registers of S contiguous elements.
   auto fits = [&](const Operation& init, const Type& vec) {
     const layout::LinearLayout* l = ir::vectorLinearLayout(vec);
@@ -101,6 +119,17 @@ std::optional<SlmPanels> KernelLowerXe::planSlmPanels(const Operation& alloc) {
     auto row = indexFacts(init.operand(1), subgroups, S_), col = indexFacts(init.operand(2), subgroups, S_);
     if (!row || !col || col->align % S_ || row->hi + tile.shape()[0] > p.rows || col->hi + tile.shape()[1] > p.cols)
       return false;
+    // Rows in pairs: register 2i + 1 is the row after register 2i's, every pair starts at an even row.
+    bool paired = row->align % 2 == 0 && l->inDimBits("register") > 0 &&
+                  l->basis("register", 0) == std::vector<int32_t>{1, 0};
+    for (int b = 1; paired && b < l->inDimBits("register"); ++b) paired = l->basis("register", b)[0] % 2 == 0;
+    pairs = pairs && paired;
+    return true;
+  };
+  // A load feeds only DPAS B operands (tile_mma operand 1, not the FMA lowering).
+  auto onlyB = [](const Operation& load) {
+    for (const ir::Use& u : load.result()->uses())
+      if (!u.user->is("tile.tile_mma") || u.index != 1 || u.user->hasAttr("fma")) return false;
     return true;
   };
   // IGC issues a load's block messages back to back, so its whole result is live at once (per-lane
@@ -116,30 +145,35 @@ std::optional<SlmPanels> KernelLowerXe::planSlmPanels(const Operation& alloc) {
       if (!(load && fits(init, a.user->result()->type())) && !(store && fits(init, a.user->operand(0)->type())))
         return std::nullopt;
       if (load && a.user->result()->type().numElements() * bits / 8 > maxLoadBytes) return std::nullopt;
+      if (load && !onlyB(*a.user)) pairs = false;
     }
   }
+  if (pairs) p.pairs = 2;
   return p;
 }
 
 std::vector<std::pair<int64_t, std::vector<int64_t>>> KernelLowerXe::panelMessages(const layout::LinearLayout& l,
                                                                                      const SlmPanels& p) {
-  // Each register's first element relative to the tile's (panel-aligned) origin, in memory order;
-  // runs of registers S elements apart become messages of 8, 4, 2 or 1 registers. A register's
-  // column part is a multiple of S, so its S lanes stay inside one panel row.
+  // Each access unit's (P = p.pairs registers: one row, or a row pair of VNNI panels) first element
+  // relative to the tile's (panel-aligned) origin, in memory order; runs of units P * S elements
+  // apart become messages of 8, 4, 2 or 1 units. A register's column part is a multiple of S, so
+  // its S lanes stay inside one panel row.
+  int64_t P = p.pairs;
   std::vector<std::pair<int64_t, int64_t>> at;
-  for (int64_t r = 0; r < xe::registersOf(l); ++r) {
-    std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
-    at.push_back({(c[1] / p.panel) * p.rows * p.panel + c[0] * p.panel + c[1] % p.panel, r});
+  for (int64_t u = 0; u < xe::registersOf(l) / P; ++u) {
+    std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(u * P), 0});
+    at.push_back({(c[1] / p.panel) * p.rows * p.panel + c[0] * p.panel + P * (c[1] % p.panel), u});
   }
   std::sort(at.begin(), at.end());
   std::vector<std::pair<int64_t, std::vector<int64_t>>> msgs;
   for (size_t i = 0; i < at.size();) {
     size_t run = 1;
-    while (i + run < at.size() && run < 8 && at[i + run].first == at[i + run - 1].first + S_) ++run;
+    while (i + run < at.size() && run < 8 && at[i + run].first == at[i + run - 1].first + P * S_) ++run;
     size_t n = 1;
     while (2 * n <= run) n *= 2;
     std::vector<int64_t> regs;
-    for (size_t k = 0; k < n; ++k) regs.push_back(at[i + k].second);
+    for (size_t k = 0; k < n; ++k)
+      for (int64_t h = 0; h < P; ++h) regs.push_back(at[i + k].second * P + h);
     msgs.push_back({at[i].first, regs});
     i += n;
   }
@@ -147,7 +181,8 @@ std::vector<std::pair<int64_t, std::vector<int64_t>>> KernelLowerXe::panelMessag
 }
 
 Value* KernelLowerXe::panelBase(const TileState& t, const SlmPanels& p) {
-  // (col / S) * R * S + row * S: the flat element of the tile's origin (its column a multiple of S).
+  // (col / S) * R * S + row * S: the flat element of the tile's origin (its column a multiple of S;
+  // VNNI panels: its row even, so (row / 2) * 2S is row * S too).
   Value* panel = b_.create("arith.divui", {t.offs[1], cIndex(p.panel)}, {Type::index()})->result();
   Value* a = b_.create("arith.muli", {panel, cIndex(p.rows * p.panel)}, {Type::index()})->result();
   return add(a, b_.create("arith.muli", {t.offs[0], cIndex(p.panel)}, {Type::index()})->result());
@@ -161,7 +196,7 @@ void KernelLowerXe::lowerSlmBlockLoad(Operation& op, const TileState& t, const S
   Value* base = panelBase(t, p);
   for (auto& [off, group] : panelMessages(l, p)) {
     Type vt = Type::vector({static_cast<int64_t>(group.size())}, ek);
-    std::vector<Value*> e = extractAll(b_.create("xe.block_read", {t.mem, addC(base, off)}, {vt})->result());
+    std::vector<Value*> e = extractAll(b_.create("xe.block_read", {t.mem, addC(base, off)}, {vt}, unitAttrs(p))->result());
     for (size_t k = 0; k < group.size(); ++k) regs[static_cast<size_t>(group[k])] = e[k];
   }
   vals_.set(op.result(), {fromElements(regs, ek)});
@@ -201,7 +236,8 @@ void KernelLowerXe::lowerSlmStore(Operation& op, const TileState& t, const layou
     for (auto& [off, group] : panelMessages(l, it->second)) {
       std::vector<Value*> part;
       for (int64_t r : group) part.push_back(regs[static_cast<size_t>(r)]);
-      b_.create("xe.block_write", {fromElements(part, regs[0]->type().elem()), t.mem, addC(base, off)}, {});
+      b_.create("xe.block_write", {fromElements(part, regs[0]->type().elem()), t.mem, addC(base, off)}, {},
+                unitAttrs(it->second));
     }
     return;
   }

@@ -314,6 +314,45 @@ TEST(InterpXe, BlockReadWriteGlobalAndSlm) {
     for (int64_t i = 0; i < 2; ++i) EXPECT_EQ(r.args.args[2].buffer.getFloat(l * 2 + i), 0.5 * static_cast<double>(5 + 16 * i + l) - 7);
 }
 
+TEST(InterpXe, BlockIoOfF16PairsMovesDwords) {
+  // elem_bits = 32 on f16: registers 2i and 2i+1 of lane l are the low and high half of dword
+  // 16 i + l, i.e. G[start + 2 (16 i + l) + h] (the DPAS B packing, reference §4). The read from G at
+  // 2 goes per lane to O2, and through SLM (written at 4 with the same unit) to O by a plain f16 read
+  // of 8 registers, which restores memory order: O[k] = G[2 + k] for k < 128.
+  std::string text = pvcKernel("%G: memref<200xf16>, %O: memref<128xf16>, %O2: memref<16x4xf16>", "\"G\", \"O\", \"O2\"",
+                               ", wg_size = [16, 1, 1]",
+                               "  %c2 = arith.constant {value = 2 : index} : () -> (index)\n"
+                               "  %c4 = arith.constant {value = 4 : index} : () -> (index)\n"
+                               "  %c0 = arith.constant {value = 0 : index} : () -> (index)\n"
+                               "  %v = xe.block_read %G, %c2 {elem_bits = 32} : (memref<200xf16>, index) -> (vector<4xf16>)\n"
+                               "  %slm = gpu.slm_alloc : () -> (memref<160xf16, slm>)\n"
+                               "  %lo = xe.block_read %G, %c2 {elem_bits = 32} : (memref<200xf16>, index) -> (vector<8xf16>)\n"
+                               "  xe.block_write %lo, %slm, %c4 {elem_bits = 32} : (vector<8xf16>, memref<160xf16, slm>, index) -> ()\n"
+                               "  %w = xe.block_read %slm, %c4 : (memref<160xf16, slm>, index) -> (vector<8xf16>)\n"
+                               "  xe.block_write %w, %O, %c0 : (vector<8xf16>, memref<128xf16>, index) -> ()\n"
+                               "  %lane = gpu.lane_id : () -> (index)\n");
+  std::string stores;
+  for (int i = 0; i < 4; ++i) {
+    std::string n = std::to_string(i);
+    stores += "  %e" + n + " = vector.extract %v {index = " + n + "} : (vector<4xf16>) -> (f16)\n"
+              "  %i" + n + " = arith.constant {value = " + n + " : index} : () -> (index)\n"
+              "  lane.store %e" + n + ", %O2, %lane, %i" + n + " : (f16, memref<16x4xf16>, index, index) -> ()\n";
+  }
+  text.insert(text.find("  xtc.return"), stores);
+  Buffer g(ElemKind::F16, {200});
+  for (int64_t i = 0; i < 200; ++i) g.setFloat(i, static_cast<double>(i) - 60);  // exact in f16
+  KernelArgs args{{KernelArg::fromBuffer(std::move(g)), KernelArg::fromBuffer(Buffer(ElemKind::F16, {128})),
+                   KernelArg::fromBuffer(Buffer(ElemKind::F16, {16, 4}))}};
+  Ran r = runText(text, std::move(args));
+  ASSERT_TRUE(r.ok) << r.diags;
+  // Lane 3, register 3 (dword 1, high half): G[2 + 2 * (16 + 3) + 1] = G[41] = -19.
+  EXPECT_EQ(r.args.args[2].buffer.getFloat(3 * 4 + 3), -19.0);
+  for (int64_t l = 0; l < 16; ++l)
+    for (int64_t i = 0; i < 4; ++i)
+      EXPECT_EQ(r.args.args[2].buffer.getFloat(l * 4 + i), static_cast<double>(2 + 2 * (16 * (i / 2) + l) + i % 2) - 60) << l << ", " << i;
+  for (int64_t k = 0; k < 128; ++k) EXPECT_EQ(r.args.args[1].buffer.getFloat(k), static_cast<double>(2 + k) - 60) << k;
+}
+
 TEST(InterpXe, BlockReadPastTheBufferIsAnError) {
   // 32 elements from 80 run past the 100-element buffer at element 100 (lane 4 of register 1).
   Ran r = runText(blockKernel(80), blockArgs());

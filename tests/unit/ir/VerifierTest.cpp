@@ -198,6 +198,16 @@ const Case kCases[] = {
      "mask must be a vector of 'i1' with the tile's shape"},
     {"scatter_tile", "%t: tile<16xf32>, %m: vector<16xi1>, %v: vector<16xf32>", "\"t\", \"m\", \"v\"",
      "  tile.store_scatter %v, %m, %t : (vector<16xf32>, vector<16xi1>, tile<16xf32>) -> ()\n", "needs a scattered tile"},
+    // xe.block_read / xe.block_write: the access unit (elem_bits, ir/ops/XeOps.h).
+    {"block_unit_pairs_ok", "%m: memref<64xf16>, %w: vector<4xf16>", "\"m\", \"w\"",
+     C0("c") "  %v = xe.block_read %m, %c {elem_bits = 32} : (memref<64xf16>, index) -> (vector<4xf16>)\n"
+     "  xe.block_write %w, %m, %c {elem_bits = 32} : (vector<4xf16>, memref<64xf16>, index) -> ()\n", ""},
+    {"block_unit_bits", "%m: memref<64xf32>", "\"m\"",
+     C0("c") "  %v = xe.block_read %m, %c {elem_bits = 16} : (memref<64xf32>, index) -> (vector<2xf32>)\n",
+     "elem_bits must be the element's bits or 32 over 16-bit elements, got 16"},
+    {"block_unit_whole", "%m: memref<64xf16>, %w: vector<3xf16>", "\"m\", \"w\"",
+     C0("c") "  xe.block_write %w, %m, %c {elem_bits = 32} : (vector<3xf16>, memref<64xf16>, index) -> ()\n",
+     "3 elements per lane do not make whole 32-bit units"},
 };
 
 INSTANTIATE_TEST_SUITE_P(All, VerifierRules, ::testing::ValuesIn(kCases),

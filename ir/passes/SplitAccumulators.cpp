@@ -8,9 +8,8 @@
 // every K step. Reloading A (or B) once per slice costs far less than that spill traffic.
 //
 // Legal because the loop body only reads memory: a body with a store, scatter, atomic or SLM
-// allocation is left alone. Loads, prefetches (hints), index math, tile_mma and barriers repeat
-// harmlessly: with no writes in the loop a barrier orders nothing new, and every subgroup runs the
-// same loops, so barrier counts still match. Slices of one accumulator are independent (C[i][j]
+// allocation is left alone. Loads, index math and tile_mma repeat harmlessly; the kernel's prefetches
+// and barriers stay in the first slice loop only (dropRepeatedHints says why). Slices of one accumulator are independent (C[i][j]
 // depends on row i of A and column j of B only), and the code after the loop that uses the
 // accumulator is repeated per slice, so it must work on slices: element-wise ops whose other
 // operands are splats, loads or broadcast rows/columns (each slice loads and broadcasts its part),
@@ -20,6 +19,7 @@
 // offsets only; blocking then picks the messages and DPAS blocks of each slice.
 #include "ir/Builder.h"
 #include "ir/Module.h"
+#include "ir/OpRegistry.h"
 #include "ir/passes/PassManager.h"
 #include "ir/passes/RegisterBudget.h"
 #include "ir/targets/Target.h"
@@ -543,6 +543,7 @@ private:
     for (auto it = p.epilogue.rbegin(); it != p.epilogue.rend(); ++it) (*it)->erase();
     for (auto it = p.sliced.rbegin(); it != p.sliced.rend(); ++it) (*it)->erase();
     loop->erase();
+    for (size_t i = 1; i < slices.size(); ++i) dropRepeatedHints(slices[i], p);
     std::set<Operation*> erased;
     for (Operation* d : dead) {
       if (!d || erased.count(d)) continue;
@@ -551,6 +552,101 @@ private:
       if (used) continue;
       erased.insert(d);
       d->erase();
+    }
+  }
+
+  // Slice loops after the first: the prefetches of tiles other than the sliced operands' and the
+  // barriers go, and then whatever only fed them (the prefetch tiles' advances, an scf.if left with
+  // nothing but those, its condition). The first slice loop walks every K step, so it issues the
+  // kernel's prefetches once per step as the unsplit loop did; a prefetch of the slice's own A or B
+  // tile names different lines in every slice loop and stays. Barriers: the loop writes no memory
+  // (analyse), so a barrier in it only orders writes made before the loop, which the first slice
+  // loop's barriers already order before every later slice loop; every subgroup runs the same
+  // slice loops, so each still meets the same barriers, the same number of times.
+  void dropRepeatedHints(Operation* s, const Plan& p) {
+    ir::Block& body = s->region(0).block();
+    std::vector<Operation*> hints;
+    bool nestedLoop = false;
+    s->walk([&](Operation* op) {
+      if (op == s) return;
+      if (op->is("gpu.barrier") || (op->is("tile.prefetch_tile") && op->operand(0) != body.argument(p.a.iter + 1) &&
+                                    op->operand(0) != body.argument(p.b.iter + 1)))
+        hints.push_back(op);
+      nestedLoop = nestedLoop || (op->numRegions() && !op->is("scf.if"));
+    });
+    for (Operation* op : hints) op->erase();
+    if (!nestedLoop) dropDeadValues(s);
+  }
+
+  // Removes from loop `s` (whose body holds no loop) the loop-carried values, scf.if results and pure
+  // ops that no effect and no used result of `s` depends on.
+  static void dropDeadValues(Operation* s) {
+    ir::Block& body = s->region(0).block();
+    std::set<Value*> live;
+    std::set<Operation*> liveOps;
+    std::vector<Value*> work;
+    auto markOp = [&](Operation* op) {
+      for (; op != s && liveOps.insert(op).second; op = op->parentOp())
+        for (Value* v : op->operands()) work.push_back(v);
+    };
+    s->walk([&](Operation* op) {
+      if (op == s || op->is("scf.yield") || op->is("scf.if")) return;
+      const ir::OpInfo* info = ir::findOp(op->name());
+      if (!info || !info->traits.pure) markOp(op);
+    });
+    for (unsigned i = 0; i < s->numResults(); ++i)
+      if (s->result(i)->hasUses()) work.push_back(body.terminator()->operand(i));
+    while (!work.empty()) {
+      Value* v = work.back();
+      work.pop_back();
+      if (!live.insert(v).second) continue;
+      Operation* d = v->definingOp();
+      if (v->isBlockArgument()) {
+        if (v->ownerBlock() == &body && v->index() > 0) work.push_back(body.terminator()->operand(v->index() - 1));
+      } else if (d && d->is("scf.if") && s->isAncestorOf(d)) {
+        for (unsigned r = 0; r < d->numRegions(); ++r)
+          if (!d->region(r).empty()) work.push_back(d->region(r).block().terminator()->operand(v->index()));
+        markOp(d);
+      } else if (d && s->isAncestorOf(d)) {
+        markOp(d);
+      }
+    }
+    // The yields first (they are the dead values' last uses), then the dead ops, users before
+    // definitions, then the dead results and arguments.
+    std::vector<unsigned> deadCarried;
+    for (unsigned i = s->numResults(); i-- > 0;)
+      if (!live.count(body.argument(i + 1)) && !s->result(i)->hasUses()) deadCarried.push_back(i);
+    for (unsigned i : deadCarried) body.terminator()->eraseOperand(i);
+    std::vector<std::pair<Operation*, unsigned>> deadIfResults;
+    s->walk([&](Operation* op) {
+      if (!op->is("scf.if") || !liveOps.count(op)) return;
+      for (unsigned i = op->numResults(); i-- > 0;)
+        if (!live.count(op->result(i))) {
+          deadIfResults.emplace_back(op, i);
+          for (unsigned r = 0; r < op->numRegions(); ++r)
+            if (!op->region(r).empty()) op->region(r).block().terminator()->eraseOperand(i);
+        }
+    });
+    eraseDeadOps(body, liveOps);
+    for (auto& [op, i] : deadIfResults) op->eraseResult(i);
+    for (unsigned i : deadCarried) {
+      body.eraseArgument(i + 1);
+      s->eraseOperand(3 + i);
+      s->eraseResult(i);
+    }
+  }
+
+  static void eraseDeadOps(ir::Block& b, const std::set<Operation*>& liveOps) {
+    std::vector<Operation*> ops = b.opsSnapshot();
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+      Operation* op = *it;
+      if (op->is("scf.yield")) continue;
+      if (!liveOps.count(op)) {
+        op->erase();
+        continue;
+      }
+      for (unsigned r = 0; r < op->numRegions(); ++r)
+        for (unsigned i = 0; i < op->region(r).numBlocks(); ++i) eraseDeadOps(op->region(r).block(i), liveOps);
     }
   }
 

@@ -5,14 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/layout/ErrorOf.h"
+
 using namespace xtc::layout;
+using xtc::layout::testing::errorOf;
 
 namespace {
-
-template <class T>
-std::string errorOf(const Expected<T>& e) {
-  return e ? std::string("(no error)") : e.error();
-}
 
 // A 2x4 tensor: register bit -> dim0, lane bits -> dim1 (4 lanes).
 LinearLayout twoByFour() {

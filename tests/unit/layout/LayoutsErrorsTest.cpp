@@ -7,14 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/layout/ErrorOf.h"
+
 using namespace xtc::layout;
+using xtc::layout::testing::errorOf;
 
 namespace {
-
-template <class T>
-std::string errorOf(const Expected<T>& e) {
-  return e ? std::string("(no error)") : e.error();
-}
 
 BlockLoad load(int bits, int w, int h, int a = 1) {
   BlockLoad l;

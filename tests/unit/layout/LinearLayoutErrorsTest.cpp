@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/layout/ErrorOf.h"
+
 using namespace xtc::layout;
+using xtc::layout::testing::errorOf;
 
 namespace {
 
@@ -25,11 +28,6 @@ LinearLayout replicated() {
 // Rows 2 and 3 of the 4x2 tensor are never reached: rank 2 of 3 output bits.
 LinearLayout partial() {
   return LinearLayout({InDim{"register", {{0, 1}}}, InDim{"lane", {{1, 0}}}}, {OutDim{"dim0", 4}, OutDim{"dim1", 2}});
-}
-
-template <class T>
-std::string errorOf(const Expected<T>& e) {
-  return e ? std::string("(no error)") : e.error();
 }
 
 }  // namespace

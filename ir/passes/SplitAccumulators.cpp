@@ -293,10 +293,14 @@ private:
         if (std::find(p.epilogue.begin(), p.epilogue.end(), u.user) == p.epilogue.end() &&
             std::find(p.sliced.begin(), p.sliced.end(), u.user) == p.sliced.end())
           return fmt::format("{} after the loop is also used by {}", op->name(), u.user->name());
+      // A load of the very rectangle a store writes is safe: every slice loads and stores the same
+      // slice of it, and slices are disjoint, so no slice reads what another wrote (C = relu(C + A·B)
+      // + C, as the accumulator's own initial load from C). Any other rectangle of that memref could
+      // overlap an earlier slice's store.
       if (op->is("tile.load_tile"))
         for (Operation* st : stores)
-          if (st->operand(0) == op->operand(0)->definingOp()->operand(0))
-            return "the epilogue loads from the memref it stores the accumulator to";
+          if (Operation* ld = op->operand(0)->definingOp(); st->operand(0) == ld->operand(0) && !sameRectangle(*ld, *st))
+            return "the epilogue loads another rectangle of the memref it stores the accumulator to";
     }
     std::erase_if(p.between, [&](Operation* op) { return std::find(p.sliced.begin(), p.sliced.end(), op) != p.sliced.end(); });
     for (Operation* op : p.between) {
@@ -312,6 +316,12 @@ private:
       if (std::find(p.sliced.begin(), p.sliced.end(), op) != p.sliced.end()) inOrder.push_back(op);
     p.sliced = inOrder;
     return "";
+  }
+
+  // Whether two init_tiles name the same rectangle: the same op, or the same operands, type and
+  // attributes.
+  static bool sameRectangle(const Operation& a, const Operation& b) {
+    return &a == &b || (a.operands() == b.operands() && a.result()->type() == b.result()->type() && a.attrs() == b.attrs());
   }
 
   // A reduction of the accumulator after the loop: one dimension, all of it, a kind whose partial
@@ -372,6 +382,7 @@ private:
     int64_t carriedOther = est.carried - accRegs;
     std::optional<std::tuple<int64_t, int64_t, int64_t, int64_t>> best;  // cost, loops, -pn, pm
     int64_t smallest = -1;
+    bool bandRefused = false;  // a slicing of whole DPAS blocks refused only for its reduction bands
     for (int64_t pm = 1; c[0] % pm == 0 && c[0] / pm >= minRows && (c[0] / pm) % minRows == 0 && (pm == 1 || !p.wholeRows);
          pm *= 2)
       for (int64_t pn = 1; c[1] % pn == 0 && c[1] / pn >= minCols && (c[1] / pn) % minCols == 0 && (pn == 1 || !p.wholeCols);
@@ -388,7 +399,10 @@ private:
           partial += d == 1 ? c[0] / pm : vectorRegisters(red->result()->type().withShape({1, c[1]}), t_);
           bandTooBig = bandTooBig || (d == 1 ? pn > 1 && c[0] / pm > minRows : pm > 1 && c[1] / pn > minCols);
         }
-        if (bandTooBig) continue;
+        if (bandTooBig) {
+          bandRefused = true;
+          continue;
+        }
         // The slice loop, and its epilogue: the epilogue's values are slices too. A per-lane operand
         // is loaded into dword slots and packed again for DPAS: both copies are live.
         int64_t slice = carriedOther + other + ceilDiv(accRegs, pm * pn) + ceilDiv(aRegs + aPacked, pm) +
@@ -399,6 +413,20 @@ private:
         auto key = std::make_tuple(pn * aRegs + pm * bRegs + pm * pn * other, pm * pn, -pn, pm);
         if (!best || key < *best) best = key;
       }
+    if (!best && smallest < 0 && bandRefused) {
+      // Every slicing of whole DPAS blocks was refused for its reduction bands alone: a band can be
+      // made one DPAS M block high (or one subgroup wide) unless the reduced dimension must stay
+      // whole, so a reduction's result is used whole (wholeRows or wholeCols).
+      if (p.wholeRows)
+        return fmt::format("its rows are reduced after the loop and the sums are used whole, so every slice keeps all "
+                           "{} rows; slices of fewer columns would carry partial sums for those {} rows across their "
+                           "loops, and more than {} spill",
+                           c[0], c[0], minRows);
+      return fmt::format("its columns are reduced after the loop and the results are used whole, so every slice keeps "
+                         "all {} columns; slices of fewer rows would carry partial results for those {} columns across "
+                         "their loops, and more than {} spill",
+                         c[1], c[1], minCols);
+    }
     if (!best)
       return smallest < 0 ? "its accumulator has no slice of whole DPAS blocks"
                           : fmt::format("even its smallest slices keep {} registers live", smallest);

@@ -385,7 +385,8 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     // Hardware ops (pvc/dg2): inline vISA (VisaEmitter.cpp) or Intel builtins (XeBuiltins.cpp).
     XeEmitContext xc{m_, &b_, target_, [&](ir::Value* v) -> const std::vector<llvm::Value*>& { return get(v, op); },
                      [&](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
-                     [&](ir::Value* v) { return mem(v, op).ptr; }};
+                     [&](ir::Value* v) { return mem(v, op).ptr; },
+                     [&](ir::Value* v, const std::vector<llvm::Value*>& idx) { return elementPtr(mem(v, op), idx, op); }};
     std::optional<std::string> visa = emitVisaOp(op, xc, codegen_);
     if (std::string e = visa ? *visa : emitXeOp(op, xc); !e.empty()) fail(op, e);
   } else {
@@ -779,7 +780,8 @@ void KernelEmitter::emitFor(ir::Operation& op) {
     // pvc: a DPAS K loop as one inline-vISA statement when it matches (VisaLoop.h), else op by op.
     XeEmitContext xc{m_, &b_, target_, [&](ir::Value* v) -> const std::vector<llvm::Value*>& { return get(v, op); },
                      [&](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
-                     [&](ir::Value* v) { return mem(v, op).ptr; }};
+                     [&](ir::Value* v) { return mem(v, op).ptr; },
+                     [&](ir::Value* v, const std::vector<llvm::Value*>& idx) { return elementPtr(mem(v, op), idx, op); }};
     if (std::optional<std::string> r = emitVisaLoop(op, xc, visaLoops_)) {
       ++visaLoops_;
       if (!r->empty()) fail(op, *r);

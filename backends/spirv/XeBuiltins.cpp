@@ -343,6 +343,60 @@ const std::vector<SlmBlockForm>& slmBlockForms() {
   return forms;
 }
 
+// A subgroup block read from global memory on dg2 (cl_intel_subgroups{,_short} on a `__global`
+// pointer): N registers of `bits` each, register i of lane l = slot start + i * 8 + l. Measured
+// (tests/isa/builtins/block_read_dg2_global_d{16,32}.ir): IGC makes each an oword block read of
+// N * bits / 16 owords (at most 8 per message: the 32-bit N = 8 read is two), stateless (`a64 aligned
+// oword block read`) or, when it promotes the kernel argument to a binding table entry, stateful
+// (`oword aligned block read` on the argument's surface). Either has no bounds check and ignores the
+// low four address bits; lower-xe guards it with a runtime check (docs/passes.md, "lower-xe").
+struct GlobalReadForm {
+  unsigned bits, n;
+  std::string name, isa;
+};
+
+const std::vector<GlobalReadForm>& globalReadForms() {
+  static const std::vector<GlobalReadForm> forms = [] {
+    std::vector<GlobalReadForm> f;
+    for (unsigned bits : {16u, 32u})
+      for (unsigned n : {1u, 2u, 4u, 8u}) {
+        std::string rd = std::string("intel_sub_group_block_read") + (bits == 16 ? "_us" : "") + (n == 1 ? std::string() : std::to_string(n));
+        f.push_back({bits, n, fmt::format("_Z{}{}PU3AS1K{}", rd.size(), rd, bits == 16 ? "t" : "j"),
+                     fmt::format("(a64 aligned oword|oword aligned) block read x{}\\b", std::min(n * bits / 16, 8u))});
+      }
+    return f;
+  }();
+  return forms;
+}
+
+// xe.block_read on a global memref (dg2 only; pvc reads through 2D block messages): the form of
+// globalReadForms() at the element of the indices; elem_bits = 32 on 16-bit data (ir/ops/XeOps.h)
+// reads 32-bit slots of two registers each (the DPAS A rows), as on SLM.
+std::string emitGlobalBlockRead(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  const ir::Type& vt = op.result()->type();
+  if (ctx.target.kind != targets::TargetKind::Dg2)
+    return fmt::format("xe.block_read on a global memref on target '{}' has no form proven by an ISA test yet", ctx.target.name);
+  unsigned regBits = ir::elemBits(vt.elem()), P = static_cast<unsigned>(ir::blockUnit(op).value_or(1));
+  unsigned bits = regBits * P, n = static_cast<unsigned>(vt.shape()[0]) / P;
+  const GlobalReadForm* form = nullptr;
+  for (const GlobalReadForm& f : globalReadForms())
+    if (f.bits == bits && f.n == n) form = &f;
+  llvm::Type* regTy = regTypeOf(b, vt.elem());
+  if (!form || !regTy)
+    return fmt::format("xe.block_read of {} in {}-bit units on a global memref has no form proven by an ISA test yet "
+                       "(not implemented yet)",
+                       vt.str(), bits);
+  std::vector<llvm::Value*> idx;
+  for (unsigned d = 1; d < op.numOperands(); ++d) idx.push_back(ctx.get(op.operand(d)).at(0));
+  llvm::Type* it = b.getIntNTy(bits);
+  llvm::Type* ptrTy = llvm::PointerType::get(it, 1);
+  llvm::Value* ptr = b.CreatePointerCast(ctx.elementPointer(op.operand(0), idx), ptrTy);
+  llvm::Function* f = declare(ctx.module, form->name, vectorOrScalar(it, n), {ptrTy}, true);
+  // A unit's low register first (little-endian): register i * P + h = element h of unit i.
+  ctx.set(op.result(), unpack(b, call(b, f, {ptr}), regBits, regTy, n * P));
+  return "";
+}
+
 // xe.block_read / xe.block_write on an SLM memref: the builtin of slmBlockForms() at the element of
 // the (row-major) indices.
 std::string emitSlmBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
@@ -350,6 +404,7 @@ std::string emitSlmBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBu
   ir::Value* memV = op.operand(write ? 1 : 0);
   const ir::Type& mt = memV->type();
   const ir::Type& vt = write ? op.operand(0)->type() : op.result()->type();
+  if (mt.memSpace() != ir::MemSpace::Slm && !write) return emitGlobalBlockRead(op, ctx, b);
   if (mt.memSpace() != ir::MemSpace::Slm)
     return fmt::format("'{}' on a global memref has no form proven by an ISA test yet (not implemented yet)", op.name());
   if (ctx.target.kind != targets::TargetKind::Pvc && ctx.target.kind != targets::TargetKind::Dg2)
@@ -426,6 +481,7 @@ const std::map<std::string, std::string>& hardwareTable() {
     for (const LoadForm& f : loadForms()) t[f.name] = f.isa;
     for (const DpasForm& f : dpasForms()) t[f.name] = f.isa;
     for (const SlmBlockForm& f : slmBlockForms()) t[f.name] = f.isa;
+    for (const GlobalReadForm& f : globalReadForms()) t[f.name] = f.isa;
     t["__builtin_IB_lsc_prefetch_global_uint"] = R"(send\.ugm \((8|16)\|M0\) +null .*load\.ugm\.d32\.a64)";
     // LLVMEmitter.cpp: the workgroup barrier with its SLM fence. The fence, not sync.bar: IGC drops the
     // barrier itself when the workgroup is one subgroup (tests/isa/builtins/barrier_pvc_2sg.ir).

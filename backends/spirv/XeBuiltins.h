@@ -30,6 +30,8 @@ struct XeEmitContext {
   std::function<const std::vector<llvm::Value*>&(ir::Value*)> get;
   std::function<void(ir::Value*, std::vector<llvm::Value*>)> set;
   std::function<llvm::Value*(ir::Value*)> memrefPointer;  // a memref parameter's global pointer
+  // The address of the element at `idx` (one index per dim, row-major with the memref's own dims).
+  std::function<llvm::Value*(ir::Value*, const std::vector<llvm::Value*>&)> elementPointer;
 };
 
 // Emits one xe.* op. Returns "" on success, else the error to report at the op.

@@ -18,7 +18,8 @@
 //
 // Also: 1-D subgroup block IO (xe.block_read/write: register i of lane l is flat element
 // start + i*lanes + l of the memref's buffer, global or SLM; with elem_bits = 32 on 16-bit data,
-// pairs: register 2i+h of lane l is start + 2*(i*lanes + l) + h), xe.prefetch_1d (no effect, but every
+// pairs: register 2i+h of lane l is start + 2*(i*lanes + l) + h; a global read must start 16-byte
+// aligned), xe.prefetch_1d (no effect, but every
 // lane's address must be inside a kernel buffer) and dpas (k x element bits = 256: 1, 2 or 4 elements
 // of a row of A per lane).
 #include "ir/interpret/Exec.h"
@@ -216,6 +217,13 @@ void execBlockRead(Executor& ex, const ir::Operation& op) {
   const MemRefVal& m = ex.memref(op, 0);
   int64_t start = blockStart(ex, op, m, 1);
   int64_t n = op.result()->type().shape().at(0), P = ir::blockUnit(op).value_or(1);
+  if (!m.slm) {
+    // dg2's global block read is an `a64 aligned oword block read`: the hardware ignores the low four
+    // address bits (it would read the wrong bytes), so a misaligned start is an error here.
+    uintptr_t addr = reinterpret_cast<uintptr_t>(m.buf->bytes.data()) + static_cast<uintptr_t>(start * ir::elemBits(m.buf->elem) / 8);
+    if (addr % 16 != 0)
+      fail(op, "xe.block_read: address " + hexAddress(addr) + " is not 16-byte aligned (a global block read needs it)");
+  }
   Tensor r(m.buf->elem, {L, n});
   for (int64_t l = 0; l < L; ++l)
     for (int64_t i = 0; i < n; ++i) {

@@ -22,7 +22,8 @@
 //     message's lane layout names (register i = row i, lane j = column j); elements outside the
 //     surface are dropped, as the hardware drops them;
 //   - xe.block_read / xe.block_write (1-D subgroup block IO) -> one lane.load / lane.store per
-//     register at flat element start + i * S + lane of the memref (rank 1 or 2; unmasked: the
+//     register at flat element start + i * S + lane of the memref (elem_bits = 32 on 16-bit data: units
+//     of P = 2 elements, start + P ((i / P) S + lane) + i % P; rank 1 or 2, static or dynamic; unmasked: the
 //     hardware message has no mask either, and the interpreter reports an access outside the buffer);
 //   - xe.prefetch_1d and xe.prefetch_2d are erased (cache hints); xe.base_address ops left without
 //     uses are erased; other xe.* ops are errors (not implemented).
@@ -283,13 +284,17 @@ void XeEmulator::blockIo(Operation* op) {
   bool write = op->is("xe.block_write");
   Value* mem = op->operand(write ? 1 : 0);
   const Type& mt = mem->type();
-  if (mt.rank() > 2 || (mt.rank() == 2 && mt.shape()[1] == ir::kDynamic))
-    fail(*op, fmt::format("'{}' on {} is not emulated yet", op->name(), mt.str()));
+  if (mt.rank() > 2) fail(*op, fmt::format("'{}' on {} is not emulated yet", op->name(), mt.str()));
   b_.setInsertionPoint(op);
   b_.setLoc(op->loc());
   unsigned first = write ? 2 : 1;
   Value* start = op->operand(first);
-  if (mt.rank() == 2) start = bin("arith.addi", bin("arith.muli", start, c(mt.shape()[1])), op->operand(first + 1));
+  Value* cols = nullptr;  // rank 2: the row length (static, or the memref's dim 1)
+  if (mt.rank() == 2) {
+    cols = mt.shape()[1] != ir::kDynamic ? c(mt.shape()[1])
+                                         : b_.create("memref.dim", {mem}, {Type::index()}, {{"index", Attribute::integer(1)}})->result();
+    start = bin("arith.addi", bin("arith.muli", start, cols), op->operand(first + 1));
+  }
   int64_t n = (write ? op->operand(0) : op->result())->type().shape()[0], P = ir::blockUnit(*op).value_or(1);
   // Register i of lane l: start + P * ((i / P) * S + l) + i % P (ir/ops/XeOps.h, blockElement).
   Value* laneStart = bin("arith.addi", start, P == 1 ? lane_ : bin("arith.muli", lane_, c(P)));
@@ -298,7 +303,7 @@ void XeEmulator::blockIo(Operation* op) {
   for (int64_t i = 0; i < n; ++i) {
     Value* e = bin("arith.addi", laneStart, c(ir::blockElement(0, i, 0, S_, P)));
     std::vector<Value*> at{e};
-    if (mt.rank() == 2) at = {bin("arith.divui", e, c(mt.shape()[1])), bin("arith.remui", e, c(mt.shape()[1]))};
+    if (mt.rank() == 2) at = {bin("arith.divui", e, cols), bin("arith.remui", e, cols)};
     if (write) {
       std::vector<Value*> operands{extract(op->operand(0), i), mem};
       operands.insert(operands.end(), at.begin(), at.end());

@@ -306,27 +306,66 @@ KernelArgs blockArgs() {
 
 TEST(InterpXe, BlockReadWriteGlobalAndSlm) {
   // Register i of lane l = G[start + 16 i + l]; the round trip through SLM puts G[start + k] at O[k].
-  Ran r = runText(blockKernel(5), blockArgs());
+  // start = 12: 48 bytes, 16-byte aligned (a global block read must be).
+  Ran r = runText(blockKernel(12), blockArgs());
   ASSERT_TRUE(r.ok) << r.diags;
-  for (int64_t k = 0; k < 32; ++k) EXPECT_EQ(r.args.args[1].buffer.getFloat(k), 0.5 * static_cast<double>(5 + k) - 7) << k;
+  for (int64_t k = 0; k < 32; ++k) EXPECT_EQ(r.args.args[1].buffer.getFloat(k), 0.5 * static_cast<double>(12 + k) - 7) << k;
   for (int64_t k = 32; k < 40; ++k) EXPECT_EQ(r.args.args[1].buffer.getFloat(k), 0.0) << k;
   for (int64_t l = 0; l < 16; ++l)
-    for (int64_t i = 0; i < 2; ++i) EXPECT_EQ(r.args.args[2].buffer.getFloat(l * 2 + i), 0.5 * static_cast<double>(5 + 16 * i + l) - 7);
+    for (int64_t i = 0; i < 2; ++i) EXPECT_EQ(r.args.args[2].buffer.getFloat(l * 2 + i), 0.5 * static_cast<double>(12 + 16 * i + l) - 7);
+}
+
+TEST(InterpXe, GlobalBlockReadMisalignedIsAnError) {
+  // start = 5: byte 20 of the buffer; dg2's oword block read would drop the low address bits.
+  Ran r = runText(blockKernel(5), blockArgs());
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diags.find("x.xt:4:9: error: xe.block_read: address "), std::string::npos) << r.diags;
+  EXPECT_NE(r.diags.find("is not 16-byte aligned (a global block read needs it)"), std::string::npos) << r.diags;
+}
+
+TEST(InterpXe, GlobalBlockReadOfF16PairsOnDg2) {
+  // elem_bits = 32 on 8 lanes from a 4 x 48 f16 matrix at (1, 16): 2 slots of 2 elements, so lane l's
+  // registers are (1, 16 + 2l), (1, 17 + 2l), (1, 32 + 2l), (1, 33 + 2l) (the dg2 DPAS A order: slot i,
+  // low element first). Element (r, c) = 100 r + c (exact in f16); O[l][i] gets register i of lane l.
+  std::string text =
+      "xtc.kernel @k(%G: memref<?x?xf16>, %O: memref<8x4xf16>) {arg_names = [\"G\", \"O\"], sg_size = 8, target = \"dg2\"} "
+      "launch {\n"
+      "  %one = arith.constant {value = 1 : index} : () -> (index)\n"
+      "  xtc.grid %one, %one, %one : (index, index, index) -> ()\n"
+      "} body {\n"
+      "  %r = arith.constant {value = 1 : index} : () -> (index)\n"
+      "  %c = arith.constant {value = 16 : index} : () -> (index)\n"
+      "  %v = xe.block_read %G, %r, %c {elem_bits = 32} : (memref<?x?xf16>, index, index) -> (vector<4xf16>)\n"
+      "  %lane = gpu.lane_id : () -> (index)\n";
+  for (int i = 0; i < 4; ++i)
+    text += "  %e" + std::to_string(i) + " = vector.extract %v {index = " + std::to_string(i) + "} : (vector<4xf16>) -> (f16)\n" +
+            "  %i" + std::to_string(i) + " = arith.constant {value = " + std::to_string(i) + " : index} : () -> (index)\n" +
+            "  lane.store %e" + std::to_string(i) + ", %O, %lane, %i" + std::to_string(i) +
+            " : (f16, memref<8x4xf16>, index, index) -> ()\n";
+  text += "  xtc.return : () -> ()\n}\n";
+  KernelArgs args{{KernelArg::fromBuffer(surfaceOf(ElemKind::F16, 4, 48, [](int64_t r, int64_t c) { return 100.0 * r + c; })),
+                   KernelArg::fromBuffer(Buffer(ElemKind::F16, {8, 4}))}};
+  Ran r = runText(text, std::move(args));
+  ASSERT_TRUE(r.ok) << r.diags;
+  for (int64_t l = 0; l < 8; ++l)
+    for (int64_t i = 0; i < 4; ++i)
+      EXPECT_EQ(r.args.args[1].buffer.getFloat(l * 4 + i), 100.0 + 16 + 16 * (i / 2) + 2 * l + i % 2) << l << ", " << i;
 }
 
 TEST(InterpXe, BlockIoOfF16PairsMovesDwords) {
   // elem_bits = 32 on f16: registers 2i and 2i+1 of lane l are the low and high half of dword
   // 16 i + l, i.e. G[start + 2 (16 i + l) + h] (the DPAS B packing, reference §4). The read from G at
-  // 2 goes per lane to O2, and through SLM (written at 4 with the same unit) to O by a plain f16 read
-  // of 8 registers, which restores memory order: O[k] = G[2 + k] for k < 128.
+  // 8 (16 bytes: a global block read starts 16-byte aligned) goes per lane to O2, and through SLM
+  // (written at 4 with the same unit) to O by a plain f16 read of 8 registers, which restores memory
+  // order: O[k] = G[8 + k] for k < 128.
   std::string text = pvcKernel("%G: memref<200xf16>, %O: memref<128xf16>, %O2: memref<16x4xf16>", "\"G\", \"O\", \"O2\"",
                                ", wg_size = [16, 1, 1]",
-                               "  %c2 = arith.constant {value = 2 : index} : () -> (index)\n"
+                               "  %c8 = arith.constant {value = 8 : index} : () -> (index)\n"
                                "  %c4 = arith.constant {value = 4 : index} : () -> (index)\n"
                                "  %c0 = arith.constant {value = 0 : index} : () -> (index)\n"
-                               "  %v = xe.block_read %G, %c2 {elem_bits = 32} : (memref<200xf16>, index) -> (vector<4xf16>)\n"
+                               "  %v = xe.block_read %G, %c8 {elem_bits = 32} : (memref<200xf16>, index) -> (vector<4xf16>)\n"
                                "  %slm = gpu.slm_alloc : () -> (memref<160xf16, slm>)\n"
-                               "  %lo = xe.block_read %G, %c2 {elem_bits = 32} : (memref<200xf16>, index) -> (vector<8xf16>)\n"
+                               "  %lo = xe.block_read %G, %c8 {elem_bits = 32} : (memref<200xf16>, index) -> (vector<8xf16>)\n"
                                "  xe.block_write %lo, %slm, %c4 {elem_bits = 32} : (vector<8xf16>, memref<160xf16, slm>, index) -> ()\n"
                                "  %w = xe.block_read %slm, %c4 : (memref<160xf16, slm>, index) -> (vector<8xf16>)\n"
                                "  xe.block_write %w, %O, %c0 : (vector<8xf16>, memref<128xf16>, index) -> ()\n"
@@ -345,12 +384,12 @@ TEST(InterpXe, BlockIoOfF16PairsMovesDwords) {
                    KernelArg::fromBuffer(Buffer(ElemKind::F16, {16, 4}))}};
   Ran r = runText(text, std::move(args));
   ASSERT_TRUE(r.ok) << r.diags;
-  // Lane 3, register 3 (dword 1, high half): G[2 + 2 * (16 + 3) + 1] = G[41] = -19.
-  EXPECT_EQ(r.args.args[2].buffer.getFloat(3 * 4 + 3), -19.0);
+  // Lane 3, register 3 (dword 1, high half): G[8 + 2 * (16 + 3) + 1] = G[47] = -13.
+  EXPECT_EQ(r.args.args[2].buffer.getFloat(3 * 4 + 3), -13.0);
   for (int64_t l = 0; l < 16; ++l)
     for (int64_t i = 0; i < 4; ++i)
-      EXPECT_EQ(r.args.args[2].buffer.getFloat(l * 4 + i), static_cast<double>(2 + 2 * (16 * (i / 2) + l) + i % 2) - 60) << l << ", " << i;
-  for (int64_t k = 0; k < 128; ++k) EXPECT_EQ(r.args.args[1].buffer.getFloat(k), static_cast<double>(2 + k) - 60) << k;
+      EXPECT_EQ(r.args.args[2].buffer.getFloat(l * 4 + i), static_cast<double>(8 + 2 * (16 * (i / 2) + l) + i % 2) - 60) << l << ", " << i;
+  for (int64_t k = 0; k < 128; ++k) EXPECT_EQ(r.args.args[1].buffer.getFloat(k), static_cast<double>(8 + k) - 60) << k;
 }
 
 TEST(InterpXe, BlockReadPastTheBufferIsAnError) {

@@ -2,8 +2,9 @@
 // the lane layouts layout-assignment gave them (ir/passes/XeRowLayouts.h):
 //   - reduction: the result layout is the operand's projected along d (with reduction_size n < the
 //     dimension, only the layout bits below n combine; the others pick the group). Registers along d are
-//     combined in-lane (register order ascending), then each lane bit along d by one xor shuffle
-//     and a combine (a butterfly), so every lane of a group ends with the group's total;
+//     combined in-lane (register order ascending), then the lanes: all of the subgroup's by one
+//     lane.reduce, fewer by one xor shuffle and a combine per lane bit along d (a butterfly), so
+//     every lane of a group ends with the group's total;
 //   - broadcast: the operand is in the result's layout projected along d (a convert_layout before it
 //     otherwise), so each result register is one operand register: no instruction at all.
 // bf16 reductions run in f32 and round once (the target has no bf16 arithmetic), as the interpreter.
@@ -59,11 +60,23 @@ void KernelLowerXe::lowerReduction(Operation& op) {
   } catch (const LowerError&) {
     fail(op, fmt::format("reduction kind '{}' on {} is not implemented", kind, ir::elemName(ek)));
   }
-  for (Value*& v : out)
+  // Along all the subgroup's lanes: one lane.reduce (IGC's sub_group_reduce_*, a log2(S) tree of
+  // uniform ops over register halves, 5 instructions for f32 on pvc: tests/isa/builtins/
+  // reduce_pvc_add_f32.ir) instead of log2(S) xor shuffles, each an address add, a register-indirect
+  // mov and the combine. The backend has add/max/min on f16/f32/f64/i32/i64 only.
+  bool whole = int64_t(1) << p.reducedLaneBits.size() == S_ && (kind == "add" || kind == "max" || kind == "min") &&
+               (ek == ElemKind::F16 || ek == ElemKind::F32 || ek == ElemKind::F64 || ek == ElemKind::I32 ||
+                ek == ElemKind::I64);
+  for (Value*& v : out) {
+    if (whole) {
+      v = b_.create("lane.reduce", {v}, {Type::scalar(ek)}, {{"kind", *op.attr("kind")}})->result();
+      continue;
+    }
     for (int b : p.reducedLaneBits) {
       Value* from = b_.create("arith.xori", {laneId_, cIndex(int64_t(1) << b)}, {Type::index()})->result();
       v = combine(kind, ek, v, b_.create("lane.shuffle", {v, from}, {Type::scalar(ek)})->result());
     }
+  }
   if (ek != st.elem())
     for (Value*& v : out) v = b_.create("arith.convert", {v}, {Type::scalar(st.elem())})->result();
   vals_.set(op.result(), {fromElements(out, st.elem())});

@@ -143,6 +143,8 @@ private:
     return b_.CreateZExt(call(f, {}), b_.getInt64Ty());
   }
 
+  llvm::Value* emitSubgroupId();
+
   // ----- emission -----
   void emitBlock(const ir::Block& block, std::vector<llvm::Value*>* yielded);
   void emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded);
@@ -178,6 +180,7 @@ private:
   const targets::Target& target_;
   XeCodegen codegen_;
   unsigned visaLoops_ = 0;  // whole-loop asm statements emitted (unique vISA names, VisaLoop.h)
+  llvm::Value* sgId_ = nullptr;  // the subgroup id computed at the kernel's entry (emitSubgroupId)
   DiagnosticEngine& diags_;
   llvm::Function* fn_ = nullptr;
   std::unordered_map<const ir::Value*, std::vector<llvm::Value*>> vals_;
@@ -304,6 +307,10 @@ void KernelEmitter::emitKernel(ir::Operation* kernel) {
       set(p, {v});
     }
   }
+  sgId_ = nullptr;
+  bool usesSgId = false;
+  kernel->walk([&](ir::Operation* o) { usesSgId = usesSgId || o->is("gpu.subgroup_id"); });
+  if (usesSgId && wgSize[1] == 1 && wgSize[2] == 1 && target_.name != "generic") sgId_ = emitSubgroupId();
 
   emitBlock(body, nullptr);
 }
@@ -600,6 +607,21 @@ void KernelEmitter::emitMath(ir::Operation& op) {
   set(op.result(), r);
 }
 
+// The subgroup id. On pvc/dg2 with an N x 1 x 1 workgroup it is local_id(0) of lane 0 over the
+// subgroup size, computed once at the kernel's entry (where every lane is active, as the broadcast
+// needs): IGC dispatches each hardware thread of a 1-D workgroup with S consecutive local ids (the
+// CPU device that runs --emulate-xe forms its subgroups the same way: tests/golden/run), and this
+// costs the per-thread payload load, a broadcast and a shift, where IGC 1.0.12504's
+// get_sub_group_id copies r0 byte by byte (31 movs; tests/isa/builtins/subgroup_id_pvc_wg32.ir).
+// Elsewhere the builtin.
+llvm::Value* KernelEmitter::emitSubgroupId() {
+  llvm::Value* lid = b_.CreateTrunc(idBuiltin("_Z12get_local_idj", 0), b_.getInt32Ty());
+  llvm::Function* bc = builtin("_Z19sub_group_broadcastjj", b_.getInt32Ty(), {b_.getInt32Ty(), b_.getInt32Ty()}, true, false);
+  unsigned log2S = 0;
+  while ((1u << log2S) < target_.subgroupSize) ++log2S;
+  return b_.CreateZExt(b_.CreateLShr(call(bc, {lid, b_.getInt32(0)}), b_.getInt32(log2S)), b_.getInt64Ty());
+}
+
 void KernelEmitter::emitId(ir::Operation& op) {
   const std::string& n = op.name();
   int dim = static_cast<int>(op.intAttr("dim", 0));
@@ -615,7 +637,7 @@ void KernelEmitter::emitId(ir::Operation& op) {
   else if (n == "gpu.local_id") v = idBuiltin("_Z12get_local_idj", dim);
   else if (n == "gpu.local_size") v = idBuiltin("_Z14get_local_sizej", dim);
   else if (n == "gpu.lane_id") v = idBuiltin("_Z22get_sub_group_local_idv", -1);
-  else if (n == "gpu.subgroup_id") v = idBuiltin("_Z16get_sub_group_idv", -1);
+  else if (n == "gpu.subgroup_id") v = sgId_ ? sgId_ : idBuiltin("_Z16get_sub_group_idv", -1);
   else if (n == "gpu.num_subgroups") v = idBuiltin("_Z18get_num_sub_groupsv", -1);
   else if (n == "gpu.subgroup_size") v = b_.getInt64(target_.subgroupSize);  // required size, a constant
   else fail(op, fmt::format("SPIR-V backend: '{}' is not implemented yet", n));

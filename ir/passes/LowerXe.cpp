@@ -142,6 +142,22 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
   s.type = tt;
   for (unsigned i = 1; i <= 2; ++i) s.offs.push_back(vals_.get1(op.operand(i), op));
   if (info.space == ir::MemSpace::Global) s.surf = surface(op, s);  // SLM: per-lane accesses (LowerXeSlm.cpp)
+  // The surface is the whole dense memref: no explicit shape, or the one the front end writes
+  // (memref.dim 0 and 1 of the same memref, strides dim 1 and a constant 1).
+  auto isDim = [&](Value* v, int64_t d) {
+    const Operation* o = v->definingOp();
+    return o && o->is("memref.dim") && o->operand(0) == src && o->intAttr("index", -1) == d;
+  };
+  auto isOne = [](Value* v) {
+    const Operation* o = v->definingOp();
+    const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
+    return a && a->isa(AttrKind::Int) && a->getInt() == 1;
+  };
+  const Attribute* seg = op.attr("segments");
+  bool explicitShape = seg && seg->getIntArray().at(1) == 2;
+  s.denseSurface = info.space == ir::MemSpace::Global && src->type().strides().empty() &&
+                   (!explicitShape || (seg->getIntArray().at(2) == 2 && isDim(op.operand(3), 0) && isDim(op.operand(4), 1) &&
+                                       isDim(op.operand(5), 1) && isOne(op.operand(6))));
   vals_.setTile(op.result(), s);
 }
 
@@ -153,6 +169,12 @@ void KernelLowerXe::lowerUpdateOffset(Operation& op) {
 }
 
 void KernelLowerXe::lowerPerLaneLoad(Operation& op) {
+  // dg2: row block reads when the layout and (at run time) the memref allow (LowerXeBlockRead.cpp).
+  if (lowerBlockReadLoad(op, [&] { return perLaneLoadValue(op); })) return;
+  vals_.set(op.result(), {perLaneLoadValue(op)});
+}
+
+Value* KernelLowerXe::perLaneLoadValue(Operation& op) {
   // One lane.load per register at the element the layout puts there, `padding` outside the memref.
   const TileState& t = vals_.tile(op.operand(0), op);
   const Type& rt = op.result()->type();
@@ -176,7 +198,7 @@ void KernelLowerXe::lowerPerLaneLoad(Operation& op) {
     if (mask) operands.push_back(mask);
     regs.push_back(b_.create("lane.load", operands, {Type::scalar(ek)}, attrs)->result());
   }
-  vals_.set(op.result(), {fromElements(regs, ek)});
+  return fromElements(regs, ek);
 }
 
 void KernelLowerXe::lowerLoadTile(Operation& op) {
@@ -504,6 +526,8 @@ void KernelLowerXe::lowerFor(Operation& op) {
     worstLoop_ = &op;
   }
   worstLoopRegs_.epilogue = epilogue;
+  // dg2: a loop walking tiles that block reads can read becomes an interior and an edge loop.
+  if (lowerForVersioned(op)) return;
   vals_.rebuildFor(op, b_, [this](ir::Block& body) { lowerBlock(body); });
 }
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -47,6 +48,7 @@ struct TileState {
   Type type;
   std::vector<Value*> offs;
   Surface surf;
+  bool denseSurface = false;  // global, no explicit shape/strides: the surface is the whole memref
 };
 
 class KernelLowerXe {
@@ -98,6 +100,26 @@ private:
   void lowerUpdateOffset(Operation& op);
   void lowerLoadTile(Operation& op);
   void lowerPerLaneLoad(Operation& op);
+  Value* perLaneLoadValue(Operation& op);
+  // LowerXeBlockRead.cpp (dg2): a per-lane global load through row block reads behind a runtime
+  // guard, the per-lane loads (`perLane`, built in the else branch) as the fallback; false when the
+  // load's layout or memref does not allow block reads (nothing emitted).
+  struct RowRead {
+    int64_t row, col, q, n;      // tile-relative start, elements per slot, slots
+    std::vector<int64_t> regs;   // the lane register of each element of the read, in read order
+  };
+  std::optional<std::vector<RowRead>> planRowReads(const layout::LinearLayout& l, ElemKind ek);
+  // The plan of a load of `rt` from tile `t` when the target, memref and layout allow block reads.
+  std::optional<std::vector<RowRead>> readPlan(const TileState& t, const Type& rt, const Operation& op);
+  // The block reads of `plan` (no guard), as the load's lane vector.
+  Value* rowReads(const TileState& t, const Type& rt, const std::vector<RowRead>& plan, const Operation& op);
+  Value* alignedSurface(const TileState& t);
+  bool lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane);
+  // A loop whose loads walk loop-carried tiles by constant steps as an interior loop (those loads
+  // block reads, unguarded) and an edge loop (per-lane); false when no load qualifies (nothing emitted).
+  bool lowerForVersioned(Operation& op);
+  std::map<const Value*, Value*> alignedSurface_;
+  std::map<const Operation*, bool> blockMode_;  // loads of a versioned loop: block reads or per-lane
   void lowerStoreTile(Operation& op);
   bool storeBlocks(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
   bool prefetchBlocks(const TileState& t, int64_t cache);

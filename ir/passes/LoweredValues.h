@@ -78,11 +78,14 @@ public:
   }
 
   // Rebuilds scf.for `op` at `b` with every iteration value flattened; `lowerBlock(oldBody)` lowers
-  // the body with `b` pointing into the new one. Returns the new loop.
-  ir::Operation* rebuildFor(ir::Operation& op, ir::Builder& b, const std::function<void(ir::Block&)>& lowerBlock) {
+  // the body with `b` pointing into the new one. Returns the new loop. `lb`/`ub` (lowered values)
+  // replace the bounds and `carried` the flattened initial values when given: one of several loops
+  // that together run the iterations of `op` (lower-xe's interior and edge loops on dg2).
+  ir::Operation* rebuildFor(ir::Operation& op, ir::Builder& b, const std::function<void(ir::Block&)>& lowerBlock,
+                            ir::Value* lb = nullptr, ir::Value* ub = nullptr, const std::vector<ir::Value*>* carried = nullptr) {
     std::vector<ir::Value*> olds(op.operands().begin() + 3, op.operands().end());
-    std::vector<ir::Value*> inits = flatten(olds, op);
-    std::vector<ir::Value*> operands{get1(op.operand(0), op), get1(op.operand(1), op), get1(op.operand(2), op)};
+    std::vector<ir::Value*> inits = carried ? *carried : flatten(olds, op);
+    std::vector<ir::Value*> operands{lb ? lb : get1(op.operand(0), op), ub ? ub : get1(op.operand(1), op), get1(op.operand(2), op)};
     std::vector<ir::Type> types;
     for (ir::Value* v : inits) {
       operands.push_back(v);

@@ -61,6 +61,31 @@ for key, want in [("instructions", 11), ("load1d", 1), ("load2d", 1), ("prefetch
 check("store outside the loop", bench.classify(lines)["store2d"], 1)
 check("no loop -> None", bench.outer_loop(lines[:2]), None)
 
+# A versioned K loop (dg2, edge_loops): the interior loop (2 block reads) first, the longer edge loop
+# (4 gathers) second, a short unrelated loop before both; the interior is the first of the two longest.
+asm2 = """\
+L10:
+        add (8|M0)               r3.0<1>:d     r3.0<1;1,0>:d     1:w
+(f0.0)  jmpi                     L10
+L20:
+        send.dc1 (8|M0)          r20      r10     null:0  0x0   0x0218A0FF  // a64 aligned oword block read x2
+        send.dc1 (8|M0)          r22      r11     null:0  0x0   0x0228A0FF  // a64 aligned oword block read x4
+        dpas.8x8 (8|M0)          r30:f    r30:f   r20:hf  r22.0:hf
+(f0.0)  jmpi                     L20
+L30:
+        send.dc1 (8|M0)          r40      r10     null:0  0x0   0x02106E00  // untyped surface read with x
+        send.dc1 (8|M0)          r41      r10     null:0  0x0   0x02106E00  // untyped surface read with x
+        send.dc1 (8|M0)          r42      r10     null:0  0x0   0x02106E00  // untyped surface read with x
+        send.dc1 (8|M0)          r43      r10     null:0  0x0   0x02106E00  // untyped surface read with x
+        dpas.8x8 (8|M0)          r30:f    r30:f   r40:hf  r42.0:hf
+(f0.0)  jmpi                     L30
+"""
+pair = bench.interior_and_edge(asm2.splitlines())
+check("interior loop: block reads", bench.classify(pair[0])["load1d"], 2)
+check("interior loop: instructions", bench.classify(pair[0])["instructions"], 4)
+check("edge loop: instructions", bench.classify(pair[1])["instructions"], 6)
+check("one loop is no pair", bench.interior_and_edge(asm2.splitlines()[:3]), None)
+
 # The gaps ratchet on synthetic rows: a shortfall must be recorded exactly, in both directions.
 def row(dpas, mov, spills=0, error=None):
     if error:

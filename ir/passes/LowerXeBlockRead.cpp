@@ -1,0 +1,247 @@
+// lower-xe, dg2 tile loads through subgroup block reads. dg2 has no 2D block messages (reference §2),
+// so blocking marks its global tile loads `per_lane`; one lane.load per register is one gather
+// message per register. When the lane layout puts S consecutive slots of a row in the S lanes (lane j
+// = columns c + q j .. c + q j + q - 1 of a row: the DPAS A layout with q = 2 for 16-bit data, the
+// DPAS B and C layouts with q = 1), each row's registers are whole slots of one contiguous run of
+// memory: xe.block_read (elem_bits = 32 for q = 2) reads up to 8 slot registers of a row in one oword
+// block message (tests/isa/builtins/block_read_dg2_global_d{16,32}.ir).
+//
+// The oword block read has no bounds check and ignores the low four address bits, so it is legal only
+// when the whole tile is inside the memref and every message starts 16-byte aligned, which is known
+// only at run time (the memref's base and row pitch, the tile's offsets). Two forms:
+//  - a loop (the K loop) whose such loads read loop-carried tiles that the yield advances by
+//    constant offsets is versioned (lowerForVersioned): before it, the number of leading iterations
+//    in which every such tile is inside its memref and aligned (closed form: the offsets are affine
+//    in the iteration) splits it into an interior loop, where these loads are block reads with no
+//    guard, and an edge loop over the rest, where they are the per-lane loads (zero fill, any
+//    alignment). No fallback code stays in the hot loop; the edge loop runs the last iterations
+//    when K is not a multiple of the step, and the whole K range in workgroups whose tiles cross the
+//    M or N edge (or with a misaligned memref);
+//  - any other such load becomes a subgroup-uniform scf.if (tile inside && aligned) -> block reads,
+//    else the per-lane loads.
+// Both conditions are subgroup-uniform (no lane id in them), so the convergent block read runs with
+// every lane. The base/pitch alignment is computed once per memref in the prologue. Message start
+// columns (relative to the tile) must be multiples of 16 bytes, checked here; a layout that does not
+// split into such messages keeps the per-lane loads alone. Not in kernels whose K loop
+// split-accumulators cut into slice loops (`split_loops`: gemm_bf16 and RFC 2.1 on dg2, 8 slice
+// loops, each would need its own interior/edge pair; benchmarks/run's split-loop counting and the
+// compile time of 16 loops are not measured yet).
+#include "ir/passes/LowerXeKernel.h"
+
+#include <algorithm>
+
+namespace xtc::passes::lowerxe {
+
+std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::planRowReads(const layout::LinearLayout& l, ElemKind ek) {
+  // 16-bit data (f16/bf16 GEMM operands): 16-bit slots of one element or 32-bit slots of two
+  // (elem_bits = 32), both proven (docs/hardware.md). 32-bit data has the probed form too but stays
+  // per lane until the f32 examples' dg2 goldens are re-derived; 8-bit data needs the byte builtins
+  // (not probed).
+  int64_t bits = ir::elemBits(ek);
+  if (bits != 16) return std::nullopt;
+  // The lane part must be (0, q j): the slot width q from lane 1, checked for every lane bit.
+  int lb = l.inDimBits("lane");
+  if ((int64_t(1) << lb) != S_ || lb == 0) return std::nullopt;
+  int64_t q = l.basis("lane", 0)[1];
+  if (q != 1 && !(q == 2 && bits == 16)) return std::nullopt;
+  for (int b = 0; b < lb; ++b)
+    if (l.basis("lane", b) != std::vector<int32_t>{0, static_cast<int32_t>(q << b)}) return std::nullopt;
+  // Lane 0's element of every register, by (row, column).
+  std::map<std::pair<int64_t, int64_t>, int64_t> at;
+  int64_t regs = xe::registersOf(l);
+  for (int64_t r = 0; r < regs; ++r) {
+    std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
+    at[{c[0], c[1]}] = r;
+  }
+  // Per row from the left: a message starts at the first column not yet read and takes as many whole
+  // slots (q registers each, S q columns apart) as are there, a power of two of at most 8.
+  std::vector<RowRead> plan;
+  int64_t eb = bits / 8, run = S_ * q;
+  while (!at.empty()) {
+    auto [row, col] = at.begin()->first;
+    if ((col * eb) % 16 != 0) return std::nullopt;
+    auto slotRegs = [&](int64_t i) -> std::optional<std::vector<int64_t>> {
+      std::vector<int64_t> rs;
+      for (int64_t s = 0; s < q; ++s) {
+        auto it = at.find({row, col + i * run + s});
+        if (it == at.end()) return std::nullopt;
+        rs.push_back(it->second);
+      }
+      return rs;
+    };
+    int64_t n = 0;
+    while (n < 8 && slotRegs(n)) ++n;
+    if (n == 0) return std::nullopt;
+    while (n & (n - 1)) --n;  // the forms: 1, 2, 4, 8 slots
+    RowRead m{row, col, q, n, {}};
+    for (int64_t i = 0; i < n * q; ++i) {
+      auto it = at.find({row, col + i / q * run + i % q});
+      m.regs.push_back(it->second);
+      at.erase(it);
+    }
+    plan.push_back(std::move(m));
+  }
+  return plan;
+}
+
+Value* KernelLowerXe::alignedSurface(const TileState& t) {
+  // (base | row pitch in bytes) % 16 == 0, once per memref in the prologue (loop-invariant).
+  auto it = alignedSurface_.find(t.mem);
+  if (it != alignedSurface_.end()) return it->second;
+  int64_t eb = ir::elemBits(t.type.elem()) / 8;
+  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
+  Value* base = pro_.create("arith.convert", {t.surf.base}, {idx})->result();
+  Value* cols = pro_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(1)}})->result();
+  Value* pitch = pro_.create("arith.muli", {cols, cIndex(eb)}, {idx})->result();
+  Value* low = pro_.create("arith.andi", {pro_.create("arith.ori", {base, pitch}, {idx})->result(), cIndex(15)}, {idx})->result();
+  Value* ok = pro_.create("arith.cmpi", {low, cIndex(0)}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "eq")}})->result();
+  return alignedSurface_[t.mem] = ok;
+}
+
+std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::readPlan(const TileState& t, const Type& rt, const Operation& op) {
+  const Type& mt = t.mem->type();
+  if (t_.kind != targets::TargetKind::Dg2 || !t.denseSurface || mt.rank() != 2 || !mt.strides().empty() ||
+      mt.memSpace() != ir::MemSpace::Global || kernel_->intAttr("split_loops", 1) > 1)
+    return std::nullopt;
+  return planRowReads(laneLayout(rt, op), rt.elem());
+}
+
+Value* KernelLowerXe::rowReads(const TileState& t, const Type& rt, const std::vector<RowRead>& plan, const Operation& op) {
+  ElemKind ek = rt.elem();
+  std::vector<Value*> regs(static_cast<size_t>(laneType(rt, op).shape()[0]), nullptr);
+  for (const RowRead& m : plan) {
+    Value* row = addC(t.offs[0], m.row);
+    Value* col = addC(t.offs[1], m.col);
+    // Slots of two 16-bit elements are the 32-bit form (elem_bits = 32, ir/ops/XeOps.h).
+    ir::AttrMap attrs;
+    if (m.q > 1) attrs["elem_bits"] = Attribute::integer(m.q * ir::elemBits(ek));
+    Value* v = b_.create("xe.block_read", {t.mem, row, col}, {Type::vector({m.n * m.q}, ek)}, attrs)->result();
+    std::vector<Value*> e = extractAll(v);
+    for (size_t i = 0; i < e.size(); ++i) regs[static_cast<size_t>(m.regs[i])] = e[i];
+  }
+  return fromElements(regs, ek);
+}
+
+bool KernelLowerXe::lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane) {
+  // Inside a versioned loop (lowerForVersioned): block reads alone, or the per-lane loads alone.
+  auto forced = blockMode_.find(&op);
+  if (forced != blockMode_.end() && !forced->second) return false;
+  const TileState& t = vals_.tile(op.operand(0), op);
+  const Type& rt = op.result()->type();
+  std::optional<std::vector<RowRead>> plan = readPlan(t, rt, op);
+  if (!plan) return false;
+  if (forced != blockMode_.end()) {
+    vals_.set(op.result(), {rowReads(t, rt, *plan, op)});
+    return true;
+  }
+  // The guard: rows [r0, r0 + R) and columns [c0, c0 + C) inside the memref (unsigned: a "negative"
+  // offset fails r0 < rows), the column offset a multiple of 16 bytes, base and pitch aligned.
+  int64_t eb = ir::elemBits(rt.elem()) / 8;
+  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
+  auto cmp = [&](const char* pred, Value* a, Value* b) {
+    return b_.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
+  };
+  auto both = [&](Value* a, Value* b) { return b_.create("arith.andi", {a, b}, {i1})->result(); };
+  Value* ok = alignedSurface(t);
+  for (int d = 0; d < 2; ++d) {
+    Value* dim = b_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result();
+    ok = both(ok, both(cmp("ult", t.offs[d], dim), cmp("ule", addC(t.offs[d], rt.shape()[d]), dim)));
+  }
+  Value* low = b_.create("arith.andi", {t.offs[1], cIndex(16 / eb - 1)}, {idx})->result();
+  ok = both(ok, cmp("eq", low, cIndex(0)));
+  Operation* ifOp = b_.create("scf.if", {ok}, {laneType(rt, op)}, {}, 2);
+  ir::Builder saved = b_;
+  b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
+  b_.create("scf.yield", {rowReads(t, rt, *plan, op)}, {});
+  b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
+  b_.create("scf.yield", {perLane()}, {});
+  b_ = saved;
+  vals_.set(op.result(), {ifOp->result(0)});
+  return true;
+}
+
+bool KernelLowerXe::lowerForVersioned(Operation& op) {
+  if (t_.kind != targets::TargetKind::Dg2) return false;
+  auto constOf = [](Value* v) -> std::optional<int64_t> {
+    const Operation* o = v->definingOp();
+    const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
+    if (!a || !a->isa(AttrKind::Int)) return std::nullopt;
+    return a->getInt();
+  };
+  std::optional<int64_t> step = constOf(op.operand(2));
+  if (!step || *step <= 0) return false;
+  // The walks: per-lane loads of the body from a loop-carried tile that the yield advances by
+  // constant, non-negative offsets (or keeps), whose layout and memref allow row block reads.
+  struct Walk {
+    Operation* load;
+    TileState init;  // the tile the loop starts from
+    int64_t delta[2];
+  };
+  std::vector<Walk> walks;
+  ir::Block& body = op.region(0).block();
+  Operation* yield = body.terminator();
+  for (auto& o : body.opList()) {
+    const Attribute* pl = o->attr("per_lane");
+    if (!o->is("tile.load_tile") || !pl || !pl->isa(AttrKind::Bool) || !pl->getBool()) continue;
+    Value* tv = o->operand(0);
+    if (!tv->isBlockArgument() || tv->ownerBlock() != &body || tv->index() == 0) continue;
+    unsigned j = tv->index() - 1;
+    Value* next = yield->operand(j);
+    Walk w{o.get(), vals_.tile(op.operand(3 + j), op), {0, 0}};
+    if (next != tv) {
+      Operation* u = next->definingOp();
+      if (!u || !u->is("tile.update_tile_offset") || u->operand(0) != tv) continue;
+      std::optional<int64_t> d0 = constOf(u->operand(1)), d1 = constOf(u->operand(2));
+      if (!d0 || !d1) continue;
+      w.delta[0] = *d0;
+      w.delta[1] = *d1;
+    }
+    int64_t eb = ir::elemBits(o->result()->type().elem()) / 8;
+    if (w.delta[0] < 0 || w.delta[1] < 0 || (w.delta[1] * eb) % 16 != 0 || !readPlan(w.init, o->result()->type(), *o))
+      continue;
+    walks.push_back(w);
+  }
+  if (walks.empty()) return false;
+  // Iteration i sees offsets init + i * delta. Every walk's tile is inside its memref for
+  // i < floor((dim - R - init) / delta) + 1 (delta > 0), or for all i or none (delta = 0); the
+  // alignment of base, pitch and first column holds for all i or none (delta * bytes is a multiple
+  // of 16). The interior count is the least of these and the trip count, 0 unless every
+  // loop-invariant part holds.
+  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
+  auto bin = [&](const char* name, Value* a, Value* b) { return b_.create(name, {a, b}, {idx})->result(); };
+  auto cmp = [&](const char* pred, Value* a, Value* b) {
+    return b_.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
+  };
+  Value* lb = vals_.get1(op.operand(0), op);
+  Value* ub = vals_.get1(op.operand(1), op);
+  Value* n = bin("arith.maxsi", bin("arith.ceildivsi", bin("arith.subi", ub, lb), cIndex(*step)), cIndex(0));
+  Value* ok = nullptr;
+  auto also = [&](Value* c) { ok = ok ? b_.create("arith.andi", {ok, c}, {i1})->result() : c; };
+  for (const Walk& w : walks) {
+    const TileState& t = w.init;
+    const Type& rt = w.load->result()->type();
+    int64_t eb = ir::elemBits(rt.elem()) / 8;
+    also(alignedSurface(t));
+    also(cmp("eq", b_.create("arith.andi", {t.offs[1], cIndex(16 / eb - 1)}, {idx})->result(), cIndex(0)));
+    for (int d = 0; d < 2; ++d) {
+      Value* dim = b_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result();
+      Value* room = bin("arith.subi", bin("arith.subi", dim, cIndex(rt.shape()[d])), t.offs[d]);
+      also(cmp("sge", t.offs[d], cIndex(0)));
+      if (w.delta[d] == 0) also(cmp("sge", room, cIndex(0)));
+      else n = bin("arith.minsi", n, bin("arith.maxsi", bin("arith.addi", bin("arith.floordivsi", room, cIndex(w.delta[d])), cIndex(1)), cIndex(0)));
+    }
+  }
+  Value* interior = b_.create("arith.select", {ok, n, cIndex(0)}, {idx})->result();
+  Value* mid = bin("arith.addi", lb, bin("arith.muli", interior, cIndex(*step)));
+  mid->setNameHint("interior_end");
+  for (const Walk& w : walks) blockMode_[w.load] = true;
+  Operation* inner = vals_.rebuildFor(op, b_, [this](ir::Block& blk) { lowerBlock(blk); }, lb, mid);
+  for (const Walk& w : walks) blockMode_[w.load] = false;
+  std::vector<Value*> carried = inner->results();
+  vals_.rebuildFor(op, b_, [this](ir::Block& blk) { lowerBlock(blk); }, mid, ub, &carried);
+  for (const Walk& w : walks) blockMode_.erase(w.load);
+  kernel_->setAttr("edge_loops", Attribute::integer(kernel_->intAttr("edge_loops", 0) + 1));
+  return true;
+}
+
+}  // namespace xtc::passes::lowerxe

@@ -18,17 +18,30 @@ namespace xtc::backend {
 
 using ir::ElemKind;
 
-llvm::Value* emitSlmBuffer(llvm::Module& m, llvm::IRBuilder<>& b, llvm::Type* elemType, int64_t numElements,
-                           const std::string& name) {
+std::vector<llvm::Constant*> emitSlmPool(llvm::Module& m, const std::vector<int64_t>& sizes, const std::string& name) {
   constexpr unsigned kLocal = 3;  // OpenCL's local address space: SPIR-V Workgroup storage
-  auto* arrayType = llvm::ArrayType::get(elemType, static_cast<uint64_t>(numElements));
+  constexpr int64_t kAlign = 64;  // a cache line: every SLM block message's alignment and more
+  std::vector<int64_t> offsets;
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    offsets.push_back(total);
+    total += (s + kAlign - 1) / kAlign * kAlign;
+  }
+  if (sizes.empty()) return {};
+  llvm::Type* i8 = llvm::Type::getInt8Ty(m.getContext());
+  auto* arrayType = llvm::ArrayType::get(i8, static_cast<uint64_t>(total));
   // Undefined contents, as a `__local` array's: a Workgroup variable cannot have an initializer.
   auto* g = new llvm::GlobalVariable(m, arrayType, false, llvm::GlobalValue::InternalLinkage,
                                      llvm::UndefValue::get(arrayType), name, nullptr,
                                      llvm::GlobalValue::NotThreadLocal, kLocal);
-  g->setAlignment(llvm::Align(16));
+  g->setAlignment(llvm::Align(kAlign));
   g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Local);
-  return b.CreateConstInBoundsGEP2_32(arrayType, g, 0, 0);
+  std::vector<llvm::Constant*> out;
+  llvm::Type* i64 = llvm::Type::getInt64Ty(m.getContext());
+  for (int64_t o : offsets)
+    out.push_back(llvm::ConstantExpr::getInBoundsGetElementPtr(
+        arrayType, g, llvm::ArrayRef<llvm::Constant*>{llvm::ConstantInt::get(i64, 0), llvm::ConstantInt::get(i64, static_cast<uint64_t>(o))}));
+  return out;
 }
 
 namespace {

@@ -9,15 +9,20 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace xtc::backend {
 
-// A gpu.slm_alloc buffer of `numElements` elements of `elemType` as a module-scope addrspace(3)
-// (Workgroup) array named `name`, the way OpenCL C compiles a `__local` array declared in a kernel:
-// the runtime sizes it from the module, so no kernel argument and no launch parameter is needed.
-// Returns a pointer to its first element.
-llvm::Value* emitSlmBuffer(llvm::Module& m, llvm::IRBuilder<>& b, llvm::Type* elemType, int64_t numElements,
-                           const std::string& name);
+// The kernel's gpu.slm_alloc buffers as ONE module-scope addrspace(3) (Workgroup) byte array named
+// `name` -- the way OpenCL C compiles a `__local` array declared in a kernel: the runtime sizes it
+// from the module, so no kernel argument and no launch parameter is needed -- each buffer at its own
+// 64-byte aligned offset (`sizes`: bytes per buffer, in program order). One array, not one per
+// buffer: IGC 1.0.12504 places a second 64 KiB Workgroup variable at the address of the first
+// (its offsets wrap at 64 KiB; measured: two [32768 x half] arrays both at SLM 0x10000000, one
+// [65536 x half] array's element 32768 at 0x10010000; docs/hardware.md "SLM buffers"), which
+// would make RFC 2.4's A and B ring buffers alias. Returns a pointer to each buffer's first byte
+// (constant expressions), empty when `sizes` is.
+std::vector<llvm::Constant*> emitSlmPool(llvm::Module& m, const std::vector<int64_t>& sizes, const std::string& name);
 
 // An atomic read-modify-write of the element at `ptr` (a global pointer) with `value`, `kind` an
 // atomic<...> kind of tile.atomic_rmw; sets `*old` to the element's previous value. Returns "" or an

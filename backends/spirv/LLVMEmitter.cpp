@@ -185,6 +185,7 @@ private:
   llvm::Function* fn_ = nullptr;
   std::unordered_map<const ir::Value*, std::vector<llvm::Value*>> vals_;
   std::unordered_map<const ir::Value*, MemRefValue> mems_;
+  std::unordered_map<const ir::Operation*, llvm::Constant*> slmBuffers_;  // gpu.slm_alloc -> its pool byte
 };
 
 // ----- kernel: signature, metadata, body --------------------------------------------------------------
@@ -276,6 +277,18 @@ void KernelEmitter::emitKernel(ir::Operation* kernel) {
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b_.SetInsertPoint(entry);
 
+  // The kernel's SLM buffers, in program order, in one pool (emitSlmPool says why).
+  std::vector<const ir::Operation*> allocs;
+  std::vector<int64_t> bytes;
+  kernel->walk([&](ir::Operation* o) {
+    if (!o->is("gpu.slm_alloc")) return;
+    const ir::Type& t = o->result()->type();
+    allocs.push_back(o);
+    bytes.push_back(t.numElements() * static_cast<int64_t>(m_.getDataLayout().getTypeAllocSize(memType(t.elem(), *o))));
+  });
+  std::vector<llvm::Constant*> pool = emitSlmPool(m_, bytes, name + ".slm");
+  for (size_t i = 0; i < allocs.size(); ++i) slmBuffers_[allocs[i]] = pool[i];
+
   // Bind parameters.
   unsigned ai = 0;
   for (unsigned i = 0; i < body.numArguments(); ++i) {
@@ -361,13 +374,15 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     for (ir::Value* v : op.operands()) r.push_back(get1(v, op));
     set(op.result(), r);
   } else if (n == "gpu.slm_alloc") {
-    // A workgroup-local buffer (EmitMemory.cpp): a static memref in addrspace(3).
+    // A workgroup-local buffer: a static memref in addrspace(3), at its offset in the kernel's SLM
+    // pool (emitSlmPool, EmitMemory.h).
     const ir::Type& t = op.result()->type();
     MemRefValue mv;
     mv.elem = t.elem();
-    int64_t count = 1;
-    for (int64_t d : t.shape()) mv.dims.push_back(b_.getInt64(static_cast<uint64_t>(d))), count *= d;
-    mv.ptr = emitSlmBuffer(m_, b_, memType(t.elem(), op), count, fn_->getName().str() + ".slm");
+    for (int64_t d : t.shape()) mv.dims.push_back(b_.getInt64(static_cast<uint64_t>(d)));
+    auto it = slmBuffers_.find(&op);
+    if (it == slmBuffers_.end()) fail(op, "internal error: an SLM buffer outside the kernel's pool");
+    mv.ptr = b_.CreatePointerCast(it->second, llvm::PointerType::get(memType(t.elem(), op), 3));
     mems_[op.result()] = mv;
   } else if (op.dialect() == "gpu") {
     emitId(op);

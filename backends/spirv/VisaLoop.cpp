@@ -22,7 +22,13 @@
 //     keeps the accumulators in its output variable ($0, tied to the initial accumulators). An scf.if
 //     becomes a block inside the loop that a predicated forward jmp skips (`and`, `cmp.eq`): its
 //     barrier, prefetches and the header bumps of the coordinates it advances.
+//  3. SLM (RFC 2.4's ring buffers): xe.block_read / xe.block_write on an SLM buffer at indices the
+//     index program computes (VisaIndexProgram.h: the ring stage's divisions and remainders), sent as
+//     SIMD1 transposed LSC messages; such a loop keeps the body's order (walkSlm, planSlm).
 #include "backends/spirv/VisaLoop.h"
+
+#include "backends/spirv/VisaIndexProgram.h"
+#include "ir/ops/XeOps.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
@@ -78,6 +84,15 @@ struct Msg {
   int64_t bits, bw, h, blocks;
   bool vnni, prefetch, cached, transpose = false;
   int cond = -1;  // the IfBlock it is sent in (a prefetch inside an scf.if), -1: every step
+  // An SLM block read (xe.block_read): `slmBytes` from element `idx` of `mem`, the value's elements
+  // `slmEb` bytes each, lane-interleaved in units of `slmPack` bytes (elem_bits / 8), sent as 256-byte
+  // d32x64t messages at byte address addrBase + addrOff (+ 256 per message).
+  bool slm = false;
+  const ir::Value* mem = nullptr;
+  VisaIndexProgram::Aff idx{};
+  int64_t slmBytes = 0, slmEb = 0, slmPack = 0;
+  VisaIndexProgram::Root addrBase{};
+  int64_t addrOff = 0;
   int64_t eb() const { return bits / 8; }
   int64_t wpad() const { return std::bit_ceil(static_cast<uint64_t>(bw)); }
   // A transposed block is one row of pow2(h) elements per column (reference §2.3).
@@ -85,7 +100,7 @@ struct Msg {
     int64_t raw = transpose ? bw * static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(h))) * eb() : h * wpad() * eb();
     return (raw + kGrf - 1) / kGrf * kGrf;
   }
-  int64_t respBytes() const { return prefetch ? 0 : blocks * blockBytes(); }
+  int64_t respBytes() const { return slm ? slmBytes : prefetch ? 0 : blocks * blockBytes(); }
   // Byte of (row r, column c) in the response, c counted over all blocks (reference §2.3).
   int64_t byteOf(int64_t r, int64_t c) const {
     int64_t b = c / bw, cc = c % bw;
@@ -129,11 +144,12 @@ struct Shape {
 // visa_loop_i8_16x16 (d8 plain 1x32x16, VNNI 1x16x32), visa_loop_f16_bt (transposed d32 1x8x16, never
 // merged: each is one DPAS B operand of 16-bit pairs, the VNNI layout).
 // visa_loop_f32_fma (d32 plain 1x8x8 and 1x16x8, the FMA GEMMs' A and B), visa_loop_f32_fma_at
-// (the transposed d32 A of gemm_acc read by scalar regions).
+// (the transposed d32 A of gemm_acc read by scalar regions), tests/isa/gemm/rfc_2_4_gemm_slm.pvc.isa (d16 2x16x4: RFC 2.4's
+// cooperative 4-row slices).
 constexpr Shape kLoadShapes[] = {{16, 16, 32, 2, false}, {16, 16, 32, 2, true}, {16, 16, 16, 2, true},
                                  {16, 16, 16, 1, false}, {16, 16, 8, 1, false},  {8, 32, 16, 1, false},
                                  {8, 16, 32, 1, true},   {32, 8, 16, 1, false, true}, {32, 8, 8, 1, false},
-                                 {32, 16, 8, 1, false}};
+                                 {32, 16, 8, 1, false},  {16, 16, 4, 2, false}};
 // Prefetches (cached only), tried in this order when merging: d16 2x16x32 and 2x16x16
 // (visa_loop_if), 2x16x8 (visa_loop_f16_32x32).
 constexpr Shape kPrefetchShapes[] = {{16, 16, 32, 2, false}, {16, 16, 16, 2, false}, {16, 16, 8, 2, false}};
@@ -176,6 +192,31 @@ struct LoadOp {
   int64_t dx = 0, dy = 0;  // its origin inside message `msg`
 };
 
+// An SLM block write (xe.block_write) of 128 bytes (one d64x16t message) whose data are elements of
+// the loop's loads: sent straight from the response when the data lie there in the payload's layout
+// (`alias`), else gathered into a payload variable by 16-lane movs (`movs`: {message, payload byte,
+// response byte} per IR element; RFC 2.4's B rows interleaved into pairs).
+struct SlmWrite {
+  const ir::Operation* op;
+  const ir::Value* mem;
+  VisaIndexProgram::Aff idx;
+  std::vector<Elem> data;
+  int64_t eb = 0, pack = 0;
+  int aliasMsg = -1;
+  int64_t aliasByte = 0;
+  struct Move {
+    int msg;
+    int64_t dst, src;
+  };
+  std::vector<Move> movs{};
+  VisaIndexProgram::Root addrBase{};
+  int64_t addrOff = 0;
+};
+
+// The body in program order, for a loop with SLM messages: their order around the barriers is the
+// program's synchronisation, so the asm keeps it.
+enum class Step : uint8_t { Load, Dpas, Barrier, Write };
+
 class LoopMatcher {
  public:
   explicit LoopMatcher(const ir::Operation& forOp) : for_(forOp), body_(forOp.region(0).block()) {}
@@ -201,6 +242,15 @@ class LoopMatcher {
   bool barrier_ = false;  // a gpu.barrier outside any scf.if: every step
   // Loop-carried coordinate -> {IfBlock, step}: advanced only when that block's condition holds.
   std::map<const ir::Value*, std::pair<int, int64_t>> condSteps_;
+  // Index math that is not "base + constant" (VisaIndexProgram.h): only in loops with SLM messages.
+  std::optional<VisaIndexProgram> prog_;
+  std::map<const ir::Value*, VisaIndexProgram::Aff> affs_;
+  bool affUsed_ = false;
+  std::vector<SlmWrite> writes_;
+  std::vector<std::pair<Step, int>> order_;
+  bool slm() const {
+    return !writes_.empty() || std::any_of(loads_.begin(), loads_.end(), [](const LoadOp& l) { return l.shape.slm; });
+  }
 
  private:
   std::optional<int64_t> constInt(const ir::Value* v) const {
@@ -245,6 +295,21 @@ class LoopMatcher {
   }
   bool walkOp(const ir::Operation& op);
   bool walkIf(const ir::Operation& op);
+  bool walkIndex(const ir::Operation& op);
+  bool walkSlm(const ir::Operation& op);
+  std::optional<VisaIndexProgram::Aff> aff(const ir::Value* v) const {
+    if (auto it = affs_.find(v); it != affs_.end()) return it->second;
+    std::optional<Sym> s = sym(v);
+    if (!s || s->div != 1) return std::nullopt;
+    if (!s->base) return VisaIndexProgram::constant(s->off);
+    VisaIndexProgram::Aff a = VisaIndexProgram::counter();
+    if (s->base != body_.argument(0)) {
+      if (inside_.count(s->base)) return std::nullopt;  // a loop-carried coordinate
+      a = VisaIndexProgram::outer(s->base);
+    }
+    a.add = s->off;
+    return a;
+  }
   int curIf_ = -1;  // the IfBlock whose then-region walkOp is in
   std::map<const ir::Value*, std::pair<Sym, int64_t>> rems_;  // x % c: {x, c}
   std::map<const ir::Value*, Cond> conds_;
@@ -260,6 +325,7 @@ class LoopMatcher {
   bool checkYield(const ir::Operation& yield);
   bool planMessages();
   bool placeOperands();
+  bool planSlm();
 };
 
 bool LoopMatcher::walkOp(const ir::Operation& op) {
@@ -268,17 +334,21 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
   if (op.numRegions() != 0) return false;
   if (op.is("gpu.barrier")) {
     (curIf_ < 0 ? barrier_ : ifs_[static_cast<size_t>(curIf_)].barrier) = true;
+    if (curIf_ < 0) order_.push_back({Step::Barrier, 0});
     return true;
   }
+  if (op.is("xe.block_read") || op.is("xe.block_write")) return walkSlm(op);
   if (op.is("arith.remsi") || op.is("arith.remui")) {
-    // Only of the induction variable (the asm's counter) by a power of two: a condition's operand.
+    // Of the induction variable (the asm's counter) by a power of two: a condition's operand (else
+    // index math of an SLM address).
     std::optional<Sym> a = sym(op.operand(0)), d = sym(op.operand(1));
     if (!a || !d || a->base != body_.argument(0) || a->div != 1 || d->base || d->off <= 0 ||
         !std::has_single_bit(static_cast<uint64_t>(d->off)))
-      return false;
+      return walkIndex(op);
     rems_[op.result()] = {*a, d->off};
     return true;
   }
+  if (op.is("arith.divsi") || op.is("arith.muli")) return walkIndex(op);
   if (op.is("arith.cmpi")) {
     const ir::Attribute* pr = op.attr("predicate");
     auto r = rems_.find(op.operand(0));
@@ -297,12 +367,8 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
   }
   if (op.is("arith.addi") || op.is("arith.subi")) {
     std::optional<Sym> a = sym(op.operand(0)), b = sym(op.operand(1));
-    if (!a || !b) return false;
-    if (op.is("arith.subi")) {
-      if (b->base) return false;
-      b->off = -b->off;
-    }
-    if (a->base && b->base) return false;
+    if (!a || !b || (op.is("arith.subi") && b->base) || (a->base && b->base)) return walkIndex(op);
+    if (op.is("arith.subi")) b->off = -b->off;
     if (!a->base) std::swap(a, b);  // b: the constant
     if (a->div != 1) {
       syms_[op.result()] = Sym{a->base, a->off, a->div, a->post + b->off};
@@ -313,14 +379,14 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
   }
   if (op.is("arith.divui")) {
     std::optional<Sym> a = sym(op.operand(0)), d = sym(op.operand(1));
-    if (!a || !d || d->base || d->off <= 0 || a->div != 1 || a->off < 0) return false;
+    if (!a || !d || d->base || d->off <= 0 || a->div != 1 || a->off < 0) return walkIndex(op);
     syms_[op.result()] = a->base ? Sym{a->base, a->off, d->off, 0} : Sym{nullptr, a->off / d->off};
     return true;
   }
   if (op.is("arith.convert")) {
     if (!op.result()->type().isScalar() || !ir::isIntElem(op.result()->type().elem())) return false;
     std::optional<Sym> a = sym(op.operand(0));
-    if (!a) return false;
+    if (!a) return walkIndex(op);
     syms_[op.result()] = *a;
     return true;
   }
@@ -361,6 +427,7 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
     std::vector<Elem> out;
     int64_t n = op.result()->type().shape().at(0);
     for (int64_t e = 0; e < n; ++e) out.push_back({Src::Load, static_cast<int>(loads_.size()), static_cast<int>(e)});
+    order_.push_back({Step::Load, static_cast<int>(loads_.size())});
     loads_.push_back({&op, m});
     elems_[op.result()] = std::move(out);
     return true;
@@ -382,6 +449,7 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
         (*b)[0].kind != Src::Load || accKind_ != ElemKind::F32 || op.result()->type().elem() != ElemKind::F32)
       return false;
     elems_[op.result()] = {{Src::Dpas, static_cast<int>(dpas_.size()), 0}};
+    order_.push_back({Step::Dpas, static_cast<int>(dpas_.size())});
     dpas_.push_back({&op, *acc, {a->second.first}, *b, -1, false, a->second.second});
     return true;
   }
@@ -403,6 +471,7 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
         if (e.kind != Src::Load) return false;
     std::vector<Elem> out;
     for (int64_t e = 0; e < m; ++e) out.push_back({Src::Dpas, static_cast<int>(dpas_.size()), static_cast<int>(e)});
+    order_.push_back({Step::Dpas, static_cast<int>(dpas_.size())});
     dpas_.push_back({&op, *acc, *a, *b});
     elems_[op.result()] = std::move(out);
     return true;
@@ -448,6 +517,77 @@ bool LoopMatcher::walkIf(const ir::Operation& op) {
   return true;
 }
 
+// Index math the Sym form cannot hold (VisaIndexProgram.h); only SLM addresses may use its results
+// (aff(); a 2D coordinate or a yield needs a Sym and refuses them).
+bool LoopMatcher::walkIndex(const ir::Operation& op) {
+  if (curIf_ >= 0 || op.numResults() != 1 || op.numOperands() == 0 || !op.result()->type().isScalar() ||
+      !ir::isIntElem(op.result()->type().elem()))
+    return false;
+  std::optional<VisaIndexProgram::Aff> a = aff(op.operand(0)), r;
+  if (!a) return false;
+  if (op.is("arith.convert")) {
+    // 32-bit registers: only between integers of 32 bits or more (index, i32, i64).
+    if (!ir::isIntElem(op.operand(0)->type().elem()) || ir::elemBits(op.operand(0)->type().elem()) < 32 ||
+        ir::elemBits(op.result()->type().elem()) < 32)
+      return false;
+    r = a;
+  } else {
+    if (op.numOperands() != 2) return false;
+    std::optional<VisaIndexProgram::Aff> b = aff(op.operand(1));
+    if (!b) return false;
+    if (op.is("arith.addi")) r = prog_->add(*a, *b);
+    else if (op.is("arith.subi")) r = prog_->sub(*a, *b);
+    else if (op.is("arith.muli")) r = prog_->mul(*a, *b);
+    else if (op.is("arith.divsi") || op.is("arith.divui")) r = prog_->div(*a, *b);
+    else if (op.is("arith.remsi") || op.is("arith.remui")) r = prog_->rem(*a, *b);
+  }
+  if (!r) return false;
+  affs_[op.result()] = *r;
+  affUsed_ = true;
+  return true;
+}
+
+// xe.block_read / xe.block_write on a rank-1 SLM buffer defined outside the loop, at an index the
+// program can compute. The proven messages (tests/isa/gemm/rfc_2_4_gemm_slm.pvc.isa): reads of whole
+// 256-byte d32x64t blocks, writes of one 128-byte d64x16t block.
+bool LoopMatcher::walkSlm(const ir::Operation& op) {
+  bool write = op.is("xe.block_write");
+  const ir::Value* mem = op.operand(write ? 1 : 0);
+  const ir::Type& mt = mem->type();
+  if (curIf_ >= 0 || inside_.count(mem) || !mt.isMemRef() || mt.memSpace() != ir::MemSpace::Slm || mt.rank() != 1 ||
+      op.numOperands() != (write ? 3u : 2u))
+    return false;
+  std::optional<VisaIndexProgram::Aff> idx = aff(op.operand(write ? 2 : 1));
+  const ir::Type& vt = write ? op.operand(0)->type() : op.result()->type();
+  std::optional<int64_t> unit = ir::blockUnit(op);
+  if (!idx || !unit || !vt.isVector() || vt.rank() != 1 || vt.elem() != mt.elem()) return false;
+  int64_t eb = ir::elemBits(vt.elem()) / 8, bytes = vt.shape()[0] * eb * 16;
+  if (eb == 0) return false;
+  if (write) {
+    const std::vector<Elem>* d = elems(op.operand(0));
+    if (!d || bytes != 128) return false;
+    for (const Elem& e : *d)
+      if (e.kind != Src::Load) return false;
+    order_.push_back({Step::Write, static_cast<int>(writes_.size())});
+    writes_.push_back({&op, mem, *idx, *d, eb, eb * *unit});
+    return true;
+  }
+  if (bytes % 256 != 0) return false;
+  Msg m{&op, Sym{}, Sym{}, eb * *unit * 8, 0, 0, 1, false, false, true};
+  m.slm = true;
+  m.mem = mem;
+  m.idx = *idx;
+  m.slmBytes = bytes;
+  m.slmEb = eb;
+  m.slmPack = eb * *unit;
+  std::vector<Elem> out;
+  for (int64_t e = 0; e < vt.shape()[0]; ++e) out.push_back({Src::Load, static_cast<int>(loads_.size()), static_cast<int>(e)});
+  order_.push_back({Step::Load, static_cast<int>(loads_.size())});
+  loads_.push_back({&op, m});
+  elems_[op.result()] = std::move(out);
+  return true;
+}
+
 bool LoopMatcher::match() {
   if (for_.numRegions() != 1 || for_.numOperands() < 3) return false;
   // Inside another loop too: vISA labels are kernel-wide, so the statement must not be pasted twice
@@ -457,6 +597,10 @@ bool LoopMatcher::match() {
   std::optional<int64_t> step = constInt(for_.operand(2));
   if (!step || *step <= 0) return false;
   step_ = *step;
+  // The counter's range, for the index program's divisions: [lb, ub) with constant bounds in [0, 2^31).
+  std::optional<int64_t> lb = constInt(for_.operand(0)), ub = constInt(for_.operand(1)), counterMax;
+  if (lb && ub && *lb >= 0 && *ub < (int64_t{1} << 31)) counterMax = std::max(*lb, *ub - 1);
+  prog_.emplace(counterMax);
   // Accumulators: vector arguments; coordinates: index arguments (checked at the yield).
   for (unsigned a = 0; a < body_.numArguments(); ++a) inside_.insert(body_.argument(a));
   syms_[body_.argument(0)] = Sym{body_.argument(0), 0};
@@ -488,6 +632,10 @@ bool LoopMatcher::match() {
     if (!walkOp(*op)) return false;
   }
   if (!yield || dpas_.empty() || loads_.empty() || !checkYield(*yield)) return false;
+  // SLM messages keep program order (Step); the unordered emission of other loops sends prefetches
+  // and scf.if blocks first, so a loop with both is not matched, nor index programs without SLM.
+  bool prefetches = std::any_of(msgs_.begin(), msgs_.end(), [](const Msg& m) { return m.prefetch; });
+  if (slm() ? (!ifs_.empty() || prefetches) : affUsed_) return false;
   // The accumulators leave the asm as several outputs of at most 8 elements: SPIR-V vectors have at
   // most 16 components (reference §8), and with one DPAS accumulator per output the C stores after
   // the loop take the outputs as they are (gemm_bf16: 417 -> 280 instructions in the kernel, 16
@@ -499,7 +647,7 @@ bool LoopMatcher::match() {
     }
   for (const DpasOp& d : dpas_)
     if (d.slot / (chunk_ * kGrf) != (d.slot + static_cast<int64_t>(d.acc.size()) * kGrf - 1) / (chunk_ * kGrf)) return false;
-  return planMessages() && placeOperands();
+  return planMessages() && placeOperands() && planSlm();
 }
 
 bool LoopMatcher::checkYield(const ir::Operation& yield) {
@@ -612,6 +760,12 @@ bool LoopMatcher::planMessages() {
   for (size_t i = 0; i < loads_.size(); ++i) {
     if (done[i]) continue;
     const Msg& s = loads_[i].shape;
+    if (s.slm) {  // its own message(s)
+      loads_[i].msg = static_cast<int>(msgs_.size());
+      msgs_.push_back(s);
+      done[i] = true;
+      continue;
+    }
     if (s.transpose) {  // its own message, the proven shape itself; x may count dwords (div)
       if (!proven(s) || (s.x.div != 1 && steps_.count(s.x.base) && steps_.at(s.x.base) % s.x.div != 0)) return false;
       if (s.x.div != 1 && condSteps_.count(s.x.base) && condSteps_.at(s.x.base).second % s.x.div != 0) return false;
@@ -623,7 +777,7 @@ bool LoopMatcher::planMessages() {
     std::vector<size_t> group;
     for (size_t j = i; j < loads_.size(); ++j) {
       const Msg& t = loads_[j].shape;
-      bool same = !done[j] && !t.transpose && t.bits == s.bits && t.bw == s.bw && t.vnni == s.vnni && t.x.base == s.x.base &&
+      bool same = !done[j] && !t.transpose && !t.slm && t.bits == s.bits && t.bw == s.bw && t.vnni == s.vnni && t.x.base == s.x.base &&
                   t.y.base == s.y.base;
       for (unsigned k = 0; same && k < 4; ++k) same = t.surface->operand(k) == s.surface->operand(k);
       if (same) group.push_back(j);
@@ -707,6 +861,8 @@ bool LoopMatcher::planMessages() {
 // Where element e of load l lands: {message, byte of lane `lane` in its response}.
 std::pair<int, int64_t> locate(const LoadOp& l, const std::vector<Msg>& msgs, int64_t e, int64_t lane = 0) {
   const Msg& own = l.shape;
+  // An SLM block read: element-major, lanes inside, in units of slmPack bytes (as IGC lays out the value).
+  if (own.slm) return {l.msg, laneByte(e, own.slmEb, own.slmPack) + own.slmPack * lane};
   // Transposed d32: dword k of lane j at byte 4 (16 k + j) = the IR value's layout (16-bit pairs
   // two to a dword), never merged: element e is where the value has it.
   if (own.transpose) return {l.msg, laneByte(e, ir::elemBits(l.op->result()->type().elem()) / 8, 4) + 4 * lane};
@@ -746,6 +902,44 @@ bool LoopMatcher::placeOperands() {
     }
     int64_t eb = ir::elemBits(d.op->operand(1)->type().elem()) / 8;
     if (operandStart(d.a, loads_, msgs_, eb, 2).first < 0 || operandStart(d.b, loads_, msgs_, eb, 4).first < 0) return false;
+  }
+  return true;
+}
+
+// The SLM messages' addresses -- one shared base per scaled index root (VisaIndexProgram::scaled:
+// the SLM buffer's address plus root * bytes) and a constant per message -- and each write's
+// payload: the response itself where the data lie there in the payload's layout, else one 16-lane
+// mov per IR element, each side inside one register.
+bool LoopMatcher::planSlm() {
+  auto address = [&](const ir::Value* mem, const VisaIndexProgram::Aff& idx, VisaIndexProgram::Root& base, int64_t& off) {
+    int64_t memEb = ir::elemBits(mem->type().elem()) / 8;
+    base = prog_->scaled(idx, memEb, mem);
+    off = idx.add * memEb;
+  };
+  for (Msg& m : msgs_)
+    if (m.slm) address(m.mem, m.idx, m.addrBase, m.addrOff);
+  for (SlmWrite& w : writes_) {
+    address(w.mem, w.idx, w.addrBase, w.addrOff);
+    bool identity = w.eb == w.pack;
+    for (size_t o = 0; o < w.data.size(); ++o) {
+      const Elem& e = w.data[o];
+      const LoadOp& l = loads_[static_cast<size_t>(e.src)];
+      auto [msg, src] = locate(l, msgs_, e.idx);
+      for (int64_t lane = 1; lane < 16; ++lane)
+        if (locate(l, msgs_, e.idx, lane) != std::pair<int, int64_t>{msg, src + w.eb * lane}) return false;
+      int64_t dst = laneByte(static_cast<int64_t>(o), w.eb, w.pack);
+      if (o > 0 && (msg != w.movs[0].msg || src - dst != w.movs[0].src - w.movs[0].dst)) identity = false;
+      if (dst % kGrf + w.pack * 15 + w.eb > kGrf || src % kGrf + w.eb * 16 > kGrf) return false;
+      w.movs.push_back({msg, dst, src});
+    }
+    int64_t delta = w.movs[0].src - w.movs[0].dst;
+    if (identity && delta % kGrf == 0) {
+      w.aliasMsg = w.movs[0].msg;
+      w.aliasByte = delta;
+      w.movs.clear();
+    } else if (w.eb != 2) {
+      return false;  // the payload movs go through word views
+    }
   }
   return true;
 }
@@ -801,17 +995,47 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
   t << "{\n";
   for (size_t i = 0; i < lm.msgs_.size(); ++i) {
     const Msg& m = lm.msgs_[i];
+    if (m.slm) continue;
     t << fmt::format(".decl {}h{} v_type=G type=ud num_elts=8 align=GRF\n", p, i);
     t << fmt::format(".decl {}h{}q v_type=G type=uq num_elts=4 align=GRF alias=<{}h{},0>\n", p, i, p, i);
     if (!m.prefetch) t << fmt::format(".decl {}m{} v_type=G type=ud num_elts={} align=GRF\n", p, i, m.respBytes() / 4);
     if (!m.prefetch && m.bits == 32 && hasFma)  // the mad operands read the response as f32
       t << fmt::format(".decl {}f{} v_type=G type=f num_elts={} align=GRF alias=<{}m{},0>\n", p, i, m.respBytes() / 4, p, i);
   }
+  // SLM: the address variables (one register each: the messages' one-register header), the
+  // payloads, word views for the payload movs, the index program's variables.
+  std::set<int> moved;  // messages some payload mov reads
+  for (const SlmWrite& w : lm.writes_)
+    for (const SlmWrite::Move& mv : w.movs) moved.insert(mv.msg);
+  for (size_t i = 0; i < lm.msgs_.size(); ++i) {
+    const Msg& m = lm.msgs_[i];
+    if (moved.count(static_cast<int>(i)))
+      t << fmt::format(".decl {}w{} v_type=G type=uw num_elts={} align=GRF alias=<{}m{},0>\n", p, i, m.respBytes() / 2, p, i);
+    if (!m.slm) continue;
+    t << fmt::format(".decl {}m{} v_type=G type=ud num_elts={} align=GRF\n", p, i, m.respBytes() / 4);
+    for (int64_t c = 0; c < m.respBytes() / 256; ++c) {
+      t << fmt::format(".decl {}m{}c{} v_type=G type=ud num_elts=64 align=GRF alias=<{}m{},{}>\n", p, i, c, p, i, c * 256);
+      t << fmt::format(".decl {}a{}c{} v_type=G type=ud num_elts=1 align=GRF\n", p, i, c);
+    }
+  }
+  for (size_t j = 0; j < lm.writes_.size(); ++j) {
+    const SlmWrite& w = lm.writes_[j];
+    if (w.aliasMsg >= 0) {
+      t << fmt::format(".decl {}d{} v_type=G type=ud num_elts=32 align=GRF alias=<{}m{},{}>\n", p, j, p, w.aliasMsg, w.aliasByte);
+    } else {
+      t << fmt::format(".decl {}d{} v_type=G type=ud num_elts=32 align=GRF\n", p, j);
+      t << fmt::format(".decl {}dw{} v_type=G type=uw num_elts=64 align=GRF alias=<{}d{},0>\n", p, j, p, j);
+    }
+    t << fmt::format(".decl {}b{} v_type=G type=ud num_elts=1 align=GRF\n", p, j);
+  }
+  for (size_t i = 0; i < lm.prog_->insts().size(); ++i)
+    t << fmt::format(".decl {} v_type=G type=d num_elts=1 align=dword\n", VisaIndexProgram::varName(p, static_cast<int>(i)));
   t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
   if (!lm.ifs_.empty()) t << fmt::format(".decl {}t v_type=G type=d num_elts=1 align=dword\n", p);
   std::map<const ir::Value*, llvm::Value*> minus1s;
   for (size_t i = 0; i < lm.msgs_.size(); ++i) {
     const Msg& m = lm.msgs_[i];
+    if (m.slm) continue;
     const ir::Operation& s = *m.surface;
     auto minus1 = [&](unsigned k) {
       llvm::Value*& known = minus1s[s.operand(k)];
@@ -826,6 +1050,21 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     t << fmt::format("mov (M1,1) {}h{}(0,6)<1> {}(0,0)<0;1,0>\n", p, i, y);
     t << fmt::format("mov (M1,1) {}h{}(0,7)<1> {:#x}:ud\n", p, i, m.shapeDword());
   }
+  // The index program's operands: the counter, values from outside (an SLM buffer: its address).
+  using Root = VisaIndexProgram::Root;
+  std::map<const ir::Value*, llvm::Value*> outerInputs;
+  auto rootText = [&](const Root& r) -> std::string {
+    if (r.kind == Root::Kind::Inst) return fmt::format("{}(0,0)<0;1,0>", VisaIndexProgram::varName(p, r.inst));
+    if (r.kind == Root::Kind::Counter) return fmt::format("{}k(0,0)<0;1,0>", p);
+    llvm::Value*& v = outerInputs[r.outer];
+    if (!v)
+      v = r.outer->type().isMemRef() ? b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r.outer)), b.getInt32Ty())
+                                     : i32(ctx.get(const_cast<ir::Value*>(r.outer)).at(0));
+    return fmt::format("{}(0,0)<0;1,0>", arg(v));
+  };
+  const std::vector<VisaIndexProgram::Inst>& insts = lm.prog_->insts();
+  for (size_t i = 0; i < insts.size(); ++i)
+    if (insts[i].invariant) t << lm.prog_->text(i, p, rootText);
   std::string ub = arg(i32(ctx.get(op.operand(1)).at(0)));
   t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0))));
   t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
@@ -854,6 +1093,62 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
   // The workgroup barrier as IGC's own vISA for barrier(CLK_LOCAL_MEM_FENCE) (an SLM fence, then
   // the barrier; tests/isa/builtins/visa_loop_if.ir).
   const char* barrier = "lsc_fence.slm.none.group\nbarrier\n";
+  auto emitDpas = [&](const DpasOp& d) {
+    if (d.lane >= 0) {  // C += A(m, k) (scalar region) * B(k, :) (a whole register)
+      auto [am, ab] = fmaScalar(d, lm.loads_, lm.msgs_);
+      auto [bm, bs] = operandStart(d.b, lm.loads_, lm.msgs_, 4, 4);
+      int64_t cb = lm.chunk_ * kGrf, c = d.slot / cb, row = d.slot % cb / kGrf;
+      t << fmt::format("mad (M1, 16) ${}({},0)<1> {}f{}({},{})<0;1,0> {}f{}({},0)<1;1,0> ${}({},0)<1;1,0>\n", c, row, p, am,
+                       ab / kGrf, ab % kGrf / 4, p, bm, bs / kGrf, c, row);
+      return;
+    }
+    ElemKind in = d.op->operand(1)->type().elem();
+    int64_t eb = ir::elemBits(in) / 8;
+    auto [am, as] = operandStart(d.a, lm.loads_, lm.msgs_, eb, 2);
+    auto [bm, bs] = operandStart(d.b, lm.loads_, lm.msgs_, eb, 4);
+    int64_t cb = lm.chunk_ * kGrf, c = d.slot / cb, off = d.slot % cb;
+    t << fmt::format("dpas.{}.{}.8.{} (M1, 16) ${}.{} ${}.{} {}m{}.{} {}m{}({},0)\n", precision(in), precision(in),
+                     d.op->intAttr("m", 0), c, off, c, off, p, bm, bs, p, am, as / kGrf);
+  };
+  // An SLM address: the shared base plus the message's constant.
+  auto address = [&](const std::string& var, const Root& base, int64_t off) {
+    if (off) t << fmt::format("add (M1_NM,1) {}(0,0)<1> {} {}:d\n", var, rootText(base), off);
+    else t << fmt::format("mov (M1_NM,1) {}(0,0)<1> {}\n", var, rootText(base));
+  };
+  if (lm.slm()) {
+    // Program order: the index program, then the body's loads, dpas, barriers and SLM writes as
+    // written (a 2D message merged from several loads goes at the first of them).
+    for (size_t i = 0; i < insts.size(); ++i)
+      if (!insts[i].invariant) t << lm.prog_->text(i, p, rootText);
+    std::vector<bool> sent(lm.msgs_.size(), false);
+    for (auto [kind, id] : lm.order_) {
+      if (kind == Step::Dpas) {
+        emitDpas(lm.dpas_[static_cast<size_t>(id)]);
+      } else if (kind == Step::Barrier) {
+        t << barrier;
+      } else if (kind == Step::Load) {
+        size_t i = static_cast<size_t>(lm.loads_[static_cast<size_t>(id)].msg);
+        if (sent[i]) continue;
+        sent[i] = true;
+        const Msg& m = lm.msgs_[i];
+        if (!m.slm) {
+          send(i);
+          continue;
+        }
+        for (int64_t c = 0; c < m.respBytes() / 256; ++c) {
+          address(fmt::format("{}a{}c{}", p, i, c), m.addrBase, m.addrOff + 256 * c);
+          t << fmt::format("lsc_load.slm (M1_NM, 1) {}m{}c{}:d32x64t flat[{}a{}c{}]:a32\n", p, i, c, p, i, c);
+        }
+      } else {
+        const SlmWrite& w = lm.writes_[static_cast<size_t>(id)];
+        for (const SlmWrite::Move& mv : w.movs)
+          t << fmt::format("mov (M1, 16) {}dw{}({},{})<{}> {}w{}({},{})<1;1,0>\n", p, id, mv.dst / kGrf, mv.dst % kGrf / w.eb,
+                           w.pack / w.eb, p, mv.msg, mv.src / kGrf, mv.src % kGrf / w.eb);
+        address(fmt::format("{}b{}", p, id), w.addrBase, w.addrOff);
+        t << fmt::format("lsc_store.slm (M1_NM, 1) flat[{}b{}]:a32 {}d{}:d64x16t\n", p, id, p, id);
+      }
+    }
+  } else {
   for (size_t i = 0; i < lm.msgs_.size(); ++i)
     if (lm.msgs_[i].cond < 0) send(i);
   if (lm.barrier_) t << barrier;
@@ -874,22 +1169,7 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     bumps(static_cast<int>(f));
     t << fmt::format("{}s{}:\n", p, f);
   }
-  for (const DpasOp& d : lm.dpas_) {
-    if (d.lane >= 0) {  // C += A(m, k) (scalar region) * B(k, :) (a whole register)
-      auto [am, ab] = fmaScalar(d, lm.loads_, lm.msgs_);
-      auto [bm, bs] = operandStart(d.b, lm.loads_, lm.msgs_, 4, 4);
-      int64_t cb = lm.chunk_ * kGrf, c = d.slot / cb, row = d.slot % cb / kGrf;
-      t << fmt::format("mad (M1, 16) ${}({},0)<1> {}f{}({},{})<0;1,0> {}f{}({},0)<1;1,0> ${}({},0)<1;1,0>\n", c, row, p, am,
-                       ab / kGrf, ab % kGrf / 4, p, bm, bs / kGrf, c, row);
-      continue;
-    }
-    ElemKind in = d.op->operand(1)->type().elem();
-    int64_t eb = ir::elemBits(in) / 8;
-    auto [am, as] = operandStart(d.a, lm.loads_, lm.msgs_, eb, 2);
-    auto [bm, bs] = operandStart(d.b, lm.loads_, lm.msgs_, eb, 4);
-    int64_t cb = lm.chunk_ * kGrf, c = d.slot / cb, off = d.slot % cb;
-    t << fmt::format("dpas.{}.{}.8.{} (M1, 16) ${}.{} ${}.{} {}m{}.{} {}m{}({},0)\n", precision(in), precision(in),
-                     d.op->intAttr("m", 0), c, off, c, off, p, bm, bs, p, am, as / kGrf);
+  for (const DpasOp& d : lm.dpas_) emitDpas(d);
   }
   bumps(-1);
   t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, lm.step_);
@@ -956,7 +1236,8 @@ void keepLoopRolled(llvm::BranchInst& latch) {
 }
 
 std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
-  if (!text.starts_with("{\n") || text.find("raw_sends.15.") == std::string::npos) return {};
+  if (!text.starts_with("{\n") || (text.find("raw_sends.15.") == std::string::npos && text.find("lsc_load.slm") == std::string::npos))
+    return {};
   std::map<std::string, std::string> shapes;  // header variable -> "WxHxB"
   std::map<std::string, isa::HardwareCall> calls;
   std::istringstream in(text);
@@ -965,6 +1246,7 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
   static const std::regex hdr(R"(^mov \(M1,1\) (\w+)\(0,7\)<1> 0x([0-9a-f]+):ud$)");
   static const std::regex send(R"(^raw_sends\.15\.1\.0\.(\d+) \(M1, 1\) 0x0:ud 0x([0-9a-f]+):ud (\w+)\.0 )");
   static const std::regex dpas(R"(^dpas\.\w+\.\w+\.8\.(\d) )");
+  static const std::regex slm(R"(^lsc_(load|store)\.slm \(M1_NM, 1\) .*:(d\d+x\d+t)\b)");
   while (std::getline(in, line)) {
     std::string name, pattern, shape;
     if (std::regex_search(line, m, hdr)) {
@@ -982,6 +1264,10 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
       name = fmt::format("inline vISA loop: raw_sends {:#x} ({})", desc, prefetch ? "prefetch" : "load");
       shape = shapes.count(m[3]) ? shapes[m[3]] : "";
       name += " " + shape;
+    } else if (std::regex_search(line, m, slm)) {
+      // The SIMD1 transposed SLM block messages (one address register): IGC's disassembly names them.
+      pattern = fmt::format(R"(send\.slm \(1\|M0\) .*{}\.slm\.{}\.a32)", m[1].str(), m[2].str());
+      name = fmt::format("inline vISA loop: SLM block {} {}", m[1].str(), m[2].str());
     } else if (line == "lsc_fence.slm.none.group" || line == "barrier") {
       bool fence = line != "barrier";
       pattern = fence ? R"(\bfence\.slm\.none\.group\b)" : R"(\bsync\.bar\b)";

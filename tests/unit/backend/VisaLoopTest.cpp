@@ -87,6 +87,39 @@ TEST(VisaLoop, FmaStatementMadsAreACall) {
                                 std::regex(load->isaPattern)));
 }
 
+// RFC 2.4's loop: SLM block reads and writes (IGC's disassembly: "load.slm.d32x64t.a32" from a
+// SIMD1 send, as in tests/isa/gemm/rfc_2_4_gemm_slm.pvc.isa).
+TEST(VisaLoop, SlmBlockMessagesAreCalls) {
+  const char* loop =
+      "{\n"
+      "xtc_l0_loop:\n"
+      "raw_sends.15.1.0.4 (M1, 1) 0x0:ud 0x2400203:ud xtc_l0_h0.0 %null.0 xtc_l0_m0.0\n"
+      "lsc_load.slm (M1_NM, 1) xtc_l0_m2c0:d32x64t flat[xtc_l0_a2c0]:a32\n"
+      "lsc_load.slm (M1_NM, 1) xtc_l0_m3c0:d32x64t flat[xtc_l0_a3c0]:a32\n"
+      "lsc_store.slm (M1_NM, 1) flat[xtc_l0_b0]:a32 xtc_l0_d0:d64x16t\n"
+      "(xtc_l0_p) jmp (M1,1) xtc_l0_loop\n"
+      "}\n";
+  std::vector<isa::HardwareCall> calls = visaLoopHardwareCalls(loop);
+  ASSERT_EQ(calls.size(), 3u);
+  const isa::HardwareCall *rd = nullptr, *wr = nullptr;
+  for (const isa::HardwareCall& c : calls) {
+    if (c.builtin.find("SLM block load d32x64t") != std::string::npos) rd = &c;
+    if (c.builtin.find("SLM block store d64x16t") != std::string::npos) wr = &c;
+  }
+  ASSERT_NE(rd, nullptr);
+  ASSERT_NE(wr, nullptr);
+  EXPECT_EQ(rd->insideLoops, 2u);
+  EXPECT_EQ(wr->insideLoops, 1u);
+  EXPECT_TRUE(std::regex_search("(W)     send.slm (1|M0)          r18      r17     null:0  0x0            0x0240F500 "
+                                "{I@2,$29} // wr:1+0, rd:4; load.slm.d32x64t.a32",
+                                std::regex(rd->isaPattern)));
+  EXPECT_FALSE(std::regex_search("(W) send.slm (1|M0) r18 r17 null:0 0x0 0x0240F500 // wr:1+0, rd:4; load.slm.d32x32t.a32",
+                                 std::regex(rd->isaPattern)));
+  EXPECT_TRUE(std::regex_search("(W)     send.slm (1|M0)          null     r14     r12:2   0x0            0x0200D704 "
+                                "{A@1,$15} // wr:1+2, rd:0; store.slm.d64x16t.a32",
+                                std::regex(wr->isaPattern)));
+}
+
 TEST(VisaLoop, OtherAsmIsNotAWholeLoopStatement) {
   EXPECT_TRUE(visaLoopHardwareCalls("lsc_store_block2d.ugm (M1, 16) flat[$0,$1,$2,$3,$4,$5] $6:d32.1x16x8nn").empty());
   EXPECT_TRUE(visaLoopHardwareCalls("{\nmov (M1,1) x(0,0)<1> 0x1:ud\n}\n").empty());

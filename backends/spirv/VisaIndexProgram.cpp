@@ -1,0 +1,173 @@
+// VisaIndexProgram (the .h says what and why).
+#include "backends/spirv/VisaIndexProgram.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+namespace xtc::backend {
+
+namespace {
+
+constexpr int64_t kExact = int64_t{1} << 31;  // 32-bit registers hold values below this exactly
+
+bool pow2(int64_t c) { return c > 0 && std::has_single_bit(static_cast<uint64_t>(c)); }
+int64_t log2(int64_t c) { return std::countr_zero(static_cast<uint64_t>(c)); }
+
+// a * b + c when every part is >= 0 and the result stays below 2^31.
+std::optional<int64_t> boundedMulAdd(int64_t a, int64_t b, int64_t c) {
+  if (a < 0 || b < 0 || c < 0 || a >= kExact || b >= kExact || c >= kExact) return std::nullopt;
+  if (b != 0 && a > (kExact - 1 - c) / b) return std::nullopt;
+  return a * b + c;
+}
+
+using Terms = std::vector<std::pair<VisaIndexProgram::Root, int64_t>>;
+
+// Sorted by root, equal roots merged, zero coefficients dropped.
+Terms normalized(Terms t) {
+  std::sort(t.begin(), t.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  Terms out;
+  for (const auto& [r, c] : t) {
+    if (!out.empty() && out.back().first == r) out.back().second += c;
+    else out.push_back({r, c});
+    if (out.back().second == 0) out.pop_back();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<int64_t> VisaIndexProgram::rootMax(const Root& r) const {
+  switch (r.kind) {
+    case Root::Kind::None: return 0;
+    case Root::Kind::Counter: return counterMax_;
+    case Root::Kind::Outer: return std::nullopt;
+    case Root::Kind::Inst: return instMax_[static_cast<size_t>(r.inst)];
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> VisaIndexProgram::maxOf(const Aff& a) const {
+  std::optional<int64_t> m = boundedMulAdd(0, 0, a.add);
+  for (const auto& [r, c] : a.terms) {
+    std::optional<int64_t> rm = rootMax(r);
+    if (!m || !rm) return std::nullopt;
+    m = boundedMulAdd(*rm, c, *m);
+  }
+  return m;
+}
+
+bool VisaIndexProgram::invariant(const Root& r) const {
+  return r.kind == Root::Kind::None || r.kind == Root::Kind::Outer ||
+         (r.kind == Root::Kind::Inst && insts_[static_cast<size_t>(r.inst)].invariant);
+}
+
+VisaIndexProgram::Root VisaIndexProgram::emit(const char* opcode, const Root& a, const Root& b, int64_t imm,
+                                              std::optional<int64_t> max) {
+  auto key = std::make_tuple(std::string(opcode), a, b, imm);
+  if (auto it = known_.find(key); it != known_.end()) return Root{Root::Kind::Inst, nullptr, it->second};
+  int id = static_cast<int>(insts_.size());
+  insts_.push_back({opcode, a, b, imm, invariant(a) && invariant(b)});
+  instMax_.push_back(max);
+  known_[key] = id;
+  return Root{Root::Kind::Inst, nullptr, id};
+}
+
+// The invariant terms first (their partial sums are invariant too, so they go before the loop),
+// then the others, each scaled by a shift or a multiply and added.
+VisaIndexProgram::Root VisaIndexProgram::sumTerms(const Terms& terms) {
+  Terms ordered = terms;
+  std::stable_partition(ordered.begin(), ordered.end(), [&](const auto& t) { return invariant(t.first); });
+  Root sum;
+  Terms done;
+  for (const auto& [r, c] : ordered) {
+    Root x = r;
+    if (c != 1) {
+      std::optional<int64_t> rm = rootMax(r);
+      std::optional<int64_t> m = rm ? boundedMulAdd(*rm, c, 0) : std::nullopt;
+      x = pow2(c) ? emit("shl", r, Root{}, log2(c), m) : emit("mul", r, Root{}, c, m);
+    }
+    done.push_back({r, c});
+    sum = sum.kind == Root::Kind::None ? x : emit("add", sum, x, 0, maxOf(Aff{done, 0}));
+  }
+  return sum;
+}
+
+VisaIndexProgram::Root VisaIndexProgram::materialize(const Aff& a) {
+  Root r = sumTerms(a.terms);  // never empty: constants stay in `add` (div and rem fold them)
+  return a.add != 0 ? emit("add", r, Root{}, a.add, maxOf(a)) : r;
+}
+
+std::optional<VisaIndexProgram::Aff> VisaIndexProgram::add(const Aff& a, const Aff& b) {
+  Terms t = a.terms;
+  t.insert(t.end(), b.terms.begin(), b.terms.end());
+  return Aff{normalized(std::move(t)), a.add + b.add};
+}
+
+std::optional<VisaIndexProgram::Aff> VisaIndexProgram::sub(const Aff& a, const Aff& b) {
+  Aff nb = b;
+  for (auto& t : nb.terms) t.second = -t.second;
+  nb.add = -nb.add;
+  return add(a, nb);
+}
+
+std::optional<VisaIndexProgram::Aff> VisaIndexProgram::mul(const Aff& a, const Aff& b) {
+  const Aff* v = b.terms.empty() ? &a : a.terms.empty() ? &b : nullptr;
+  if (!v) return std::nullopt;  // a product of two variables: not needed by any kernel yet
+  int64_t c = b.terms.empty() ? b.add : a.add;
+  Aff r = *v;
+  for (auto& t : r.terms) t.second *= c;
+  r.add *= c;
+  r.terms = normalized(std::move(r.terms));
+  return r;
+}
+
+std::optional<VisaIndexProgram::Aff> VisaIndexProgram::div(const Aff& a, const Aff& b) {
+  if (!b.terms.empty() || b.add <= 0) return std::nullopt;
+  int64_t c = b.add;
+  std::optional<int64_t> m = maxOf(a);
+  if (!m) return std::nullopt;
+  if (a.terms.empty()) return constant(a.add / c);
+  // Exact: every part divisible by c (the value >= 0, so unsigned division gives the same).
+  bool exact = a.add % c == 0 && std::all_of(a.terms.begin(), a.terms.end(), [&](const auto& t) { return t.second % c == 0; });
+  if (exact) {
+    Aff r = a;
+    for (auto& t : r.terms) t.second /= c;
+    r.add /= c;
+    return r;
+  }
+  if (!pow2(c)) return std::nullopt;
+  return Aff{{{emit("shr", materialize(a), Root{}, log2(c), *m / c), 1}}, 0};
+}
+
+std::optional<VisaIndexProgram::Aff> VisaIndexProgram::rem(const Aff& a, const Aff& b) {
+  if (!b.terms.empty() || b.add <= 0) return std::nullopt;
+  int64_t c = b.add;
+  std::optional<int64_t> m = maxOf(a);
+  if (!m) return std::nullopt;
+  if (a.terms.empty()) return constant(a.add % c);
+  if (*m < c) return a;
+  if (!pow2(c)) return std::nullopt;
+  return Aff{{{emit("and", materialize(a), Root{}, c - 1, c - 1), 1}}, 0};
+}
+
+VisaIndexProgram::Root VisaIndexProgram::scaled(const Aff& a, int64_t scale, const ir::Value* base) {
+  Terms t = a.terms;
+  for (auto& x : t) x.second *= scale;
+  if (base) t.push_back({Root{Root::Kind::Outer, base}, 1});
+  t = normalized(std::move(t));
+  return t.empty() ? Root{} : sumTerms(t);
+}
+
+std::string VisaIndexProgram::text(size_t i, const std::string& prefix,
+                                   const std::function<std::string(const Root&)>& operand) const {
+  const Inst& in = insts_[i];
+  auto src = [&](const Root& r) {
+    return r.kind == Root::Kind::Inst ? fmt::format("{}(0,0)<0;1,0>", varName(prefix, r.inst)) : operand(r);
+  };
+  std::string b = in.b.kind == Root::Kind::None ? fmt::format("{}:d", in.imm) : src(in.b);
+  return fmt::format("{} (M1_NM,1) {}(0,0)<1> {} {}\n", in.opcode, varName(prefix, static_cast<int>(i)), src(in.a), b);
+}
+
+}  // namespace xtc::backend

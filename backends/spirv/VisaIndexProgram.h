@@ -1,0 +1,92 @@
+// Internal to backends/spirv: the per-iteration scalar index math of a whole-loop asm statement
+// (VisaLoop.h) that is not "base + constant" -- RFC 2.4's SLM ring-buffer addresses,
+// ((k / 32 + c) % 4) * 8192 + .... Each index value is an affine form: a sum of roots times
+// constants plus a constant, where a root is the loop counter, a value defined outside the loop, or
+// a vISA variable the program computes (a division or remainder by a power of two). Adding forms and
+// multiplying them by constants only rewrites the form; instructions are written when a form must
+// exist in a register, with the sum of its loop-invariant terms computed once before the loop.
+// Dividing and taking remainders need the exact value: only of a form known to be in [0, 2^31) (the
+// counter with constant bounds, constants, and what these ops make of them), where signed and
+// unsigned division agree and a shift or mask is exact. Everything else is 32-bit two's complement,
+// which is what the SLM addresses the values end in are.
+#pragma once
+
+#include "ir/Operation.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace xtc::backend {
+
+class VisaIndexProgram {
+ public:
+  // A root: nothing (the form is a constant), the loop counter, a value defined outside the loop
+  // (an asm input), or instruction `inst`'s result.
+  struct Root {
+    enum class Kind : uint8_t { None, Counter, Outer, Inst };
+    Kind kind = Kind::None;
+    const ir::Value* outer = nullptr;
+    int inst = -1;
+    bool operator<(const Root& o) const { return std::tie(kind, outer, inst) < std::tie(o.kind, o.outer, o.inst); }
+    bool operator==(const Root& o) const { return kind == o.kind && outer == o.outer && inst == o.inst; }
+  };
+  // value = sum of root * coefficient over `terms` (distinct roots, nonzero coefficients, sorted) + add.
+  struct Aff {
+    std::vector<std::pair<Root, int64_t>> terms;
+    int64_t add = 0;
+  };
+
+  // `counterMax`: the largest value the counter takes (nullopt: unknown); the counter is >= 0 when
+  // this is set.
+  explicit VisaIndexProgram(std::optional<int64_t> counterMax) : counterMax_(counterMax) {}
+
+  static Aff constant(int64_t c) { return Aff{{}, c}; }
+  static Aff counter() { return Aff{{{Root{Root::Kind::Counter}, 1}}, 0}; }
+  static Aff outer(const ir::Value* v) { return Aff{{{Root{Root::Kind::Outer, v}, 1}}, 0}; }
+
+  std::optional<Aff> add(const Aff& a, const Aff& b);
+  std::optional<Aff> sub(const Aff& a, const Aff& b);
+  std::optional<Aff> mul(const Aff& a, const Aff& b);
+  std::optional<Aff> div(const Aff& a, const Aff& b);  // signed or unsigned: the same on [0, 2^31)
+  std::optional<Aff> rem(const Aff& a, const Aff& b);
+
+  // a's terms times `scale`, plus the outer value `base` (an SLM buffer's address) when given, in a
+  // register: the part of a message address that several messages share (each then adds its
+  // constant, a.add * scale). The sum of the invariant terms is computed once, before the loop.
+  Root scaled(const Aff& a, int64_t scale, const ir::Value* base);
+
+  // One vISA instruction per computed value, in creation order; `operand` writes a root as a source
+  // operand (outer values are asm inputs: the caller knows their `$N`). Instructions whose sources
+  // never depend on the counter are `invariant`: written once before the loop.
+  struct Inst {
+    const char* opcode;  // add, mul, shl, shr, and
+    Root a;
+    Root b;  // Kind::None: the immediate `imm`
+    int64_t imm = 0;
+    bool invariant = false;
+  };
+  const std::vector<Inst>& insts() const { return insts_; }
+  std::string text(size_t i, const std::string& prefix, const std::function<std::string(const Root&)>& operand) const;
+  static std::string varName(const std::string& prefix, int inst) { return prefix + "i" + std::to_string(inst); }
+
+ private:
+  // [0, max] when known to be there.
+  std::optional<int64_t> maxOf(const Aff& a) const;
+  std::optional<int64_t> rootMax(const Root& r) const;
+  Root materialize(const Aff& a);  // the whole value in one register
+  Root sumTerms(const std::vector<std::pair<Root, int64_t>>& terms);
+  Root emit(const char* opcode, const Root& a, const Root& b, int64_t imm, std::optional<int64_t> max);
+  bool invariant(const Root& r) const;
+
+  std::optional<int64_t> counterMax_;
+  std::vector<Inst> insts_;
+  std::vector<std::optional<int64_t>> instMax_;
+  std::map<std::tuple<std::string, Root, Root, int64_t>, int> known_;  // deduplicates instructions
+};
+
+}  // namespace xtc::backend

@@ -58,6 +58,12 @@ std::optional<int64_t> VisaIndexProgram::maxOf(const Aff& a) const {
   return m;
 }
 
+VisaIndexProgram::Root VisaIndexProgram::outerRoot(const ir::Value* v) {
+  auto [it, added] = outerOrdinals_.emplace(v, static_cast<int>(outerOrdinals_.size()));
+  (void)added;
+  return Root{Root::Kind::Outer, v, it->second};
+}
+
 bool VisaIndexProgram::invariant(const Root& r) const {
   return r.kind == Root::Kind::None || r.kind == Root::Kind::Outer ||
          (r.kind == Root::Kind::Inst && insts_[static_cast<size_t>(r.inst)].invariant);
@@ -66,12 +72,12 @@ bool VisaIndexProgram::invariant(const Root& r) const {
 VisaIndexProgram::Root VisaIndexProgram::emit(const char* opcode, const Root& a, const Root& b, int64_t imm,
                                               std::optional<int64_t> max) {
   auto key = std::make_tuple(std::string(opcode), a, b, imm);
-  if (auto it = known_.find(key); it != known_.end()) return Root{Root::Kind::Inst, nullptr, it->second};
+  if (auto it = known_.find(key); it != known_.end()) return Root{Root::Kind::Inst, nullptr, -1, it->second};
   int id = static_cast<int>(insts_.size());
   insts_.push_back({opcode, a, b, imm, invariant(a) && invariant(b)});
   instMax_.push_back(max);
   known_[key] = id;
-  return Root{Root::Kind::Inst, nullptr, id};
+  return Root{Root::Kind::Inst, nullptr, -1, id};
 }
 
 // The invariant terms first (their partial sums are invariant too, so they go before the loop),
@@ -155,7 +161,7 @@ std::optional<VisaIndexProgram::Aff> VisaIndexProgram::rem(const Aff& a, const A
 VisaIndexProgram::Root VisaIndexProgram::scaled(const Aff& a, int64_t scale, const ir::Value* base) {
   Terms t = a.terms;
   for (auto& x : t) x.second *= scale;
-  if (base) t.push_back({Root{Root::Kind::Outer, base}, 1});
+  if (base) t.push_back({outerRoot(base), 1});
   t = normalized(std::move(t));
   return t.empty() ? Root{} : sumTerms(t);
 }

@@ -31,9 +31,12 @@ class VisaIndexProgram {
     enum class Kind : uint8_t { None, Counter, Outer, Inst };
     Kind kind = Kind::None;
     const ir::Value* outer = nullptr;
+    int ordinal = -1;  // an outer value's number in the order the program first saw it
     int inst = -1;
-    bool operator<(const Root& o) const { return std::tie(kind, outer, inst) < std::tie(o.kind, o.outer, o.inst); }
-    bool operator==(const Root& o) const { return kind == o.kind && outer == o.outer && inst == o.inst; }
+    // By number, never by address: the order of a form's terms is the order of the instructions
+    // written, which must not depend on where the heap put the values (byte-identical output).
+    bool operator<(const Root& o) const { return std::tie(kind, ordinal, inst) < std::tie(o.kind, o.ordinal, o.inst); }
+    bool operator==(const Root& o) const { return kind == o.kind && ordinal == o.ordinal && inst == o.inst; }
   };
   // value = sum of root * coefficient over `terms` (distinct roots, nonzero coefficients, sorted) + add.
   struct Aff {
@@ -47,7 +50,7 @@ class VisaIndexProgram {
 
   static Aff constant(int64_t c) { return Aff{{}, c}; }
   static Aff counter() { return Aff{{{Root{Root::Kind::Counter}, 1}}, 0}; }
-  static Aff outer(const ir::Value* v) { return Aff{{{Root{Root::Kind::Outer, v}, 1}}, 0}; }
+  Aff outer(const ir::Value* v) { return Aff{{{outerRoot(v), 1}}, 0}; }
 
   std::optional<Aff> add(const Aff& a, const Aff& b);
   std::optional<Aff> sub(const Aff& a, const Aff& b);
@@ -82,10 +85,12 @@ class VisaIndexProgram {
   Root sumTerms(const std::vector<std::pair<Root, int64_t>>& terms);
   Root emit(const char* opcode, const Root& a, const Root& b, int64_t imm, std::optional<int64_t> max);
   bool invariant(const Root& r) const;
+  Root outerRoot(const ir::Value* v);
 
   std::optional<int64_t> counterMax_;
   std::vector<Inst> insts_;
   std::vector<std::optional<int64_t>> instMax_;
+  std::map<const ir::Value*, int> outerOrdinals_;  // lookups only: numbers follow first use
   std::map<std::tuple<std::string, Root, Root, int64_t>, int> known_;  // deduplicates instructions
 };
 

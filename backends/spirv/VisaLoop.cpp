@@ -297,7 +297,7 @@ class LoopMatcher {
   bool walkIf(const ir::Operation& op);
   bool walkIndex(const ir::Operation& op);
   bool walkSlm(const ir::Operation& op);
-  std::optional<VisaIndexProgram::Aff> aff(const ir::Value* v) const {
+  std::optional<VisaIndexProgram::Aff> aff(const ir::Value* v) {
     if (auto it = affs_.find(v); it != affs_.end()) return it->second;
     std::optional<Sym> s = sym(v);
     if (!s || s->div != 1) return std::nullopt;
@@ -305,7 +305,7 @@ class LoopMatcher {
     VisaIndexProgram::Aff a = VisaIndexProgram::counter();
     if (s->base != body_.argument(0)) {
       if (inside_.count(s->base)) return std::nullopt;  // a loop-carried coordinate
-      a = VisaIndexProgram::outer(s->base);
+      a = prog_->outer(s->base);
     }
     a.add = s->off;
     return a;

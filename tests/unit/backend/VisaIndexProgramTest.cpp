@@ -51,7 +51,7 @@ TEST(VisaIndexProgram, InvariantTermsAreSummedFirstAndOnce) {
   int dummy[2];
   auto* x = reinterpret_cast<const ir::Value*>(&dummy[0]);  // two distinct outer values (identity only)
   auto* y = reinterpret_cast<const ir::Value*>(&dummy[1]);
-  std::optional<Aff> a = p.add(*p.mul(VisaIndexProgram::outer(x), VisaIndexProgram::constant(512)),
+  std::optional<Aff> a = p.add(*p.mul(p.outer(x), VisaIndexProgram::constant(512)),
                                *p.rem(VisaIndexProgram::counter(), VisaIndexProgram::constant(8)));
   ASSERT_TRUE(a);
   Root r1 = p.scaled(*a, 2, y);
@@ -70,8 +70,8 @@ TEST(VisaIndexProgram, DivisionNeedsAKnownNonNegativeRange) {
   auto* x = reinterpret_cast<const ir::Value*>(&dummy);
   VisaIndexProgram known(1000), unknown(std::nullopt);
   // An outer value may be negative: no shift stands for its division or remainder.
-  EXPECT_FALSE(known.div(VisaIndexProgram::outer(x), VisaIndexProgram::constant(4)));
-  EXPECT_FALSE(known.rem(VisaIndexProgram::outer(x), VisaIndexProgram::constant(4)));
+  EXPECT_FALSE(known.div(known.outer(x), VisaIndexProgram::constant(4)));
+  EXPECT_FALSE(known.rem(known.outer(x), VisaIndexProgram::constant(4)));
   // A counter without constant bounds: neither.
   EXPECT_FALSE(unknown.div(VisaIndexProgram::counter(), VisaIndexProgram::constant(4)));
   // Not a power of two: no single instruction.
@@ -82,7 +82,7 @@ TEST(VisaIndexProgram, DivisionNeedsAKnownNonNegativeRange) {
   ASSERT_TRUE(small);
   EXPECT_TRUE(known.insts().empty());
   // A product of two variables is refused.
-  EXPECT_FALSE(known.mul(VisaIndexProgram::counter(), VisaIndexProgram::outer(x)));
+  EXPECT_FALSE(known.mul(VisaIndexProgram::counter(), known.outer(x)));
   // Division by zero or a negative constant is refused.
   EXPECT_FALSE(known.div(VisaIndexProgram::counter(), VisaIndexProgram::constant(0)));
   EXPECT_FALSE(known.rem(VisaIndexProgram::counter(), VisaIndexProgram::constant(-4)));

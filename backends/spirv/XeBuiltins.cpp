@@ -308,6 +308,13 @@ std::string emitDpas(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilde
   return "";
 }
 
+// The mangled name of cl_intel_subgroups' `intel_sub_group_block_read{_us,}{N}` on a pointer of
+// address space `as` (1 global, 3 local) to const ushort (16 bits) or uint (32 bits).
+std::string blockReadName(unsigned bits, unsigned n, unsigned as) {
+  std::string rd = std::string("intel_sub_group_block_read") + (bits == 16 ? "_us" : "") + (n == 1 ? std::string() : std::to_string(n));
+  return fmt::format("_Z{}{}PU3AS{}K{}", rd.size(), rd, as, bits == 16 ? "t" : "j");
+}
+
 // One subgroup block read or write on SLM (OpenCL cl_intel_subgroups{,_short} on a `__local`
 // pointer): N registers of `bits` each, register i of lane l = element start + i * lanes + l. The
 // messages IGC makes of them (measured, tests/isa/builtins/slm_block_*.ir): pvc LSC transposed SLM
@@ -326,14 +333,14 @@ const std::vector<SlmBlockForm>& slmBlockForms() {
       for (unsigned n : {1u, 2u, 4u, 8u}) {
         std::string sfx = (bits == 16 ? "_us" : "") + (n == 1 ? std::string() : std::to_string(n));
         std::string c = bits == 16 ? "t" : "j", vec = n == 1 ? c : fmt::format("Dv{}_{}", n, c);
-        std::string rd = "intel_sub_group_block_read" + sfx, wr = "intel_sub_group_block_write" + sfx;
+        std::string wr = "intel_sub_group_block_write" + sfx;
         unsigned laneBytes = n * bits / 8;  // bytes per lane; pvc: 16 lanes, dg2: 8 lanes (16-byte owords)
         // pvc: a d32 load of 4 * laneBytes dwords (at most 64 per message), a d64 store of 2 * laneBytes
         // qwords; dg2: laneBytes / 2 owords (at most 8 per message) each way.
         std::string pvcLoad = fmt::format("load\\.slm\\.d32x{}t\\.a32", std::min(4 * laneBytes, 64u));
         std::string pvcStore = fmt::format("store\\.slm\\.d64x{}t\\.a32", 2 * laneBytes);
         unsigned owords = std::min(laneBytes / 2, 8u);
-        f.push_back({bits, n, false, fmt::format("_Z{}{}PU3AS3K{}", rd.size(), rd, c),
+        f.push_back({bits, n, false, blockReadName(bits, n, 3),
                      fmt::format("{}|oword block read x{}\\b", pvcLoad, owords)});
         f.push_back({bits, n, true, fmt::format("_Z{}{}PU3AS3{}{}", wr.size(), wr, c, vec),
                      fmt::format("{}|oword block write x{}\\b", pvcStore, owords)});
@@ -360,8 +367,7 @@ const std::vector<GlobalReadForm>& globalReadForms() {
     std::vector<GlobalReadForm> f;
     for (unsigned bits : {16u, 32u})
       for (unsigned n : {1u, 2u, 4u, 8u}) {
-        std::string rd = std::string("intel_sub_group_block_read") + (bits == 16 ? "_us" : "") + (n == 1 ? std::string() : std::to_string(n));
-        f.push_back({bits, n, fmt::format("_Z{}{}PU3AS1K{}", rd.size(), rd, bits == 16 ? "t" : "j"),
+        f.push_back({bits, n, blockReadName(bits, n, 1),
                      fmt::format("(a64 aligned oword|oword aligned) block read x{}\\b", std::min(n * bits / 16, 8u))});
       }
     return f;

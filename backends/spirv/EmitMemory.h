@@ -19,7 +19,7 @@ namespace xtc::backend {
 // 64-byte aligned offset (`sizes`: bytes per buffer, in program order). One array, not one per
 // buffer: IGC 1.0.12504 places a second 64 KiB Workgroup variable at the address of the first
 // (its offsets wrap at 64 KiB; measured: two [32768 x half] arrays both at SLM 0x10000000, one
-// [65536 x half] array's element 32768 at 0x10010000; docs/hardware.md "SLM buffers"), which
+// [65536 x half] array's element 32768 at 0x10010000; docs/abi.md "Shared local memory"), which
 // would make RFC 2.4's A and B ring buffers alias. Returns a pointer to each buffer's first byte
 // (constant expressions), empty when `sizes` is.
 std::vector<llvm::Constant*> emitSlmPool(llvm::Module& m, const std::vector<int64_t>& sizes, const std::string& name);

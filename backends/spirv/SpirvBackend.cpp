@@ -62,6 +62,20 @@ void optimize(llvm::Module& m, int optLevel) {
   mpm.run(m, mam);
 }
 
+// llvm-spirv-15 cannot translate `freeze` ("InvalidInstruction"), which instcombine adds when it
+// rewrites a urem (X urem Y -> X u< Y ? X : X - Y on a frozen X: the emulated dg2 block reads of
+// bias_relu's one-row bias). SPIR-V has no poison, so a value and its frozen copy are the same value
+// on the device: each freeze is replaced by its operand.
+void dropFreezes(llvm::Module& m) {
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& i : llvm::make_early_inc_range(bb))
+        if (auto* fr = llvm::dyn_cast<llvm::FreezeInst>(&i)) {
+          fr->replaceAllUsesWith(fr->getOperand(0));
+          fr->eraseFromParent();
+        }
+}
+
 // llvm-spirv-15 writes blocks in LLVM's order, and SPIR-V requires every block to appear after its
 // dominator (the reference §11: after -O2 a loop exit came before the loop body and spirv-val rejected
 // the module). Reverse post-order respects dominance; unreachable blocks (none after -O2) go last.
@@ -130,6 +144,7 @@ std::unique_ptr<llvm::Module> buildModule(const ir::Operation& module, const Bac
   std::unique_ptr<llvm::Module> m = emitLLVMModule(module, *options.target, options.xeCodegen, ctx, diags);
   if (!m) return nullptr;
   optimize(*m, options.optLevel);
+  dropFreezes(*m);
   orderBlocks(*m);
   std::string err;
   llvm::raw_string_ostream os(err);

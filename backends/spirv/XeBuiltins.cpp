@@ -308,11 +308,23 @@ std::string emitDpas(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilde
   return "";
 }
 
+// The suffix of cl_intel_subgroups' block builtins: `_us` for ushort, the count unless it is 1.
+std::string blockSuffix(unsigned bits, unsigned n) {
+  return (bits == 16 ? "_us" : "") + (n == 1 ? std::string() : std::to_string(n));
+}
+
 // The mangled name of cl_intel_subgroups' `intel_sub_group_block_read{_us,}{N}` on a pointer of
 // address space `as` (1 global, 3 local) to const ushort (16 bits) or uint (32 bits).
 std::string blockReadName(unsigned bits, unsigned n, unsigned as) {
-  std::string rd = std::string("intel_sub_group_block_read") + (bits == 16 ? "_us" : "") + (n == 1 ? std::string() : std::to_string(n));
+  std::string rd = "intel_sub_group_block_read" + blockSuffix(bits, n);
   return fmt::format("_Z{}{}PU3AS{}K{}", rd.size(), rd, as, bits == 16 ? "t" : "j");
+}
+
+// ... and of `intel_sub_group_block_write{_us,}{N}` (pointer, then the N ushort/uint values).
+std::string blockWriteName(unsigned bits, unsigned n, unsigned as) {
+  std::string wr = "intel_sub_group_block_write" + blockSuffix(bits, n);
+  std::string c = bits == 16 ? "t" : "j", vec = n == 1 ? c : fmt::format("Dv{}_{}", n, c);
+  return fmt::format("_Z{}{}PU3AS{}{}{}", wr.size(), wr, as, c, vec);
 }
 
 // One subgroup block read or write on SLM (OpenCL cl_intel_subgroups{,_short} on a `__local`
@@ -331,9 +343,6 @@ const std::vector<SlmBlockForm>& slmBlockForms() {
     std::vector<SlmBlockForm> f;
     for (unsigned bits : {16u, 32u})
       for (unsigned n : {1u, 2u, 4u, 8u}) {
-        std::string sfx = (bits == 16 ? "_us" : "") + (n == 1 ? std::string() : std::to_string(n));
-        std::string c = bits == 16 ? "t" : "j", vec = n == 1 ? c : fmt::format("Dv{}_{}", n, c);
-        std::string wr = "intel_sub_group_block_write" + sfx;
         unsigned laneBytes = n * bits / 8;  // bytes per lane; pvc: 16 lanes, dg2: 8 lanes (16-byte owords)
         // pvc: a d32 load of 4 * laneBytes dwords (at most 64 per message), a d64 store of 2 * laneBytes
         // qwords; dg2: laneBytes / 2 owords (at most 8 per message) each way.
@@ -342,7 +351,7 @@ const std::vector<SlmBlockForm>& slmBlockForms() {
         unsigned owords = std::min(laneBytes / 2, 8u);
         f.push_back({bits, n, false, blockReadName(bits, n, 3),
                      fmt::format("{}|oword block read x{}\\b", pvcLoad, owords)});
-        f.push_back({bits, n, true, fmt::format("_Z{}{}PU3AS3{}{}", wr.size(), wr, c, vec),
+        f.push_back({bits, n, true, blockWriteName(bits, n, 3),
                      fmt::format("{}|oword block write x{}\\b", pvcStore, owords)});
       }
     return f;
@@ -350,53 +359,64 @@ const std::vector<SlmBlockForm>& slmBlockForms() {
   return forms;
 }
 
-// A subgroup block read from global memory on dg2 (cl_intel_subgroups{,_short} on a `__global`
-// pointer): N registers of `bits` each, register i of lane l = slot start + i * 8 + l. Measured
-// (tests/isa/builtins/block_read_dg2_global_d{16,32}.ir): IGC makes each an oword block read of
-// N * bits / 16 owords (at most 8 per message: the 32-bit N = 8 read is two), stateless (`a64 aligned
-// oword block read`) or, when it promotes the kernel argument to a binding table entry, stateful
-// (`oword aligned block read` on the argument's surface). Either has no bounds check and ignores the
-// low four address bits; lower-xe guards it with a runtime check (docs/passes.md, "lower-xe").
-struct GlobalReadForm {
+// A subgroup block read or write of global memory on dg2 (cl_intel_subgroups{,_short} on a
+// `__global` pointer): N registers of `bits` each, register i of lane l = slot start + i * 8 + l.
+// Measured (tests/isa/builtins/block_read_dg2_global_d{16,32}.ir, block_io_dg2_global_f32.ir,
+// block_write_dg2_global_d16.ir): IGC makes each an oword block message of N * bits / 16 owords (at
+// most 8 per message: the 32-bit N = 8 read or write is two), stateless (`a64 aligned oword block
+// read`, `a64 unaligned oword block write`) or, when it promotes the kernel argument to a binding
+// table entry, stateful (`oword aligned block read`, `oword block write` on the argument's
+// surface). Either has no bounds check and ignores the low four address bits; lower-xe guards it
+// with a runtime check (docs/passes.md, "lower-xe").
+struct GlobalBlockForm {
   unsigned bits, n;
+  bool write;
   std::string name, isa;
 };
 
-const std::vector<GlobalReadForm>& globalReadForms() {
-  static const std::vector<GlobalReadForm> forms = [] {
-    std::vector<GlobalReadForm> f;
+const std::vector<GlobalBlockForm>& globalBlockForms() {
+  static const std::vector<GlobalBlockForm> forms = [] {
+    std::vector<GlobalBlockForm> f;
     for (unsigned bits : {16u, 32u})
       for (unsigned n : {1u, 2u, 4u, 8u}) {
-        f.push_back({bits, n, blockReadName(bits, n, 1),
-                     fmt::format("(a64 aligned oword|oword aligned) block read x{}\\b", std::min(n * bits / 16, 8u))});
+        unsigned owords = std::min(n * bits / 16, 8u);
+        f.push_back({bits, n, false, blockReadName(bits, n, 1), fmt::format("(a64 aligned oword|oword aligned) block read x{}\\b", owords)});
+        f.push_back({bits, n, true, blockWriteName(bits, n, 1), fmt::format("(a64 unaligned oword|oword) block write x{}\\b", owords)});
       }
     return f;
   }();
   return forms;
 }
 
-// xe.block_read on a global memref (dg2 only; pvc reads through 2D block messages): the form of
-// globalReadForms() at the element of the indices; elem_bits = 32 on 16-bit data (ir/ops/XeOps.h)
-// reads 32-bit slots of two registers each (the DPAS A rows), as on SLM.
-std::string emitGlobalBlockRead(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
-  const ir::Type& vt = op.result()->type();
+// xe.block_read / xe.block_write on a global memref (dg2 only; pvc moves tiles through 2D block
+// messages): the form of globalBlockForms() at the element of the indices; elem_bits = 32 on 16-bit
+// data (ir/ops/XeOps.h) moves 32-bit slots of two registers each (the DPAS A rows), as on SLM.
+std::string emitGlobalBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  bool write = op.is("xe.block_write");
+  const ir::Type& vt = write ? op.operand(0)->type() : op.result()->type();
   if (ctx.target.kind != targets::TargetKind::Dg2)
-    return fmt::format("xe.block_read on a global memref on target '{}' has no form proven by an ISA test yet", ctx.target.name);
+    return fmt::format("'{}' on a global memref on target '{}' has no form proven by an ISA test yet", op.name(), ctx.target.name);
   unsigned regBits = ir::elemBits(vt.elem()), P = static_cast<unsigned>(ir::blockUnit(op).value_or(1));
   unsigned bits = regBits * P, n = static_cast<unsigned>(vt.shape()[0]) / P;
-  const GlobalReadForm* form = nullptr;
-  for (const GlobalReadForm& f : globalReadForms())
-    if (f.bits == bits && f.n == n) form = &f;
+  const GlobalBlockForm* form = nullptr;
+  for (const GlobalBlockForm& f : globalBlockForms())
+    if (f.bits == bits && f.n == n && f.write == write) form = &f;
   llvm::Type* regTy = regTypeOf(b, vt.elem());
   if (!form || !regTy)
-    return fmt::format("xe.block_read of {} in {}-bit units on a global memref has no form proven by an ISA test yet "
+    return fmt::format("'{}' of {} in {}-bit units on a global memref has no form proven by an ISA test yet "
                        "(not implemented yet)",
-                       vt.str(), bits);
+                       op.name(), vt.str(), bits);
+  ir::Value* mem = op.operand(write ? 1 : 0);
   std::vector<llvm::Value*> idx;
-  for (unsigned d = 1; d < op.numOperands(); ++d) idx.push_back(ctx.get(op.operand(d)).at(0));
+  for (unsigned d = write ? 2 : 1; d < op.numOperands(); ++d) idx.push_back(ctx.get(op.operand(d)).at(0));
   llvm::Type* it = b.getIntNTy(bits);
   llvm::Type* ptrTy = llvm::PointerType::get(it, 1);
-  llvm::Value* ptr = b.CreatePointerCast(ctx.elementPointer(op.operand(0), idx), ptrTy);
+  llvm::Value* ptr = b.CreatePointerCast(ctx.elementPointer(mem, idx), ptrTy);
+  if (write) {
+    llvm::Function* f = declare(ctx.module, form->name, b.getVoidTy(), {ptrTy, vectorOrScalar(it, n)}, true);
+    call(b, f, {ptr, pack(b, ctx.get(op.operand(0)), regBits, it, n)});
+    return "";
+  }
   llvm::Function* f = declare(ctx.module, form->name, vectorOrScalar(it, n), {ptrTy}, true);
   // A unit's low register first (little-endian): register i * P + h = element h of unit i.
   ctx.set(op.result(), unpack(b, call(b, f, {ptr}), regBits, regTy, n * P));
@@ -410,9 +430,7 @@ std::string emitSlmBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBu
   ir::Value* memV = op.operand(write ? 1 : 0);
   const ir::Type& mt = memV->type();
   const ir::Type& vt = write ? op.operand(0)->type() : op.result()->type();
-  if (mt.memSpace() != ir::MemSpace::Slm && !write) return emitGlobalBlockRead(op, ctx, b);
-  if (mt.memSpace() != ir::MemSpace::Slm)
-    return fmt::format("'{}' on a global memref has no form proven by an ISA test yet (not implemented yet)", op.name());
+  if (mt.memSpace() != ir::MemSpace::Slm) return emitGlobalBlock(op, ctx, b);
   if (ctx.target.kind != targets::TargetKind::Pvc && ctx.target.kind != targets::TargetKind::Dg2)
     return fmt::format("'{}' on target '{}' has no form proven by an ISA test yet", op.name(), ctx.target.name);
   // elem_bits = 32 on 16-bit data (ir/ops/XeOps.h): the 32-bit builtin, each dword = 2 registers.
@@ -487,7 +505,7 @@ const std::map<std::string, std::string>& hardwareTable() {
     for (const LoadForm& f : loadForms()) t[f.name] = f.isa;
     for (const DpasForm& f : dpasForms()) t[f.name] = f.isa;
     for (const SlmBlockForm& f : slmBlockForms()) t[f.name] = f.isa;
-    for (const GlobalReadForm& f : globalReadForms()) t[f.name] = f.isa;
+    for (const GlobalBlockForm& f : globalBlockForms()) t[f.name] = f.isa;
     t["__builtin_IB_lsc_prefetch_global_uint"] = R"(send\.ugm \((8|16)\|M0\) +null .*load\.ugm\.d32\.a64)";
     // LLVMEmitter.cpp: the workgroup barrier with its SLM fence. The fence, not sync.bar: IGC drops the
     // barrier itself when the workgroup is one subgroup (tests/isa/builtins/barrier_pvc_2sg.ir).

@@ -212,18 +212,21 @@ int64_t blockStart(Executor& ex, const ir::Operation& op, const MemRefVal& m, un
   return lin;
 }
 
+// dg2's global block reads and writes are oword block messages: the hardware ignores the low four
+// address bits (it would move the wrong bytes), so a misaligned start is an error here.
+void checkGlobalBlockAligned(const ir::Operation& op, const MemRefVal& m, int64_t start, const char* what) {
+  if (m.slm) return;
+  uintptr_t addr = reinterpret_cast<uintptr_t>(m.buf->bytes.data()) + static_cast<uintptr_t>(start * ir::elemBits(m.buf->elem) / 8);
+  if (addr % 16 != 0)
+    fail(op, op.name() + ": address " + hexAddress(addr) + " is not 16-byte aligned (a global block " + what + " needs it)");
+}
+
 void execBlockRead(Executor& ex, const ir::Operation& op) {
   int64_t L = lanesOf(ex, op);
   const MemRefVal& m = ex.memref(op, 0);
   int64_t start = blockStart(ex, op, m, 1);
   int64_t n = op.result()->type().shape().at(0), P = ir::blockUnit(op).value_or(1);
-  if (!m.slm) {
-    // dg2's global block read is an `a64 aligned oword block read`: the hardware ignores the low four
-    // address bits (it would read the wrong bytes), so a misaligned start is an error here.
-    uintptr_t addr = reinterpret_cast<uintptr_t>(m.buf->bytes.data()) + static_cast<uintptr_t>(start * ir::elemBits(m.buf->elem) / 8);
-    if (addr % 16 != 0)
-      fail(op, "xe.block_read: address " + hexAddress(addr) + " is not 16-byte aligned (a global block read needs it)");
-  }
+  checkGlobalBlockAligned(op, m, start, "read");
   Tensor r(m.buf->elem, {L, n});
   for (int64_t l = 0; l < L; ++l)
     for (int64_t i = 0; i < n; ++i) {
@@ -241,6 +244,7 @@ void execBlockWrite(Executor& ex, const ir::Operation& op) {
   if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "internal error: interpreter: xe.block_write: the value is not a register vector");
   int64_t start = blockStart(ex, op, m, 2);
   int64_t n = v.shape[1], P = ir::blockUnit(op).value_or(1);
+  checkGlobalBlockAligned(op, m, start, "write");
   for (int64_t l = 0; l < L; ++l)
     for (int64_t i = 0; i < n; ++i) {
       int64_t lin = ir::blockElement(start, i, l, L, P);

@@ -143,16 +143,21 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
   for (unsigned i = 1; i <= 2; ++i) s.offs.push_back(vals_.get1(op.operand(i), op));
   if (info.space == ir::MemSpace::Global) s.surf = surface(op, s);  // SLM: per-lane accesses (LowerXeSlm.cpp)
   // The surface is the whole dense memref: no explicit shape, or the one the front end writes
-  // (memref.dim 0 and 1 of the same memref, strides dim 1 and a constant 1).
-  auto isDim = [&](Value* v, int64_t d) {
-    const Operation* o = v->definingOp();
-    return o && o->is("memref.dim") && o->operand(0) == src && o->intAttr("index", -1) == d;
-  };
-  auto isOne = [](Value* v) {
+  // (memref.dim 0 and 1 of the same memref, strides dim 1 and a constant 1; a static dim is its
+  // constant, e.g. softmax's memref<?x64xf32>).
+  auto constOf = [](Value* v) -> std::optional<int64_t> {
     const Operation* o = v->definingOp();
     const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
-    return a && a->isa(AttrKind::Int) && a->getInt() == 1;
+    if (!a || !a->isa(AttrKind::Int)) return std::nullopt;
+    return a->getInt();
   };
+  auto isDim = [&](Value* v, int64_t d) {
+    const Operation* o = v->definingOp();
+    if (o && o->is("memref.dim") && o->operand(0) == src && o->intAttr("index", -1) == d) return true;
+    int64_t n = src->type().shape()[static_cast<size_t>(d)];
+    return n != ir::kDynamic && constOf(v) == n;
+  };
+  auto isOne = [&](Value* v) { return constOf(v) == int64_t(1); };
   const Attribute* seg = op.attr("segments");
   bool explicitShape = seg && seg->getIntArray().at(1) == 2;
   s.denseSurface = info.space == ir::MemSpace::Global && src->type().strides().empty() &&

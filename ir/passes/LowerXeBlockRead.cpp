@@ -2,9 +2,10 @@
 // so blocking marks its global tile loads `per_lane`; one lane.load per register is one gather
 // message per register. When the lane layout puts S consecutive slots of a row in the S lanes (lane j
 // = columns c + q j .. c + q j + q - 1 of a row: the DPAS A layout with q = 2 for 16-bit data, the
-// DPAS B and C layouts with q = 1), each row's registers are whole slots of one contiguous run of
-// memory: xe.block_read (elem_bits = 32 for q = 2) reads up to 8 slot registers of a row in one oword
-// block message (tests/isa/builtins/block_read_dg2_global_d{16,32}.ir).
+// DPAS B and C layouts and the row-major f32 layouts with q = 1), each row's registers are whole slots
+// of one contiguous run of memory: xe.block_read (elem_bits = 32 for q = 2) reads up to 8 slot
+// registers of a row in one oword block message (tests/isa/builtins/block_read_dg2_global_d{16,32}.ir,
+// block_io_dg2_global_f32.ir).
 //
 // The oword block read has no bounds check and ignores the low four address bits, so it is legal only
 // when the whole tile is inside the memref and every message starts 16-byte aligned, which is known
@@ -34,11 +35,10 @@ namespace xtc::passes::lowerxe {
 
 std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::planRowReads(const layout::LinearLayout& l, ElemKind ek) {
   // 16-bit data (f16/bf16 GEMM operands): 16-bit slots of one element or 32-bit slots of two
-  // (elem_bits = 32), both proven (docs/hardware.md). 32-bit data has the probed form too but stays
-  // per lane until the f32 examples' dg2 goldens are re-derived; 8-bit data needs the byte builtins
-  // (not probed).
+  // (elem_bits = 32); 32-bit data (f32, i32): 32-bit slots of one element. All proven
+  // (docs/hardware.md); 8-bit and 64-bit data need other builtins (not probed).
   int64_t bits = ir::elemBits(ek);
-  if (bits != 16) return std::nullopt;
+  if (bits != 16 && bits != 32) return std::nullopt;
   // The lane part must be (0, q j): the slot width q from lane 1, checked for every lane bit.
   int lb = l.inDimBits("lane");
   if ((int64_t(1) << lb) != S_ || lb == 0) return std::nullopt;

@@ -278,18 +278,19 @@ TEST(InterpXe, Store2dBeyondTheBufferIsAnError) {
 
 namespace {
 // 1-D block IO: reads 2 registers from G at `start`, writes them to SLM at 8, reads them back from
-// SLM and block-writes them to O at 0; also stores the first read per lane (O2[lane][k]).
-std::string blockKernel(int64_t start) {
+// SLM and block-writes them to O at `out`; also stores the first read per lane (O2[lane][k]).
+std::string blockKernel(int64_t start, int64_t out = 0) {
   return pvcKernel("%G: memref<100xf32>, %O: memref<40xf32>, %O2: memref<16x2xf32>", "\"G\", \"O\", \"O2\"", ", wg_size = [16, 1, 1]",
          "  %s = arith.constant {value = " + std::to_string(start) + " : index} : () -> (index)\n"
          "  %c0 = arith.constant {value = 0 : index} : () -> (index)\n"
          "  %c1 = arith.constant {value = 1 : index} : () -> (index)\n"
          "  %c8 = arith.constant {value = 8 : index} : () -> (index)\n"
+         "  %out = arith.constant {value = " + std::to_string(out) + " : index} : () -> (index)\n"
          "  %v = xe.block_read %G, %s : (memref<100xf32>, index) -> (vector<2xf32>) loc(\"x.xt\":4:9)\n"
          "  %slm = gpu.slm_alloc : () -> (memref<64xf32, slm>)\n"
          "  xe.block_write %v, %slm, %c8 : (vector<2xf32>, memref<64xf32, slm>, index) -> ()\n"
          "  %w = xe.block_read %slm, %c8 : (memref<64xf32, slm>, index) -> (vector<2xf32>)\n"
-         "  xe.block_write %w, %O, %c0 : (vector<2xf32>, memref<40xf32>, index) -> ()\n"
+         "  xe.block_write %w, %O, %out : (vector<2xf32>, memref<40xf32>, index) -> () loc(\"x.xt\":6:3)\n"
          "  %lane = gpu.lane_id : () -> (index)\n"
          "  %e0 = vector.extract %v {index = 0} : (vector<2xf32>) -> (f32)\n"
          "  %e1 = vector.extract %v {index = 1} : (vector<2xf32>) -> (f32)\n"
@@ -321,6 +322,16 @@ TEST(InterpXe, GlobalBlockReadMisalignedIsAnError) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.diags.find("x.xt:4:9: error: xe.block_read: address "), std::string::npos) << r.diags;
   EXPECT_NE(r.diags.find("is not 16-byte aligned (a global block read needs it)"), std::string::npos) << r.diags;
+}
+
+TEST(InterpXe, GlobalBlockWriteMisalignedIsAnError) {
+  // The write at element 2 of O: byte 8, which dg2's oword block write would round down to 0.
+  Ran r = runText(blockKernel(12, 2), blockArgs());
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diags.find("x.xt:6:3: error: xe.block_write: address "), std::string::npos) << r.diags;
+  EXPECT_NE(r.diags.find("is not 16-byte aligned (a global block write needs it)"), std::string::npos) << r.diags;
+  // At element 4 (byte 16) the same write is legal.
+  EXPECT_TRUE(runText(blockKernel(12, 4), blockArgs()).ok);
 }
 
 TEST(InterpXe, GlobalBlockReadOfF16PairsOnDg2) {

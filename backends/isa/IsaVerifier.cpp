@@ -128,9 +128,9 @@ IsaReport checkDisassembly(const std::vector<std::string>& kernels, bool symbolT
                                     names, n.outside, n.inside, pattern, got));
   }
   // 2D block shapes: each one the calls need must be the decoded dword 7 of some message header,
-  // `mov (1|M0) rN.7<1>:ud IMM` (the disassembler prints some immediates as floats: their bits count).
+  // `mov (1|M0) rN.7<1>:ud|d IMM` (the disassembler prints some immediates as floats: their bits count).
   std::set<std::string> headers;
-  std::regex header(R"(mov \(1\|M0\) +r[0-9]+\.7<1>:(?:ud|f) +(0x[0-9A-Fa-f]+|[-0-9.e+]+):(?:uw|ud|f))");
+  std::regex header(R"(mov \(1\|M0\) +r[0-9]+\.7<1>:(?:ud|d|f) +(0x[0-9A-Fa-f]+|[-0-9.e+]+):(?:uw|ud|w|d|f))");
   for (auto it = std::sregex_iterator(all.begin(), all.end(), header); it != std::sregex_iterator(); ++it) {
     std::string v = (*it)[1];
     uint32_t x = 0;

@@ -180,6 +180,8 @@ private:
   const targets::Target& target_;
   XeCodegen codegen_;
   unsigned visaLoops_ = 0;  // whole-loop asm statements emitted (unique vISA names, VisaLoop.h)
+  VisaHeaders headers_;     // the 2D message headers in scope (VisaEmitter.h)
+  VisaHeaders* headersOrNull() { return codegen_ == XeCodegen::Visa ? &headers_ : nullptr; }
   llvm::Value* sgId_ = nullptr;  // the subgroup id computed at the kernel's entry (emitSubgroupId)
   DiagnosticEngine& diags_;
   llvm::Function* fn_ = nullptr;
@@ -408,7 +410,8 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     XeEmitContext xc{m_, &b_, target_, [&](ir::Value* v) -> const std::vector<llvm::Value*>& { return get(v, op); },
                      [&](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
                      [&](ir::Value* v) { return mem(v, op).ptr; },
-                     [&](ir::Value* v, const std::vector<llvm::Value*>& idx) { return elementPtr(mem(v, op), idx, op); }};
+                     [&](ir::Value* v, const std::vector<llvm::Value*>& idx) { return elementPtr(mem(v, op), idx, op); },
+                     headersOrNull()};
     std::optional<std::string> visa = emitVisaOp(op, xc, codegen_);
     if (std::string e = visa ? *visa : emitXeOp(op, xc); !e.empty()) fail(op, e);
   } else {
@@ -813,17 +816,23 @@ void KernelEmitter::emitReduce(ir::Operation& op) {
 // ----- structured control flow -----------------------------------------------------------------------
 
 void KernelEmitter::emitFor(ir::Operation& op) {
+  // A surface's shared header is not kept across a loop (it would hold a register through the loop,
+  // and a K loop at the register limit spills: RFC 2.5); messages in the loop get their own
+  // (prepareLoopHeaders), messages after it build the shared one again (VisaEmitter.h).
+  std::erase_if(headers_.slots, [](const VisaHeaders::Slot& s) { return !s.op; });
   if (codegen_ == XeCodegen::Visa) {
     // pvc: a DPAS K loop as one inline-vISA statement when it matches (VisaLoop.h), else op by op.
     XeEmitContext xc{m_, &b_, target_, [&](ir::Value* v) -> const std::vector<llvm::Value*>& { return get(v, op); },
                      [&](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
                      [&](ir::Value* v) { return mem(v, op).ptr; },
-                     [&](ir::Value* v, const std::vector<llvm::Value*>& idx) { return elementPtr(mem(v, op), idx, op); }};
+                     [&](ir::Value* v, const std::vector<llvm::Value*>& idx) { return elementPtr(mem(v, op), idx, op); },
+                     headersOrNull()};
     if (std::optional<std::string> r = emitVisaLoop(op, xc, visaLoops_)) {
       ++visaLoops_;
       if (!r->empty()) fail(op, *r);
       return;
     }
+    prepareLoopHeaders(op, xc, codegen_);
   }
   llvm::Value* lb = get1(op.operand(0), op);
   llvm::Value* ub = get1(op.operand(1), op);
@@ -846,6 +855,19 @@ void KernelEmitter::emitFor(ir::Operation& op) {
     p->addIncoming(init, pre);
     phis.push_back(p);
   }
+  // The headers in scope are carried around the loop (VisaEmitter.h); their coordinates are unknown
+  // in the body and after the loop.
+  std::vector<llvm::PHINode*> headerPhis;
+  for (VisaHeaders::Slot& s : headers_.slots) {
+    llvm::PHINode* p = b_.CreatePHI(s.header->getType(), 2, "hdr");
+    p->addIncoming(s.header, pre);
+    headerPhis.push_back(p);
+    s.header = p;
+    s.x = s.loopX;
+    s.y = s.loopY;
+  }
+  std::vector<std::pair<llvm::Value*, llvm::Value*>> heldCoords;  // what the headers hold after the loop
+  for (const VisaHeaders::Slot& s : headers_.slots) heldCoords.emplace_back(s.loopX, s.loopY);
   b_.CreateCondBr(b_.CreateICmpSLT(iv, ub), body, exit);
 
   b_.SetInsertPoint(body);
@@ -868,6 +890,14 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   if (visaLoops_ != visaBefore) keepLoopRolled(*back);  // a whole-loop asm statement inside (VisaLoop.h)
   iv->addIncoming(next, latch);
   for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(yielded[i], latch);
+  for (size_t i = 0; i < headerPhis.size(); ++i) {
+    headerPhis[i]->addIncoming(headers_.slots[i].header, latch);
+    headers_.slots[i].header = headerPhis[i];
+    std::tie(headers_.slots[i].x, headers_.slots[i].y) = heldCoords[i];
+  }
+  // Built in the body: not available after it; a message's own header: not used after it.
+  headers_.slots.erase(headers_.slots.begin() + static_cast<long>(headerPhis.size()), headers_.slots.end());
+  std::erase_if(headers_.slots, [&](const VisaHeaders::Slot& s) { return s.op && op.isAncestorOf(s.op); });
   std::vector<llvm::Value*> carried = vectorizePhis(phis);
 
   b_.SetInsertPoint(exit);
@@ -975,10 +1005,13 @@ void KernelEmitter::emitIf(ir::Operation& op) {
   b_.CreateCondBr(cond, thenB, elseB);
 
   std::vector<llvm::Value*> thenVals, elseVals;
+  std::vector<VisaHeaders::Slot> before = headers_.slots;
   b_.SetInsertPoint(thenB);
   if (!op.region(0).empty()) emitBlock(op.region(0).block(), &thenVals);
   llvm::BasicBlock* thenEnd = b_.GetInsertBlock();
   b_.CreateBr(merge);
+  std::vector<VisaHeaders::Slot> afterThen = headers_.slots;
+  headers_.slots = before;
   b_.SetInsertPoint(elseB);
   if (op.numRegions() > 1 && !op.region(1).empty()) emitBlock(op.region(1).block(), &elseVals);
   llvm::BasicBlock* elseEnd = b_.GetInsertBlock();
@@ -986,6 +1019,20 @@ void KernelEmitter::emitIf(ir::Operation& op) {
   if (thenVals.size() != elseVals.size()) fail(op, "internal error: scf.if branches yield different numbers of values");
 
   b_.SetInsertPoint(merge);
+  // The headers in scope before the if: one phi where the branches leave different ones (VisaEmitter.h).
+  headers_.slots.erase(headers_.slots.begin() + static_cast<long>(before.size()), headers_.slots.end());
+  for (size_t i = 0; i < before.size(); ++i) {
+    VisaHeaders::Slot& e = headers_.slots[i];
+    const VisaHeaders::Slot& t = afterThen[i];
+    if (t.header != e.header) {
+      llvm::PHINode* p = b_.CreatePHI(e.header->getType(), 2, "hdr");
+      p->addIncoming(t.header, thenEnd);
+      p->addIncoming(e.header, elseEnd);
+      e.header = p;
+    }
+    if (t.x != e.x) e.x = nullptr;
+    if (t.y != e.y) e.y = nullptr;
+  }
   std::vector<llvm::PHINode*> mergePhis;
   for (size_t i = 0; i < thenVals.size(); ++i) {
     llvm::PHINode* p = b_.CreatePHI(thenVals[i]->getType(), 2);

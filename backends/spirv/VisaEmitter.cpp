@@ -59,6 +59,145 @@ llvm::Value* laneId(XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   return c;
 }
 
+
+// ---- Headers built once (VisaEmitter.h, VisaHeaders) ----
+
+// The header's block-shape dword (reference §2.1).
+uint32_t shapeDword(int64_t w, int64_t h, int64_t blocks) {
+  return static_cast<uint32_t>((w - 1) | ((h - 1) << 8) | ((blocks - 1) << 16));
+}
+
+// The descriptor of a raw 2D block message (reference §2.1; the same bits VisaLoop.cpp sends, and
+// IGC's own lsc_store_block2d d32 16x8 descriptor 0x2000407, tests/isa/builtins/visa_store_2d_d32_16x8.ir):
+// opcode 3 load / 7 store, VNNI bit 7, data size bits 9-11 (d8 0, d16 1, d32 2), L1/L3 cache bits
+// 17-19 (prefetch: cached 4, uncached L1 2), response GRFs bits 20-24, one header GRF bits 25-28.
+uint32_t descriptor2d(bool store, int64_t bits, int64_t respBytes, int cache) {
+  uint32_t size = bits == 8 ? 0u : bits == 16 ? 1u : 2u;
+  return (store ? 7u : 3u) | size << 9 | static_cast<uint32_t>(cache) << 17 |
+         static_cast<uint32_t>(respBytes / 64) << 20 | 1u << 25;
+}
+
+llvm::Value* callAsmValue(llvm::IRBuilder<>& b, llvm::Type* ret, const std::string& text, const std::string& constraints,
+                          const std::vector<llvm::Value*>& args, bool sideEffects) {
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* a : args) types.push_back(a->getType());
+  auto* fty = llvm::FunctionType::get(ret, types, false);
+  // Not marked readnone: -O2 would merge equal header builds across a loop, and the header would
+  // hold a register through it (emitFor drops shared headers at a loop for that reason).
+  return b.CreateCall(llvm::InlineAsm::get(fty, text, constraints, sideEffects), args);
+}
+
+// The inputs of one asm statement after its `nOut` outputs. A constant is written into the text as
+// an immediate: IGC fails to parse a region of an immediate ("16(0,0)<0;1,0>").
+struct AsmInputs {
+  unsigned nOut;
+  std::string constraints;
+  std::vector<llvm::Value*> values;
+  std::string add(llvm::Value* v, const char* c) {
+    values.push_back(v);
+    constraints += std::string(",") + c;
+    return fmt::format("${}", nOut + values.size() - 1);
+  }
+  // "dst = v + plus" as one mov/add line (dst a header field, "$0(0,5)<1>").
+  std::string set(const std::string& dst, llvm::Value* v, int64_t plus = 0) {
+    if (const auto* c = llvm::dyn_cast<llvm::ConstantInt>(v))
+      return fmt::format("mov (M1_NM,1) {} {}:d\n", dst, c->getSExtValue() + plus);
+    std::string src = add(v, "rw.u") + "(0,0)<0;1,0>";
+    return plus ? fmt::format("add (M1_NM,1) {} {} {}:d\n", dst, src, plus) : fmt::format("mov (M1_NM,1) {} {}\n", dst, src);
+  }
+};
+
+// A new header for the surface (base, width, height, pitch: the op's own operand values) and shape;
+// the coordinates are left to the message.
+llvm::Value* buildHeader(llvm::IRBuilder<>& b, const VisaHeaders::Slot& s) {
+  llvm::Value* lo = b.CreateTrunc(s.base, b.getInt32Ty());
+  llvm::Value* hi = b.CreateTrunc(b.CreateLShr(s.base, b.getInt64(32)), b.getInt32Ty());
+  AsmInputs in{1, "=rw", {}};
+  std::string t = in.set("$0(0,0)<1>", lo);  // one statement per field: the operands are numbered in order
+  t += in.set("$0(0,1)<1>", hi);
+  t += in.set("$0(0,2)<1>", s.width, -1);
+  t += in.set("$0(0,3)<1>", s.height, -1);
+  t += in.set("$0(0,4)<1>", s.pitch, -1);
+  t += fmt::format("mov (M1_NM,1) $0(0,7)<1> {:#x}:ud", s.shape);
+  return callAsmValue(b, b.getInt32Ty(), t, in.constraints, in.values, /*sideEffects=*/false);
+}
+
+// `header` with its x (if x) and y (if y) set: the fields written in place (the result is tied to it).
+llvm::Value* setCoords(llvm::IRBuilder<>& b, llvm::Value* header, llvm::Value* x, llvm::Value* y) {
+  AsmInputs in{1, "=rw", {}};
+  in.add(header, "0");
+  std::string t = x ? in.set("$0(0,5)<1>", x) : "";
+  if (y) t += in.set("$0(0,6)<1>", y);
+  t.pop_back();
+  return callAsmValue(b, b.getInt32Ty(), t, in.constraints, in.values, /*sideEffects=*/false);
+}
+
+// The message's own header (a loop's, prepareLoopHeaders), else the surface's shared one, else null.
+VisaHeaders::Slot* findSlot(VisaHeaders& hs, const VisaHeaders::Slot& key, const ir::Operation* op) {
+  for (VisaHeaders::Slot& s : hs.slots)
+    if (s.op && s.op == op) return &s;
+  for (VisaHeaders::Slot& s : hs.slots)
+    if (!s.op && s.base == key.base && s.width == key.width && s.height == key.height && s.pitch == key.pitch &&
+        s.shape == key.shape)
+      return &s;
+  return nullptr;
+}
+
+// Whether two coordinate values are the same: the same value, or the same integer cast of the same
+// value (prepareLoopHeaders re-creates the arith.convert of a loop-invariant index before the loop).
+bool sameCoord(const llvm::Value* a, const llvm::Value* b) {
+  if (a == b) return true;
+  const auto* ca = llvm::dyn_cast_or_null<llvm::CastInst>(a);
+  const auto* cb = llvm::dyn_cast_or_null<llvm::CastInst>(b);
+  return ca && cb && ca->getOpcode() == cb->getOpcode() && ca->getDestTy() == cb->getDestTy() &&
+         sameCoord(ca->getOperand(0), cb->getOperand(0));
+}
+
+VisaHeaders::Slot surfaceKey(const ir::Operation& op, XeEmitContext& ctx, uint32_t shape) {
+  return {ctx.get(op.operand(0)).at(0), ctx.get(op.operand(1)).at(0), ctx.get(op.operand(2)).at(0),
+          ctx.get(op.operand(3)).at(0), shape, nullptr};
+}
+
+// One 2D block message through an explicit header: `form` names it for --verify-isa and readers
+// (a vISA comment: "/* lsc_load_block2d :d32.1x16x8nn */"), `data` is the stored value (stores),
+// `resp` the response type (loads; null for stores and prefetches). x is `xOffset` past the op's x.
+// Returns the response.
+llvm::Value* rawMessage(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b, uint32_t shape,
+                        uint32_t desc, const std::string& form, llvm::Value* data, int64_t dataGrfs, llvm::Type* resp,
+                        int64_t xOffset = 0) {
+  VisaHeaders local;
+  VisaHeaders& hs = ctx.headers ? *ctx.headers : local;
+  VisaHeaders::Slot key = surfaceKey(op, ctx, shape);
+  VisaHeaders::Slot* slot = findSlot(hs, key, &op);
+  if (!slot) {
+    key.header = buildHeader(b, key);
+    hs.slots.push_back(key);
+    slot = &hs.slots.back();
+  }
+  llvm::Value* x = ctx.get(op.operand(4)).at(0);
+  if (xOffset) x = b.CreateAdd(x, b.getInt32(static_cast<uint32_t>(xOffset)));
+  llvm::Value* y = ctx.get(op.operand(5)).at(0);
+  // The coordinates that differ from the ones the header holds are written in place (a new header
+  // value tied to the old one: the same register, no copy while the old one dies here). The message
+  // reads the header: it is no output of the send's statement, as IGC binds an unused output to
+  // `null` and then fails to parse "null.0".
+  bool setX = !sameCoord(slot->x, x), setY = !sameCoord(slot->y, y);
+  if (setX || setY) slot->header = setCoords(b, slot->header, setX ? x : nullptr, setY ? y : nullptr);
+  slot->x = x;
+  slot->y = y;
+  AsmInputs in{resp ? 1u : 0u, resp ? "=rw" : "", {}};
+  std::string h = in.add(slot->header, "rw");
+  std::string t = fmt::format("/* {} */\n", form);
+  if (resp)
+    t += fmt::format("raw_sends.15.1.0.{} (M1_NM, 1) 0x0:ud {:#x}:ud {}.0 %null.0 $0.0", (desc >> 20) & 31, desc, h);
+  else if (data)
+    t += fmt::format("raw_sends.15.1.{}.0 (M1_NM, 1) 0x0:ud {:#x}:ud {}.0 {}.0 %null.0", dataGrfs, desc, h, in.add(data, "rw"));
+  else
+    t += fmt::format("raw_sends.15.1.0.0 (M1_NM, 1) 0x0:ud {:#x}:ud {}.0 %null.0 %null.0", desc, h);
+  std::string cons = in.constraints.starts_with(",") ? in.constraints.substr(1) : in.constraints;
+  return callAsmValue(b, resp ? resp : b.getVoidTy(), t, cons, in.values, /*sideEffects=*/true);
+}
+
 // Whether the op's shape is in `table` (the target's stores or prefetches: each entry has a
 // tests/isa/builtins/visa_*.ir probe, tests/unit/isa/TargetTableProbesTest.cpp).
 bool inTable(const ir::Operation& op, const std::vector<targets::BlockShape>& table) {
@@ -84,7 +223,6 @@ std::string emitStore2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBui
   if (std::string e = checkStore(op, ctx, bits, w, h); !e.empty()) return e;
   const std::vector<llvm::Value*>& regs = ctx.get(op.operand(6));
   if (static_cast<int64_t>(regs.size()) != h) return "xe.store_2d: the value does not hold one register per row";
-  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
   if (mode == XeCodegen::Visa) {
     // The data as one <h x T> vector of the registers' own type (vISA reads raw bits; keeping the
     // type lets -O2 pass a DPAS result or a loop's vector phi through unchanged).
@@ -93,6 +231,12 @@ std::string emitStore2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBui
     for (int64_t i = 0; i < h; ++i)
       data = b.CreateInsertElement(data, regs[static_cast<size_t>(i)], b.getInt32(static_cast<uint32_t>(i)));
     if (h == 1) data = b.CreateExtractElement(data, b.getInt32(0));
+    if (ctx.headers) {
+      rawMessage(op, ctx, b, shapeDword(w, h, 1), descriptor2d(true, bits, 0, 0),
+                 fmt::format("lsc_store_block2d DATA:d{}.1x{}x{}nn", bits, w, h), data, w * h * bits / 8 / 64, nullptr);
+      return "";
+    }
+    std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
     surf.push_back(data);
     callAsm(b, fmt::format("lsc_store_block2d.ugm (M1, 16) flat[$0,$1,$2,$3,$4,$5] $6:d{}.1x{}x{}nn", bits, w, h),
             "rw.u,rw.u,rw.u,rw.u,rw.u,rw.u,rw", surf);
@@ -132,8 +276,14 @@ std::string emitPrefetch2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IR
                        w, h);
   const ir::Attribute* c = op.attr("cache");
   bool l1 = !c || !c->isa(ir::AttrKind::Enum) || c->getString() != "uncached";
-  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
+  if (mode == XeCodegen::Visa && ctx.headers) {
+    rawMessage(op, ctx, b, shapeDword(w, h, n), descriptor2d(false, bits, 0, l1 ? 4 : 2),
+               fmt::format("lsc_load_block2d.ugm.{}.ca %null:d{}.{}x{}x{}nn", l1 ? "ca" : "uc", bits, n, w, h), nullptr, 0,
+               nullptr);
+    return "";
+  }
   if (mode == XeCodegen::Visa) {
+    std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
     callAsm(b,
             fmt::format("lsc_load_block2d.ugm.{}.ca (M1, 16) %null:d{}.{}x{}x{}nn flat[$0,$1,$2,$3,$4,$5]", l1 ? "ca" : "uc",
                         bits, n, w, h),
@@ -178,10 +328,20 @@ std::optional<std::string> emitLoad2d(const ir::Operation& op, XeEmitContext& ct
     return std::nullopt;  // the builtins (XeBuiltins.cpp)
   const ir::Type& rt = op.result()->type();
   if (rt.shape()[0] != 16 || ir::elemBits(rt.elem()) != 16) return std::nullopt;
-  std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
+  std::vector<llvm::Value*> surf = ctx.headers ? std::vector<llvm::Value*>{} : surfaceArgs(op, ctx, b);
   llvm::Type* half = llvm::FixedVectorType::get(b.getInt16Ty(), 8);
   std::vector<llvm::Value*> regs;
   for (int blk = 0; blk < 2; ++blk) {
+    llvm::Type* regTy = rt.elem() == ir::ElemKind::F16 ? b.getHalfTy() : b.getInt16Ty();
+    if (ctx.headers) {
+      llvm::Value* v = rawMessage(op, ctx, b, shapeDword(16, 8, 1), descriptor2d(false, 16, 256, 0),
+                                  "lsc_load_block2d $0:d16.1x16x8nn", nullptr, 0, half, blk * 16);
+      for (unsigned i = 0; i < 8; ++i) {
+        llvm::Value* e = b.CreateExtractElement(v, b.getInt32(i));
+        regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
+      }
+      continue;
+    }
     std::vector<llvm::Value*> args = surf;
     if (blk == 1) args[4] = b.CreateAdd(args[4], b.getInt32(16));
     std::vector<llvm::Type*> types;
@@ -190,7 +350,6 @@ std::optional<std::string> emitLoad2d(const ir::Operation& op, XeEmitContext& ct
     llvm::Value* v = b.CreateCall(llvm::InlineAsm::get(fty, "lsc_load_block2d.ugm (M1, 16) $0:d16.1x16x8nn flat[$1,$2,$3,$4,$5,$6]",
                                                        "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
                                   args);
-    llvm::Type* regTy = rt.elem() == ir::ElemKind::F16 ? b.getHalfTy() : b.getInt16Ty();
     for (unsigned i = 0; i < 8; ++i) {
       llvm::Value* e = b.CreateExtractElement(v, b.getInt32(i));
       regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
@@ -209,6 +368,14 @@ std::variant<llvm::Value*, std::string> loadAsm(const ir::Operation& op, XeEmitC
     return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
   if (!inTable(op, ctx.target.blockLoads))
     return fmt::format("xe.load_2d {} has no form proven by an ISA test yet (not implemented yet)", form);
+  // The response in whole GRFs (a 32-byte d16/d8 row is half a register: IGC's own message pads it).
+  int64_t respBytes = static_cast<int64_t>(retTy->getPrimitiveSizeInBits() / 8) * 16;
+  if (ctx.headers && respBytes % 64 == 0) {
+    int64_t bits = op.intAttr("elem_bits", 0);
+    return rawMessage(op, ctx, b,
+                      shapeDword(op.intAttr("block_w", 0), op.intAttr("block_h", 0), op.intAttr("array_len", 1)),
+                      descriptor2d(false, bits, respBytes, 0), "lsc_load_block2d $0:" + form, nullptr, 0, retTy);
+  }
   std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
   std::vector<llvm::Type*> types;
   for (llvm::Value* a : surf) types.push_back(a->getType());
@@ -292,7 +459,78 @@ std::optional<std::string> emitLoad2dD8(const ir::Operation& op, XeEmitContext& 
   return "";
 }
 
+// The header shape of the explicit-header message `op` will be (the cases of emitVisaOp whose
+// response is whole GRFs; shapes outside the target's tables are errors later), or nullopt.
+std::optional<uint32_t> headerShape(const ir::Operation& op, const XeEmitContext& ctx) {
+  int64_t bits = op.intAttr("elem_bits", 0), w = op.intAttr("block_w", 0), h = op.intAttr("block_h", 0),
+          n = op.intAttr("array_len", 1);
+  bool plain = !flag(op, "vnni") && !flag(op, "transpose");
+  if (op.is("xe.store_2d") && inTable(op, ctx.target.blockStores)) return shapeDword(w, h, 1);
+  if (op.is("xe.prefetch_2d") && inTable(op, ctx.target.blockPrefetches)) return shapeDword(w, h, n);
+  if (!op.is("xe.load_2d") || !plain) return std::nullopt;
+  if (bits == 16 && w == 16 && h == 8 && n == 2) return shapeDword(16, 8, 1);  // emitLoad2d's two halves
+  if (n != 1 || !inTable(op, ctx.target.blockLoads)) return std::nullopt;
+  if (bits == 32 || (bits == 16 && w == 16 && h % 2 == 0) || (bits == 8 && w == 32 && h % 2 == 0)) return shapeDword(w, h, 1);
+  return std::nullopt;
+}
+
+bool definedOutside(const ir::Value* v, const ir::Operation& loop) {
+  if (const ir::Operation* d = v->definingOp()) return d != &loop && !loop.isAncestorOf(d);
+  const ir::Operation* owner = v->ownerBlock()->parentOp();
+  return owner && owner != &loop && !loop.isAncestorOf(owner);
+}
+
 }  // namespace
+
+void prepareLoopHeaders(const ir::Operation& loop, XeEmitContext& ctx, XeCodegen mode) {
+  if (mode != XeCodegen::Visa || !ctx.headers || ctx.target.kind != targets::TargetKind::Pvc) return;
+  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
+  for (VisaHeaders::Slot& s : ctx.headers->slots) s.loopX = s.loopY = nullptr;
+  // A coordinate that is the same in every iteration: a value defined outside the loop, possibly
+  // through integer converts in the body (re-created here; sameCoord matches the body's copy).
+  auto invariant = [&](ir::Value* v) -> llvm::Value* {
+    std::vector<const ir::Operation*> converts;
+    while (!definedOutside(v, loop)) {
+      const ir::Operation* d = v->definingOp();
+      if (!d || !d->is("arith.convert") || !ir::isIntElem(v->type().elem()) || !ir::isIntElem(d->operand(0)->type().elem()))
+        return nullptr;
+      converts.push_back(d);
+      v = d->operand(0);
+    }
+    llvm::Value* r = ctx.get(v).at(0);
+    for (auto it = converts.rbegin(); it != converts.rend(); ++it)
+      r = b.CreateSExtOrTrunc(r, b.getIntNTy(static_cast<unsigned>(ir::elemBits((*it)->result()->type().elem()))));
+    return r;
+  };
+  // The messages of this loop's body and its ifs; a nested loop prepares its own (it may become one
+  // whole-loop statement, which builds its headers itself).
+  std::vector<ir::Operation*> ops;
+  const_cast<ir::Operation&>(loop).walk([&](ir::Operation* op) { ops.push_back(op); });
+  auto inNestedLoop = [&](const ir::Operation* op) {
+    for (const ir::Operation* p = op->parentOp(); p && p != &loop; p = p->parentOp())
+      if (p->is("scf.for")) return true;
+    return false;
+  };
+  for (ir::Operation* op : ops) {
+    if (op == &loop || op->dialect() != "xe" || inNestedLoop(op)) continue;
+    std::optional<uint32_t> shape = headerShape(*op, ctx);
+    if (!shape) continue;
+    bool outside = true;
+    for (unsigned i = 0; i < 4; ++i) outside = outside && definedOutside(op->operand(i), loop);
+    if (!outside) continue;
+    VisaHeaders::Slot s = surfaceKey(*op, ctx, *shape);
+    s.op = op;
+    s.header = buildHeader(b, s);
+    // The split d16 load (two halves, x and x + 16) keeps x per message.
+    bool split = op->is("xe.load_2d") && op->intAttr("array_len", 1) == 2;
+    llvm::Value* x = split ? nullptr : invariant(op->operand(4));
+    llvm::Value* y = invariant(op->operand(5));
+    if (x || y) s.header = setCoords(b, s.header, x, y);
+    s.x = s.loopX = x;
+    s.y = s.loopY = y;
+    ctx.headers->slots.push_back(s);
+  }
+}
 
 std::optional<std::string> emitVisaOp(const ir::Operation& op, XeEmitContext& ctx, XeCodegen mode) {
   llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);

@@ -542,15 +542,23 @@ namespace {
 // "lsc_store_block2d ... DATA:d32.1x16x8nn" -> store_block2d.ugm.d32; "lsc_load_block2d ... %null:d16..."
 // -> a prefetch (null destination); any other load -> a load with its VNNI/transpose mnemonic.
 // nullopt for other asm (not a hardware message xtc knows).
+// A message sent through an explicit header (VisaEmitter.cpp, rawMessage) is "/* <its lsc form> */"
+// followed by the header movs and one raw_sends, which the disassembly shows as a SIMD1 send.
 std::optional<std::string> inlineVisaPattern(const std::string& text) {
   std::smatch m;
-  if (!std::regex_search(text, m, std::regex(R"(:d(8|16|32)\.\d+x\d+x\d+([nt])([nt]))"))) return std::nullopt;
+  bool raw = text.starts_with("/* lsc_") && text.find(" */") != std::string::npos &&
+             text.find("raw_sends.15.") != std::string::npos;
+  const std::string form = raw ? text.substr(3, text.find(" */") - 3) : text;
+  if (!std::regex_search(form, m, std::regex(R"(:d(8|16|32)\.\d+x\d+x\d+([nt])([nt]))"))) return std::nullopt;
   std::string bits = m[1];
-  if (text.starts_with("lsc_store_block2d")) return R"(send\.ugm .*store_block2d\.ugm\.d)" + bits + R"(\.a64)";
-  if (!text.starts_with("lsc_load_block2d")) return std::nullopt;
-  if (text.find("%null") != std::string::npos)
-    return R"(send\.ugm \(16\|M0\) +null .*load_block2d\.ugm\.d)" + bits + R"(\.a64)";
-  return load2dLine("d" + bits + (m[2] == "t" ? "t" : "") + (m[3] == "t" ? "v" : ""));
+  if (form.starts_with("lsc_store_block2d")) return R"(send\.ugm .*store_block2d\.ugm\.d)" + bits + R"(\.a64)";
+  if (!form.starts_with("lsc_load_block2d")) return std::nullopt;
+  const std::string simd = raw ? R"(send\.ugm \(1\|M0\))" : R"(send\.ugm \(16\|M0\))";
+  if (form.find("%null") != std::string::npos) return simd + R"( +null .*load_block2d\.ugm\.d)" + bits + R"(\.a64)";
+  std::string line = load2dLine("d" + bits + (m[2] == "t" ? "t" : "") + (m[3] == "t" ? "v" : ""));
+  const std::string simd16 = R"(send\.ugm \(16)";
+  if (raw && line.starts_with(simd16)) line = R"(send\.ugm \(1)" + line.substr(simd16.size());
+  return line;
 }
 
 // The header shape of an inline-vISA 2D message: ":d16.2x16x8nn" (blocks x width x height) -> "16x8x2".

@@ -32,6 +32,7 @@ struct XeEmitContext {
   std::function<llvm::Value*(ir::Value*)> memrefPointer;  // a memref parameter's global pointer
   // The address of the element at `idx` (one index per dim, row-major with the memref's own dims).
   std::function<llvm::Value*(ir::Value*, const std::vector<llvm::Value*>&)> elementPointer;
+  struct VisaHeaders* headers;  // the 2D message headers in scope (VisaEmitter.h); null: build per message
 };
 
 // Emits one xe.* op. Returns "" on success, else the error to report at the op.

@@ -64,7 +64,7 @@ ocloc "$@"; rc=$?
 exit $rc
 WRAP
 chmod +x "$work/dropping-ocloc"
-expect store-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA .lsc_store_block2d" -- \
+expect store-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA ./\* lsc_store_block2d" -- \
   env XTC_OCLOC="$work/dropping-ocloc" "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/sd.spv"
 [ -e "$work/sd.spv" ] && fail "store-dropped: an output file was written"
 

@@ -73,9 +73,9 @@ ls "$work"/dis | grep -q Intel_Symbol_Table_Void_Program && problem "Intel_Symbo
 grep -q scratch "$asm" && problem "scratch accesses (spills)"
 grep -qi spilled "$work/build.log" && problem "ocloc reports spills: $(grep -i spilled "$work/build.log")"
 
-# Shapes of the 2D block headers: mov (1|M0) rN.7<1>:ud|f IMM.
-shapes=$(grep -E 'mov \(1\|M0\) +r[0-9]+\.7<1>:(ud|f) +' "$asm" | perl -ne '
-  if (/r\d+\.7<1>:(?:ud|f)\s+(0x[0-9A-Fa-f]+|[-0-9.e+]+):(?:uw|ud|f)/) {
+# Shapes of the 2D block headers: mov (1|M0) rN.7<1>:ud|d|f IMM.
+shapes=$(grep -E 'mov \(1\|M0\) +r[0-9]+\.7<1>:(ud|d|f) +' "$asm" | perl -ne '
+  if (/r\d+\.7<1>:(?:ud|d|f)\s+(0x[0-9A-Fa-f]+|[-0-9.e+]+):(?:uw|ud|w|d|f)/) {
     my $v = $1; my $x = ($v =~ /^0x/i) ? hex($v) : unpack("L", pack("f", $v));
     printf "%dx%dx%d\n", ($x & 255) + 1, (($x >> 8) & 255) + 1, (($x >> 16) & 15) + 1; }')
 # The outermost loop: the longest span from a label to a later jmpi back to it.

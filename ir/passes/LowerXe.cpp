@@ -592,6 +592,7 @@ void KernelLowerXe::run() {
   ir::Block& body = ir::kernelBody(kernel_);
   std::vector<std::unique_ptr<Operation>> old;
   for (Operation* op : body.opsSnapshot()) old.push_back(op->remove());
+  for (auto& op : old) sliceBarrier_ = sliceBarrier_ || (op->is("scf.for") && op->hasAttr("split") && holdsBarrier(*op));
   for (Value* a : body.arguments()) vals_.set(a, {a});
   b_.setInsertionPointToEnd(&body);
   b_.setLoc(kernel_->loc());

@@ -23,10 +23,10 @@
 // Both conditions are subgroup-uniform (no lane id in them), so the convergent block read runs with
 // every lane. The base/pitch alignment is computed once per memref in the prologue. Message start
 // columns (relative to the tile) must be multiples of 16 bytes, checked here; a layout that does not
-// split into such messages keeps the per-lane loads alone. Not in kernels whose K loop
-// split-accumulators cut into slice loops (`split_loops`: gemm_bf16 and RFC 2.1 on dg2, 8 slice
-// loops, each would need its own interior/edge pair; benchmarks/run's split-loop counting and the
-// compile time of 16 loops are not measured yet).
+// split into such messages keeps the per-lane loads alone. A kernel whose K loop split-accumulators
+// cut into slice loops (`split_loops`) gets one interior/edge pair per slice loop, each with its own
+// interior count: the slices' M/N offsets differ, so a slice inside the matrix keeps its block reads
+// when another slice of the subgroup crosses the edge.
 #include "ir/passes/LowerXeKernel.h"
 
 #include <algorithm>
@@ -101,7 +101,7 @@ Value* KernelLowerXe::alignedSurface(const TileState& t) {
 std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::readPlan(const TileState& t, const Type& rt, const Operation& op) {
   const Type& mt = t.mem->type();
   if (t_.kind != targets::TargetKind::Dg2 || !t.denseSurface || mt.rank() != 2 || !mt.strides().empty() ||
-      mt.memSpace() != ir::MemSpace::Global || kernel_->intAttr("split_loops", 1) > 1)
+      mt.memSpace() != ir::MemSpace::Global)
     return std::nullopt;
   return planRowReads(laneLayout(rt, op), rt.elem());
 }
@@ -160,6 +160,12 @@ bool KernelLowerXe::lowerBlockReadLoad(Operation& op, const std::function<Value*
   return true;
 }
 
+bool KernelLowerXe::holdsBarrier(Operation& loop) {
+  bool found = false;
+  loop.walk([&](Operation* o) { found = found || o->is("gpu.barrier"); });
+  return found;
+}
+
 bool KernelLowerXe::lowerForVersioned(Operation& op) {
   if (t_.kind != targets::TargetKind::Dg2) return false;
   auto constOf = [](Value* v) -> std::optional<int64_t> {
@@ -170,6 +176,18 @@ bool KernelLowerXe::lowerForVersioned(Operation& op) {
   };
   std::optional<int64_t> step = constOf(op.operand(2));
   if (!step || *step <= 0) return false;
+  // A loop with a barrier stays whole: the interior count depends on the subgroup's tile offsets, so
+  // the subgroups of a workgroup would meet the barrier at different call sites (one in its interior
+  // loop, another in its edge loop), which a workgroup barrier does not allow. Slice loops are
+  // versioned all or none (benchmarks/run pairs interior and edge loops of a split kernel), so none
+  // when any slice loop has one (RFC 2.5's first slice loop: docs/passes.md).
+  // Its loads stay per lane (a guarded block read would put the fallback in the loop).
+  if (op.hasAttr("split") ? sliceBarrier_ : holdsBarrier(op)) {
+    op.walk([&](Operation* o) {
+      if (o->is("tile.load_tile")) blockMode_[o] = false;
+    });
+    return false;
+  }
   // The walks: per-lane loads of the body from a loop-carried tile that the yield advances by
   // constant, non-negative offsets (or keeps), whose layout and memref allow row block reads.
   struct Walk {

@@ -120,6 +120,8 @@ private:
   bool lowerForVersioned(Operation& op);
   std::map<const Value*, Value*> alignedSurface_;
   std::map<const Operation*, bool> blockMode_;  // loads of a versioned loop: block reads or per-lane
+  static bool holdsBarrier(Operation& loop);     // a gpu.barrier at any depth
+  bool sliceBarrier_ = false;  // a slice loop (split-accumulators) holds a barrier: none is versioned
   void lowerStoreTile(Operation& op);
   bool storeBlocks(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
   bool prefetchBlocks(const TileState& t, int64_t cache);

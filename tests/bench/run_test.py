@@ -86,6 +86,45 @@ check("interior loop: instructions", bench.classify(pair[0])["instructions"], 4)
 check("edge loop: instructions", bench.classify(pair[1])["instructions"], 6)
 check("one loop is no pair", bench.interior_and_edge(asm2.splitlines()[:3]), None)
 
+# A split kernel (split_loops = edge_loops = 2) whose two slice loops are each versioned: interior 0
+# (1 block read, 3 instructions), edge 0 (3 gathers, 5), a short loop between the pairs (not counted),
+# interior 1 (2 block reads, 4), edge 1 (2 gathers, 4): interiors = 3 + 4 = 7 instructions and 3
+# block reads, edges = 5 + 4 = 9. The second edge loop is as long as the second interior loop and
+# shorter than the first edge loop: the pairs come from program order, not from length.
+asm3 = """\
+L100:
+        send.dc0 (8|M0)          r20      r10     null:0  0x0   0x0218A0FF  // oword aligned block read x2
+        dpas.8x8 (8|M0)          r30:f    r30:f   r20:hf  r22.0:hf
+(f0.0)  jmpi                     L100
+L110:
+        send.dc1 (8|M0)          r40      r10     null:0  0x0   0x02106E00  // untyped surface read with x
+        send.dc1 (8|M0)          r41      r10     null:0  0x0   0x02106E00  // untyped surface read with x
+        send.dc1 (8|M0)          r42      r10     null:0  0x0   0x02106E00  // untyped surface read with x
+        dpas.8x8 (8|M0)          r30:f    r30:f   r40:hf  r42.0:hf
+(f0.0)  jmpi                     L110
+        send.dc1 (8|M0)          null     r10     r30:2   0x0   0x020E0000  // untyped surface write with x
+L115:
+        add (1|M0)               r3.0<1>:d     r3.0<0;1,0>:d     1:w
+(f0.0)  jmpi                     L115
+L120:
+        send.dc0 (8|M0)          r20      r10     null:0  0x0   0x0218A0FF  // oword aligned block read x2
+        send.dc0 (8|M0)          r21      r11     null:0  0x0   0x0218A0FF  // oword aligned block read x2
+        dpas.8x8 (8|M0)          r31:f    r31:f   r20:hf  r22.0:hf
+(f0.0)  jmpi                     L120
+L130:
+        send.dc1 (8|M0)          r40      r10     null:0  0x0   0x02106E00  // untyped surface read with x
+        send.dc1 (8|M0)          r41      r10     null:0  0x0   0x02106E00  // untyped surface read with x
+        dpas.8x8 (8|M0)          r31:f    r31:f   r40:hf  r42.0:hf
+(f0.0)  jmpi                     L130
+"""
+pairs = bench.interior_and_edge(asm3.splitlines(), 2)
+check("split: interior loops' instructions", bench.classify(pairs[0])["instructions"], 7)
+check("split: interior loops' block reads", bench.classify(pairs[0])["load1d"], 3)
+check("split: interior loops' dpas", bench.classify(pairs[0])["dpas"], 2)
+check("split: edge loops' instructions", bench.classify(pairs[1])["instructions"], 9)
+check("split: edge loops' gathers", bench.classify(pairs[1])["load1d"], 5)
+check("split: three loops are not two pairs", bench.interior_and_edge(asm3.splitlines()[:13], 2), None)
+
 # The gaps ratchet on synthetic rows: a shortfall must be recorded exactly, in both directions.
 def row(dpas, mov, spills=0, error=None):
     if error:

@@ -372,6 +372,7 @@ void KernelLowerXe::lowerStoreTile(Operation& op) {
   if (t.type.tileInfo().space == ir::MemSpace::Slm) return lowerSlmStore(op, t, l, regs);
   const Attribute* pl = op.attr("per_lane");  // blocking: columns not provably whole dwords
   if (!(pl && pl->isa(AttrKind::Bool) && pl->getBool()) && storeBlocks(op, t, l, regs)) return;
+  if (lowerBlockWriteStore(op, t, l, regs)) return;  // dg2 row block writes (LowerXeBlockRead.cpp)
   perLaneWrites("lane.store", t, l, regs, {}, op);
 }
 

@@ -122,6 +122,24 @@ Value* KernelLowerXe::rowReads(const TileState& t, const Type& rt, const std::ve
   return fromElements(regs, ek);
 }
 
+Value* KernelLowerXe::blockGuard(const TileState& t, const Type& vt) {
+  // Rows [r0, r0 + R) and columns [c0, c0 + C) inside the memref (unsigned: a "negative" offset fails
+  // r0 < rows), the column offset a multiple of 16 bytes, base and pitch aligned.
+  int64_t eb = ir::elemBits(vt.elem()) / 8;
+  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
+  auto cmp = [&](const char* pred, Value* a, Value* b) {
+    return b_.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
+  };
+  auto both = [&](Value* a, Value* b) { return b_.create("arith.andi", {a, b}, {i1})->result(); };
+  Value* ok = alignedSurface(t);
+  for (int d = 0; d < 2; ++d) {
+    Value* dim = b_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result();
+    ok = both(ok, both(cmp("ult", t.offs[d], dim), cmp("ule", addC(t.offs[d], vt.shape()[d]), dim)));
+  }
+  Value* low = b_.create("arith.andi", {t.offs[1], cIndex(16 / eb - 1)}, {idx})->result();
+  return both(ok, cmp("eq", low, cIndex(0)));
+}
+
 bool KernelLowerXe::lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane) {
   // Inside a versioned loop (lowerForVersioned): block reads alone, or the per-lane loads alone.
   auto forced = blockMode_.find(&op);
@@ -134,22 +152,7 @@ bool KernelLowerXe::lowerBlockReadLoad(Operation& op, const std::function<Value*
     vals_.set(op.result(), {rowReads(t, rt, *plan, op)});
     return true;
   }
-  // The guard: rows [r0, r0 + R) and columns [c0, c0 + C) inside the memref (unsigned: a "negative"
-  // offset fails r0 < rows), the column offset a multiple of 16 bytes, base and pitch aligned.
-  int64_t eb = ir::elemBits(rt.elem()) / 8;
-  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
-  auto cmp = [&](const char* pred, Value* a, Value* b) {
-    return b_.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
-  };
-  auto both = [&](Value* a, Value* b) { return b_.create("arith.andi", {a, b}, {i1})->result(); };
-  Value* ok = alignedSurface(t);
-  for (int d = 0; d < 2; ++d) {
-    Value* dim = b_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result();
-    ok = both(ok, both(cmp("ult", t.offs[d], dim), cmp("ule", addC(t.offs[d], rt.shape()[d]), dim)));
-  }
-  Value* low = b_.create("arith.andi", {t.offs[1], cIndex(16 / eb - 1)}, {idx})->result();
-  ok = both(ok, cmp("eq", low, cIndex(0)));
-  Operation* ifOp = b_.create("scf.if", {ok}, {laneType(rt, op)}, {}, 2);
+  Operation* ifOp = b_.create("scf.if", {blockGuard(t, rt)}, {laneType(rt, op)}, {}, 2);
   ir::Builder saved = b_;
   b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
   b_.create("scf.yield", {rowReads(t, rt, *plan, op)}, {});
@@ -259,6 +262,31 @@ bool KernelLowerXe::lowerForVersioned(Operation& op) {
   vals_.rebuildFor(op, b_, [this](ir::Block& blk) { lowerBlock(blk); }, mid, ub, &carried);
   for (const Walk& w : walks) blockMode_.erase(w.load);
   kernel_->setAttr("edge_loops", Attribute::integer(kernel_->intAttr("edge_loops", 0) + 1));
+  return true;
+}
+
+bool KernelLowerXe::lowerBlockWriteStore(Operation& op, const TileState& t, const layout::LinearLayout& l,
+                                         const std::vector<Value*>& regs) {
+  // The reads' row plan is the writes' too (one oword block write per contiguous row part); the same
+  // guard, with the per-lane stores (clipped at the memref bounds) as the fallback.
+  const Type& vt = op.operand(0)->type();
+  std::optional<std::vector<RowRead>> plan = readPlan(t, vt, op);
+  if (!plan) return false;
+  Operation* ifOp = b_.create("scf.if", {blockGuard(t, vt)}, {}, {}, 2);
+  ir::Builder saved = b_;
+  b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
+  for (const RowRead& m : *plan) {
+    std::vector<Value*> part;
+    for (int64_t r : m.regs) part.push_back(regs[static_cast<size_t>(r)]);
+    ir::AttrMap attrs;
+    if (m.q > 1) attrs["elem_bits"] = Attribute::integer(m.q * ir::elemBits(vt.elem()));
+    b_.create("xe.block_write", {fromElements(part, vt.elem()), t.mem, addC(t.offs[0], m.row), addC(t.offs[1], m.col)}, {}, attrs);
+  }
+  b_.create("scf.yield", {}, {});
+  b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
+  perLaneWrites("lane.store", t, l, regs, {}, op);
+  b_.create("scf.yield", {}, {});
+  b_ = saved;
   return true;
 }
 

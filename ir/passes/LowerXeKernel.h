@@ -114,7 +114,12 @@ private:
   // The block reads of `plan` (no guard), as the load's lane vector.
   Value* rowReads(const TileState& t, const Type& rt, const std::vector<RowRead>& plan, const Operation& op);
   Value* alignedSurface(const TileState& t);
+  // Whether a block message of the whole `vt` tile at `t` is legal: inside the memref, aligned.
+  Value* blockGuard(const TileState& t, const Type& vt);
   bool lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane);
+  // A store_tile of `regs` (lane layout `l`) through row block writes under blockGuard, the per-lane
+  // stores the fallback; false when the layout or memref does not allow it (nothing emitted).
+  bool lowerBlockWriteStore(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
   // A loop whose loads walk loop-carried tiles by constant steps as an interior loop (those loads
   // block reads, unguarded) and an edge loop (per-lane); false when no load qualifies (nothing emitted).
   bool lowerForVersioned(Operation& op);

@@ -233,7 +233,7 @@ std::string emitStore2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBui
     if (h == 1) data = b.CreateExtractElement(data, b.getInt32(0));
     if (ctx.headers) {
       rawMessage(op, ctx, b, shapeDword(w, h, 1), descriptor2d(true, bits, 0, 0),
-                 fmt::format("lsc_store_block2d DATA:d{}.1x{}x{}nn", bits, w, h), data, w * h * bits / 8 / 64, nullptr);
+                 fmt::format("lsc_store_block2d DATA:d{}.1x{}x{}nn", bits, w, h), data, (w * h * bits / 8 + 63) / 64, nullptr);
       return "";
     }
     std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);

@@ -59,6 +59,10 @@ Target makePvc() {
   // with a tests/isa/builtins/visa_*.ir probe: the 2D store of one DPAS C block (d32 16x8), and 2D
   // prefetches of 64-byte rows (d16, 2 blocks of 16) 8 or 32 rows high. lower-xe uses only these.
   t.blockStores.push_back({32, 16, 8, 1});
+  // d16 stores 16 wide x {1, 2, 4, 8} rows (§2.5: stores are 1 block, H in {1,2,4,8}, d16 16 wide;
+  // probe visa_store_2d_d16_16xH.ir): f16/bf16 tiles, lane = column, register = row, the payload
+  // laid out as the d16 load's response (§2.3).
+  for (unsigned h : {1u, 2u, 4u, 8u}) t.blockStores.push_back({16, 16, h, 1});
   t.blockPrefetches.push_back({16, 16, 8, 2});
   t.blockPrefetches.push_back({16, 16, 32, 2});
   t.spirvExtensions = {"SPV_INTEL_subgroups", "SPV_INTEL_vector_compute", "SPV_INTEL_inline_assembly"};

@@ -86,19 +86,37 @@ llvm::Value* concat(llvm::IRBuilder<>& b, std::vector<llvm::Value*> parts) {
   return parts.front();
 }
 
-// The 16-bit slot whose two bytes `lo` and `hi` are (elements 0 and 1 of one bitcast to <2 x i8>, as
-// the d8 2D load of VisaEmitter.cpp splits its response), or null. LLVM does not fold the split and
-// the re-pack of an i8 DPAS A operand, and IGC then moves every byte.
-llvm::Value* slotOfBytes(llvm::Value* lo, llvm::Value* hi) {
-  auto* el = llvm::dyn_cast<llvm::ExtractElementInst>(lo);
-  auto* eh = llvm::dyn_cast<llvm::ExtractElementInst>(hi);
-  if (!el || !eh || el->getVectorOperand() != eh->getVectorOperand()) return nullptr;
-  auto* il = llvm::dyn_cast<llvm::ConstantInt>(el->getIndexOperand());
-  auto* ih = llvm::dyn_cast<llvm::ConstantInt>(eh->getIndexOperand());
-  auto* cast = llvm::dyn_cast<llvm::BitCastInst>(el->getVectorOperand());
-  if (!il || !ih || il->getZExtValue() != 0 || ih->getZExtValue() != 1 || !cast || !cast->getSrcTy()->isIntegerTy(16))
-    return nullptr;
-  return cast->getOperand(0);
+// The integer whose `k` parts (in order, low first) the registers are: elements s..s+k-1 (s a
+// multiple of k) of one bitcast of an integer, or of a vector of integers k parts wide (then its
+// element s / k), each maybe bitcast again to its register type (as unpack below and the d8 2D
+// load of VisaEmitter.cpp split a message's slots), or null. LLVM does not fold the split and a
+// re-pack into DPAS operands (pvc i8 A: byte pairs; dg2 16-bit A: the dwords of a block read), and
+// IGC then moves every part.
+llvm::Value* unitOfParts(llvm::IRBuilder<>& b, const llvm::Value* const* parts, size_t k) {
+  const llvm::Value* vec = nullptr;
+  uint64_t first = 0;
+  for (size_t i = 0; i < k; ++i) {
+    const llvm::Value* p = parts[i];
+    if (const auto* c = llvm::dyn_cast<llvm::BitCastInst>(p)) p = c->getOperand(0);
+    const auto* e = llvm::dyn_cast<llvm::ExtractElementInst>(p);
+    const auto* idx = e ? llvm::dyn_cast<llvm::ConstantInt>(e->getIndexOperand()) : nullptr;
+    if (!idx) return nullptr;
+    if (i == 0) {
+      vec = e->getVectorOperand();
+      first = idx->getZExtValue();
+      if (first % k) return nullptr;
+    } else if (e->getVectorOperand() != vec || idx->getZExtValue() != first + i) {
+      return nullptr;
+    }
+  }
+  const auto* cast = llvm::dyn_cast<llvm::BitCastInst>(vec);
+  if (!cast) return nullptr;
+  llvm::Value* src = cast->getOperand(0);
+  auto* dst = llvm::cast<llvm::FixedVectorType>(cast->getDestTy());
+  if (src->getType()->isIntegerTy()) return dst->getNumElements() == k ? src : nullptr;
+  auto* sv = llvm::dyn_cast<llvm::FixedVectorType>(src->getType());
+  if (!sv || !sv->getElementType()->isIntegerTy() || sv->getNumElements() * k != dst->getNumElements()) return nullptr;
+  return b.CreateExtractElement(src, b.getInt32(static_cast<uint32_t>(first / k)));
 }
 
 // Packs registers into an LLVM vector (or a scalar for one register) of `elemTy`, reinterpreting
@@ -106,14 +124,15 @@ llvm::Value* slotOfBytes(llvm::Value* lo, llvm::Value* hi) {
 // register is the low half, the hardware's VNNI/packed order).
 llvm::Value* pack(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& regs, unsigned regBits, llvm::Type* elemTy,
                   unsigned count) {
-  if (regBits == 8 && elemTy->isIntegerTy(16) && regs.size() == 2 * size_t(count) && count > 1) {
-    // Byte pairs that are whole 16-bit slots: pack the slots themselves.
-    std::vector<llvm::Value*> slots;
-    for (size_t i = 0; i + 1 < regs.size(); i += 2)
-      if (llvm::Value* s = slotOfBytes(regs[i], regs[i + 1])) slots.push_back(s);
-    if (slots.size() == count) {
+  size_t k = elemTy->isIntegerTy() ? elemTy->getIntegerBitWidth() / regBits : 0;
+  if (k > 1 && regs.size() == k * size_t(count) && count > 1) {
+    // Groups of registers that are whole units of elemTy's width: pack the units themselves.
+    std::vector<llvm::Value*> units;
+    for (size_t i = 0; i < regs.size(); i += k)
+      if (llvm::Value* u = unitOfParts(b, &regs[i], k); u && u->getType() == elemTy) units.push_back(u);
+    if (units.size() == count) {
       llvm::Value* v = llvm::UndefValue::get(llvm::FixedVectorType::get(elemTy, count));
-      for (unsigned i = 0; i < count; ++i) v = b.CreateInsertElement(v, slots[i], b.getInt32(i));
+      for (unsigned i = 0; i < count; ++i) v = b.CreateInsertElement(v, units[i], b.getInt32(i));
       return v;
     }
   }

@@ -12,6 +12,9 @@
 //               intel_sub_group_block_{read,write}{_us,}{N} on a local pointer (slmBlockForms(); probes
 //               slm_block_{pvc,dg2}_{d16,d32}.ir, docs/hardware.md); elem_bits = 32 on 16-bit data: the
 //               32-bit forms on the registers packed in pairs (slm_block_pvc_pairs.ir)
+//   xe.block_read / xe.block_write on global memory, dg2: the same builtins on a global pointer
+//               (globalBlockForms(); reads also intel_sub_group_block_read_uc{N}, N = 2, 4, 8, 16:
+//               block_read_dg2_global_d8.ir)
 // The forms live in loadForms() and dpasForms(), which also give --verify-isa the instruction each
 // builtin must leave (hardwareTable()). The 2D block builtins take (i64 base, i32 width-1, i32
 // height-1, i32 pitch-1, <2 x i32> (x, y)) (§2.1): the IR keeps the real sizes and the minus one
@@ -327,16 +330,17 @@ std::string emitDpas(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilde
   return "";
 }
 
-// The suffix of cl_intel_subgroups' block builtins: `_us` for ushort, the count unless it is 1.
+// The suffix of cl_intel_subgroups' block builtins: `_uc` for uchar (cl_intel_subgroups_char),
+// `_us` for ushort, the count unless it is 1.
 std::string blockSuffix(unsigned bits, unsigned n) {
-  return (bits == 16 ? "_us" : "") + (n == 1 ? std::string() : std::to_string(n));
+  return (bits == 8 ? "_uc" : bits == 16 ? "_us" : "") + (n == 1 ? std::string() : std::to_string(n));
 }
 
-// The mangled name of cl_intel_subgroups' `intel_sub_group_block_read{_us,}{N}` on a pointer of
-// address space `as` (1 global, 3 local) to const ushort (16 bits) or uint (32 bits).
+// The mangled name of cl_intel_subgroups' `intel_sub_group_block_read{_uc,_us,}{N}` on a pointer of
+// address space `as` (1 global, 3 local) to const uchar (8 bits), ushort (16) or uint (32).
 std::string blockReadName(unsigned bits, unsigned n, unsigned as) {
   std::string rd = "intel_sub_group_block_read" + blockSuffix(bits, n);
-  return fmt::format("_Z{}{}PU3AS{}K{}", rd.size(), rd, as, bits == 16 ? "t" : "j");
+  return fmt::format("_Z{}{}PU3AS{}K{}", rd.size(), rd, as, bits == 8 ? "h" : bits == 16 ? "t" : "j");
 }
 
 // ... and of `intel_sub_group_block_write{_us,}{N}` (pointer, then the N ushort/uint values).
@@ -378,9 +382,9 @@ const std::vector<SlmBlockForm>& slmBlockForms() {
   return forms;
 }
 
-// A subgroup block read or write of global memory on dg2 (cl_intel_subgroups{,_short} on a
+// A subgroup block read or write of global memory on dg2 (cl_intel_subgroups{,_short,_char} on a
 // `__global` pointer): N registers of `bits` each, register i of lane l = slot start + i * 8 + l.
-// Measured (tests/isa/builtins/block_read_dg2_global_d{16,32}.ir, block_io_dg2_global_f32.ir,
+// Measured (tests/isa/builtins/block_read_dg2_global_d{8,16,32}.ir, block_io_dg2_global_f32.ir,
 // block_write_dg2_global_d16.ir): IGC makes each an oword block message of N * bits / 16 owords (at
 // most 8 per message: the 32-bit N = 8 read or write is two), stateless (`a64 aligned oword block
 // read`, `a64 unaligned oword block write`) or, when it promotes the kernel argument to a binding
@@ -402,6 +406,11 @@ const std::vector<GlobalBlockForm>& globalBlockForms() {
         f.push_back({bits, n, false, blockReadName(bits, n, 1), fmt::format("(a64 aligned oword|oword aligned) block read x{}\\b", owords)});
         f.push_back({bits, n, true, blockWriteName(bits, n, 1), fmt::format("(a64 unaligned oword|oword) block write x{}\\b", owords)});
       }
+    // uchar reads (cl_intel_subgroups_char, tests/isa/builtins/block_read_dg2_global_d8.ir): N = 2,
+    // 4, 8, 16 bytes per lane are oword block reads of N / 2 owords; N = 1 (8 bytes) is not an oword
+    // message (IGC makes it an a64 byte gathering read), so it is not a form. No uchar writes.
+    for (unsigned n : {2u, 4u, 8u, 16u})
+      f.push_back({8, n, false, blockReadName(8, n, 1), fmt::format("(a64 aligned oword|oword aligned) block read x{}\\b", n / 2)});
     return f;
   }();
   return forms;
@@ -409,7 +418,8 @@ const std::vector<GlobalBlockForm>& globalBlockForms() {
 
 // xe.block_read / xe.block_write on a global memref (dg2 only; pvc moves tiles through 2D block
 // messages): the form of globalBlockForms() at the element of the indices; elem_bits = 32 on 16-bit
-// data (ir/ops/XeOps.h) moves 32-bit slots of two registers each (the DPAS A rows), as on SLM.
+// (8-bit) data (ir/ops/XeOps.h) moves 32-bit slots of two (four) registers each (the DPAS A rows),
+// as on SLM.
 std::string emitGlobalBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   bool write = op.is("xe.block_write");
   const ir::Type& vt = write ? op.operand(0)->type() : op.result()->type();

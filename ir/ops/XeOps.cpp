@@ -36,7 +36,7 @@ std::optional<int64_t> blockUnit(const Operation& op) {
   int64_t bits = elemBits(op.operand(write ? 1 : 0)->type().elem());
   int64_t unit = op.intAttr("elem_bits", bits);
   if (unit == bits) return 1;
-  if (unit == 32 && bits == 16) return 2;
+  if (unit == 32 && (bits == 16 || bits == 8)) return 32 / bits;
   return std::nullopt;
 }
 
@@ -204,7 +204,7 @@ std::string verifyDpas(const Operation& op) {
 // The access unit of xe.block_read / xe.block_write on `data` (XeOps.h, blockUnit): P elements of it.
 std::string verifyBlockUnit(const Operation& op, const Type& data) {
   std::optional<int64_t> P = blockUnit(op);
-  XTC_REQUIRE(P, fmt::format("elem_bits must be the element's bits or 32 over 16-bit elements, got {}",
+  XTC_REQUIRE(P, fmt::format("elem_bits must be the element's bits or 32 over 8- or 16-bit elements, got {}",
                              op.intAttr("elem_bits", 0)));
   XTC_REQUIRE(data.shape()[0] % *P == 0,
               fmt::format("{} elements per lane do not make whole {}-bit units", data.shape()[0], op.intAttr("elem_bits", 0)));

@@ -22,9 +22,9 @@ namespace xtc::ir {
 void registerXeOps();
 
 // xe.block_read / xe.block_write move `elem_bits` (default: the element's bits) per lane and register
-// of the message; with elem_bits = 32 on 16-bit data, P = 2 consecutive elements move as one dword
-// (docs/passes.md, "xe ops"). blockUnit is P (nullopt when elem_bits is not a multiple of the element
-// bits, or P is not 1 or 2); blockElement the flat element that register r of lane l moves: start +
+// of the message; with elem_bits = 32 on 16-bit (8-bit) data, P = 2 (4) consecutive elements move as
+// one dword (docs/passes.md, "xe ops"). blockUnit is P (nullopt when elem_bits is neither the
+// element's bits nor 32 over 8- or 16-bit elements); blockElement the flat element that register r of lane l moves: start +
 // P * ((r / P) * lanes + l) + r % P (P = 1: start + r * lanes + l).
 std::optional<int64_t> blockUnit(const Operation& op);
 inline int64_t blockElement(int64_t start, int64_t r, int64_t l, int64_t lanes, int64_t P) {

@@ -1,11 +1,11 @@
 // lower-xe, dg2 tile loads through subgroup block reads. dg2 has no 2D block messages (reference §2),
 // so blocking marks its global tile loads `per_lane`; one lane.load per register is one gather
 // message per register. When the lane layout puts S consecutive slots of a row in the S lanes (lane j
-// = columns c + q j .. c + q j + q - 1 of a row: the DPAS A layout with q = 2 for 16-bit data, the
-// DPAS B and C layouts and the row-major f32 layouts with q = 1), each row's registers are whole slots
-// of one contiguous run of memory: xe.block_read (elem_bits = 32 for q = 2) reads up to 8 slot
-// registers of a row in one oword block message (tests/isa/builtins/block_read_dg2_global_d{16,32}.ir,
-// block_io_dg2_global_f32.ir).
+// = columns c + q j .. c + q j + q - 1 of a row: the DPAS A layout with q = 2 for 16-bit data and
+// q = 4 for 8-bit data, the DPAS B and C layouts and the row-major f32 layouts with q = 1), each row's
+// registers are whole slots of one contiguous run of memory: xe.block_read (elem_bits = 32 for q > 1)
+// reads up to 8 slot registers of a row (16 of 8-bit slots) in one oword block message
+// (tests/isa/builtins/block_read_dg2_global_d{8,16,32}.ir, block_io_dg2_global_f32.ir).
 //
 // The oword block read has no bounds check and ignores the low four address bits, so it is legal only
 // when the whole tile is inside the memref and every message starts 16-byte aligned, which is known
@@ -35,15 +35,17 @@ namespace xtc::passes::lowerxe {
 
 std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::planRowReads(const layout::LinearLayout& l, ElemKind ek) {
   // 16-bit data (f16/bf16 GEMM operands): 16-bit slots of one element or 32-bit slots of two
-  // (elem_bits = 32); 32-bit data (f32, i32): 32-bit slots of one element. All proven
-  // (docs/hardware.md); 8-bit and 64-bit data need other builtins (not probed).
+  // (elem_bits = 32); 32-bit data (f32, i32): 32-bit slots of one element; 8-bit data (i8 GEMM
+  // operands): 8-bit slots of one element (the uchar reads, 2 to 16 slots: one slot is 8 bytes, no
+  // oword message) or 32-bit slots of four (the A rows). All proven (docs/hardware.md); 64-bit data
+  // needs other builtins (not probed).
   int64_t bits = ir::elemBits(ek);
-  if (bits != 16 && bits != 32) return std::nullopt;
+  if (bits != 8 && bits != 16 && bits != 32) return std::nullopt;
   // The lane part must be (0, q j): the slot width q from lane 1, checked for every lane bit.
   int lb = l.inDimBits("lane");
   if ((int64_t(1) << lb) != S_ || lb == 0) return std::nullopt;
   int64_t q = l.basis("lane", 0)[1];
-  if (q != 1 && !(q == 2 && bits == 16)) return std::nullopt;
+  if (q != 1 && q * bits != 32) return std::nullopt;
   for (int b = 0; b < lb; ++b)
     if (l.basis("lane", b) != std::vector<int32_t>{0, static_cast<int32_t>(q << b)}) return std::nullopt;
   // Lane 0's element of every register, by (row, column).
@@ -54,9 +56,11 @@ std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::planRowReads(c
     at[{c[0], c[1]}] = r;
   }
   // Per row from the left: a message starts at the first column not yet read and takes as many whole
-  // slots (q registers each, S q columns apart) as are there, a power of two of at most 8.
+  // slots (q registers each, S q columns apart) as are there, a power of two of at most 8 (16 of
+  // 8-bit slots), at least 2 of 8-bit slots (a whole oword).
   std::vector<RowRead> plan;
   int64_t eb = bits / 8, run = S_ * q;
+  int64_t minSlots = q * bits == 8 ? 2 : 1, maxSlots = q * bits == 8 ? 16 : 8;
   while (!at.empty()) {
     auto [row, col] = at.begin()->first;
     if ((col * eb) % 16 != 0) return std::nullopt;
@@ -70,9 +74,9 @@ std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::planRowReads(c
       return rs;
     };
     int64_t n = 0;
-    while (n < 8 && slotRegs(n)) ++n;
-    if (n == 0) return std::nullopt;
-    while (n & (n - 1)) --n;  // the forms: 1, 2, 4, 8 slots
+    while (n < maxSlots && slotRegs(n)) ++n;
+    while (n & (n - 1)) --n;  // the forms: 1, 2, 4, 8 (16) slots
+    if (n < minSlots) return std::nullopt;
     RowRead m{row, col, q, n, {}};
     for (int64_t i = 0; i < n * q; ++i) {
       auto it = at.find({row, col + i / q * run + i % q});
@@ -270,6 +274,7 @@ bool KernelLowerXe::lowerBlockWriteStore(Operation& op, const TileState& t, cons
   // The reads' row plan is the writes' too (one oword block write per contiguous row part); the same
   // guard, with the per-lane stores (clipped at the memref bounds) as the fallback.
   const Type& vt = op.operand(0)->type();
+  if (ir::elemBits(vt.elem()) == 8) return false;  // no 8-bit block write is proven (uchar: reads only)
   std::optional<std::vector<RowRead>> plan = readPlan(t, vt, op);
   if (!plan) return false;
   Operation* ifOp = b_.create("scf.if", {blockGuard(t, vt)}, {}, {}, 2);

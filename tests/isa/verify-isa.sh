@@ -5,6 +5,7 @@
 #      --rename-builtin-for-testing) becomes an unresolved `calla`: exit 3, the builtin named, no file;
 #   3. the 16x8x2 load renamed to the 16-row form IGC drops without a word (reference §2.2 pitfalls):
 #      exit 3 naming the load, no file;
+#   3b. the dg2 uchar block read misspelled: exit 3 naming it, no file;
 #   4. no ocloc (XTC_OCLOC points nowhere): exit 1 with a clear message;
 #   5. --target generic: exit 1 (nothing to verify);
 #   6. an ocloc that drops the 2D stores (a wrapper deleting store_block2d from the disassembly, a test
@@ -49,6 +50,14 @@ expect dropped 3 "^xtc: internal error: .*dropped a hardware call: $load" -- \
   "$xtc" compile "$gemm" --target pvc --xe-codegen=builtins --verify-isa -o "$work/dropped.spv" \
   --rename-builtin-for-testing "$load=${load/m8k16v2/m16k16v2}"
 [ -e "$work/dropped.spv" ] && fail "dropped: an output file was written"
+
+# The dg2 uchar block read (cl_intel_subgroups_char, block_read_dg2_global_d8.ir) misspelled: the
+# SPIR-V translator no longer turns it into OpSubgroupBlockReadINTEL, IGC leaves a call: exit 3.
+uc=_Z30intel_sub_group_block_read_uc2PU3AS1Kh
+expect uchar 3 "^xtc: internal error: .*calla.*$uc" -- \
+  "$xtc" compile "$src/tests/isa/builtins/block_read_dg2_global_d8.ir" --target dg2 --verify-isa -o "$work/uchar.spv" \
+  --rename-builtin-for-testing "$uc=${uc/block_read/block_raed}"
+[ -e "$work/uchar.spv" ] && fail "uchar: an output file was written"
 
 expect no-ocloc 1 "^xtc: error: --verify-isa needs Intel's offline compiler" -- \
   env XTC_OCLOC=/nonexistent/ocloc "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/no.spv"

@@ -181,6 +181,7 @@ private:
   XeCodegen codegen_;
   unsigned visaLoops_ = 0;  // whole-loop asm statements emitted (unique vISA names, VisaLoop.h)
   VisaHeaders headers_;     // the 2D message headers in scope (VisaEmitter.h)
+  BlockAddresses blockAddresses_;  // dg2 global block messages' row pointers (XeBuiltins.h)
   VisaHeaders* headersOrNull() { return codegen_ == XeCodegen::Visa ? &headers_ : nullptr; }
   llvm::Value* sgId_ = nullptr;  // the subgroup id computed at the kernel's entry (emitSubgroupId)
   DiagnosticEngine& diags_;
@@ -411,7 +412,7 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
                      [&](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
                      [&](ir::Value* v) { return mem(v, op).ptr; },
                      [&](ir::Value* v, const std::vector<llvm::Value*>& idx) { return elementPtr(mem(v, op), idx, op); },
-                     headersOrNull()};
+                     headersOrNull(), [&](ir::Value* v, unsigned d) { return mem(v, op).dims.at(d); }, &blockAddresses_};
     std::optional<std::string> visa = emitVisaOp(op, xc, codegen_);
     if (std::string e = visa ? *visa : emitXeOp(op, xc); !e.empty()) fail(op, e);
   } else {

@@ -416,6 +416,56 @@ const std::vector<GlobalBlockForm>& globalBlockForms() {
   return forms;
 }
 
+// An index as (the value it adds constants to, their sum): lower-xe gives each message of a tile its
+// row and column as arith.addi of the tile's offset and a constant (the message's place in the tile).
+std::pair<ir::Value*, int64_t> splitConstant(ir::Value* v) {
+  auto constOf = [](const ir::Value* x) -> std::optional<int64_t> {
+    const ir::Operation* o = x->definingOp();
+    const ir::Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
+    if (!a || !a->isa(ir::AttrKind::Int)) return std::nullopt;
+    return a->getInt();
+  };
+  if (std::optional<int64_t> c = constOf(v)) return {nullptr, *c};
+  int64_t sum = 0;
+  for (;;) {
+    const ir::Operation* o = v->definingOp();
+    if (!o || !o->is("arith.addi")) break;
+    std::optional<int64_t> c1 = constOf(o->operand(1)), c0 = constOf(o->operand(0));
+    if (!c1 && !c0) break;
+    sum += c1 ? *c1 : *c0;
+    v = o->operand(c1 ? 0 : 1);
+  }
+  return {v, sum};
+}
+
+// The address of the element at (row, col) of a dense 2-D global memref for a dg2 block message, in
+// the form IGC turns into one instruction per message (docs/hardware.md, "dg2 block-message
+// addresses"): with row = R + r and col = C + c (r, c constants), the tile's origin
+// base + R * pitch + C * bytes is made once per tile and LLVM block, row r is the origin plus
+// r * pitch (loop-invariant: LLVM computes it before the loop) and the message adds c * bytes, a
+// constant. As a plain (row * pitch + col) * bytes per message, a K loop recomputed every row's 64-bit
+// product each step where the row walks with K (IGC's mul/mach pairs: ~8 instructions per message).
+// Plain (not inbounds) GEPs: the origin need not be an element of the memref (only R + r is).
+llvm::Value* blockMessageAddress(ir::Value* mem, ir::Value* row, ir::Value* col, unsigned elemBytes, XeEmitContext& ctx,
+                                 llvm::IRBuilder<>& b) {
+  auto [R, r] = splitConstant(row);
+  auto [C, c] = splitConstant(col);
+  llvm::Type* i8 = b.getInt8Ty();
+  llvm::Value* pitch = b.CreateMul(ctx.memrefDim(mem, 1), b.getInt64(elemBytes));
+  auto& rows = ctx.blockAddresses->rows;
+  auto key = [&, here = b.GetInsertBlock()](int64_t i) { return std::make_tuple(mem, R, C, here, i); };
+  llvm::Value*& origin = rows[key(0)];
+  if (!origin) {
+    llvm::Value* off = b.getInt64(0);
+    if (R) off = b.CreateMul(ctx.get(R).at(0), pitch);
+    if (C) off = b.CreateAdd(off, b.CreateMul(ctx.get(C).at(0), b.getInt64(elemBytes)));
+    origin = b.CreateGEP(i8, b.CreatePointerCast(ctx.memrefPointer(mem), llvm::PointerType::get(i8, 1)), off);
+  }
+  llvm::Value*& p = rows[key(r)];
+  if (!p) p = b.CreateGEP(i8, origin, b.CreateMul(pitch, b.getInt64(static_cast<uint64_t>(r))));
+  return c == 0 ? p : b.CreateGEP(i8, p, b.getInt64(static_cast<uint64_t>(c * elemBytes)));
+}
+
 // xe.block_read / xe.block_write on a global memref (dg2 only; pvc moves tiles through 2D block
 // messages): the form of globalBlockForms() at the element of the indices; elem_bits = 32 on 16-bit
 // (8-bit) data (ir/ops/XeOps.h) moves 32-bit slots of two (four) registers each (the DPAS A rows),
@@ -436,11 +486,18 @@ std::string emitGlobalBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::I
                        "(not implemented yet)",
                        op.name(), vt.str(), bits);
   ir::Value* mem = op.operand(write ? 1 : 0);
-  std::vector<llvm::Value*> idx;
-  for (unsigned d = write ? 2 : 1; d < op.numOperands(); ++d) idx.push_back(ctx.get(op.operand(d)).at(0));
+  unsigned first = write ? 2 : 1;
   llvm::Type* it = b.getIntNTy(bits);
   llvm::Type* ptrTy = llvm::PointerType::get(it, 1);
-  llvm::Value* ptr = b.CreatePointerCast(ctx.elementPointer(mem, idx), ptrTy);
+  llvm::Value* elem = nullptr;
+  if (mem->type().rank() == 2 && mem->type().strides().empty() && ctx.blockAddresses && ctx.memrefDim) {
+    elem = blockMessageAddress(mem, op.operand(first), op.operand(first + 1), regBits / 8, ctx, b);
+  } else {
+    std::vector<llvm::Value*> idx;
+    for (unsigned d = first; d < op.numOperands(); ++d) idx.push_back(ctx.get(op.operand(d)).at(0));
+    elem = ctx.elementPointer(mem, idx);
+  }
+  llvm::Value* ptr = b.CreatePointerCast(elem, ptrTy);
   if (write) {
     llvm::Function* f = declare(ctx.module, form->name, b.getVoidTy(), {ptrTy, vectorOrScalar(it, n)}, true);
     call(b, f, {ptr, pack(b, ctx.get(op.operand(0)), regBits, it, n)});

@@ -9,11 +9,14 @@
 #include "ir/targets/Target.h"
 
 #include <functional>
+#include <map>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <vector>
 
 namespace llvm {
+class BasicBlock;
 class Module;
 class Value;
 }  // namespace llvm
@@ -33,6 +36,19 @@ struct XeEmitContext {
   // The address of the element at `idx` (one index per dim, row-major with the memref's own dims).
   std::function<llvm::Value*(ir::Value*, const std::vector<llvm::Value*>&)> elementPointer;
   struct VisaHeaders* headers;  // the 2D message headers in scope (VisaEmitter.h); null: build per message
+  // Extent `d` of a memref (its row pitch in elements for d = 1 of a dense 2-D memref).
+  std::function<llvm::Value*(ir::Value*, unsigned)> memrefDim = nullptr;
+  struct BlockAddresses* blockAddresses = nullptr;  // dg2 global block messages' row pointers; null: none kept
+};
+
+// The row pointers of dg2's global block messages (XeBuiltins.cpp, blockMessageAddress), kept by the
+// kernel emitter across ops: row `r` of a tile at (row, col) is the tile's origin plus r * pitch (a
+// loop-invariant offset), so the messages of one tile cost one add each, not a 64-bit
+// (row * pitch + col) * bytes each. Keyed by (memref, the row and column index values without their
+// constant parts, the LLVM block the pointer was made in, r; r = 0 is the origin); a pointer is reused
+// only in the block that made it, where it dominates.
+struct BlockAddresses {
+  std::map<std::tuple<const ir::Value*, const ir::Value*, const ir::Value*, const llvm::BasicBlock*, int64_t>, llvm::Value*> rows;
 };
 
 // Emits one xe.* op. Returns "" on success, else the error to report at the op.

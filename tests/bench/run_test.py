@@ -46,6 +46,7 @@ L200:
         mov (16|M0)              r50.0<1>:f    r[a0.0]<1,0>:f
         mov (16|M0)              r51.0<1>:f    r52.0<1;1,0>:f
         mad (16|M0)              r53.0<1>:f    r53.0<1;1,0>:f   r54.0<1;1,0>:f  r55.0<1;1,0>:f
+(W)     mad (1|M0)               r9.2<1>:d     r3.1<0;0>:d       r57.2<0;0>:d      12:w
         sync.nop                 null
         send.dc1 (8|M0)          r44      r5      null:0  0x0   0x02106E00  // untyped surface read with x
 (f0.0)  jmpi                     L200
@@ -53,10 +54,11 @@ L200:
 """
 lines = asm.splitlines()
 loop = bench.outer_loop(lines)
-check("loop length (label to jmpi)", len(loop), 12)
+check("loop length (label to jmpi)", len(loop), 13)
 c = bench.classify(loop)
-for key, want in [("instructions", 11), ("load1d", 1), ("load2d", 1), ("prefetch", 2), ("dpas", 2), ("shuffle", 1),
-                  ("mov", 1), ("mad", 1), ("sync", 1), ("other", 1), ("store2d", 0)]:
+# The integer mad (an address: row pitch x 12 + base) is `other`, the f32 one `mad`.
+for key, want in [("instructions", 12), ("load1d", 1), ("load2d", 1), ("prefetch", 2), ("dpas", 2), ("shuffle", 1),
+                  ("mov", 1), ("mad", 1), ("sync", 1), ("other", 2), ("store2d", 0)]:
     check("classify " + key, c[key], want)
 check("store outside the loop", bench.classify(lines)["store2d"], 1)
 check("no loop -> None", bench.outer_loop(lines[:2]), None)

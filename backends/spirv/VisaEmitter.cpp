@@ -10,6 +10,8 @@
 // row of the message.
 #include "backends/spirv/VisaEmitter.h"
 
+#include "backends/spirv/LoopCoords.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/IRBuilder.h>
@@ -34,14 +36,6 @@ std::vector<llvm::Value*> surfaceArgs(const ir::Operation& op, XeEmitContext& ct
   auto minus1 = [&](unsigned i) { return b.CreateSub(ctx.get(op.operand(i)).at(0), b.getInt32(1)); };
   return {ctx.get(op.operand(0)).at(0), minus1(1), minus1(2), minus1(3), ctx.get(op.operand(4)).at(0),
           ctx.get(op.operand(5)).at(0)};
-}
-
-void callAsm(llvm::IRBuilder<>& b, const std::string& text, const std::string& constraints,
-             const std::vector<llvm::Value*>& args) {
-  std::vector<llvm::Type*> types;
-  for (llvm::Value* a : args) types.push_back(a->getType());
-  auto* fty = llvm::FunctionType::get(b.getVoidTy(), types, false);
-  b.CreateCall(llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/true), args);
 }
 
 llvm::Value* laneId(XeEmitContext& ctx, llvm::IRBuilder<>& b) {
@@ -132,6 +126,16 @@ llvm::Value* setCoords(llvm::IRBuilder<>& b, llvm::Value* header, llvm::Value* x
   return callAsmValue(b, b.getInt32Ty(), t, in.constraints, in.values, /*sideEffects=*/false);
 }
 
+// `header` with the steps added to its x (dword 5) and y (dword 6) in place (the result is tied to
+// it): a loop's advance of its stepped coordinates after the send (VisaHeaders::Slot::stepX).
+llvm::Value* stepCoords(llvm::IRBuilder<>& b, llvm::Value* header, int64_t dx, int64_t dy) {
+  std::string t;
+  for (auto [dword, d] : {std::pair{5, dx}, std::pair{6, dy}})
+    if (d) t += fmt::format("add (M1_NM,1) $0(0,{0})<1> $0(0,{0})<0;1,0> {1}:d\n", dword, static_cast<int32_t>(d));
+  t.pop_back();
+  return callAsmValue(b, b.getInt32Ty(), t, "=rw,0", {header}, /*sideEffects=*/false);
+}
+
 // The message's own header (a loop's, prepareLoopHeaders), else the surface's shared one, else null.
 VisaHeaders::Slot* findSlot(VisaHeaders& hs, const VisaHeaders::Slot& key, const ir::Operation* op) {
   for (VisaHeaders::Slot& s : hs.slots)
@@ -165,8 +169,7 @@ VisaHeaders::Slot surfaceKey(const ir::Operation& op, XeEmitContext& ctx, uint32
 llvm::Value* rawMessage(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b, uint32_t shape,
                         uint32_t desc, const std::string& form, llvm::Value* data, int64_t dataGrfs, llvm::Type* resp,
                         int64_t xOffset = 0) {
-  VisaHeaders local;
-  VisaHeaders& hs = ctx.headers ? *ctx.headers : local;
+  VisaHeaders& hs = *ctx.headers;  // set in vISA mode (emitVisaOp)
   VisaHeaders::Slot key = surfaceKey(op, ctx, shape);
   VisaHeaders::Slot* slot = findSlot(hs, key, &op);
   if (!slot) {
@@ -180,8 +183,8 @@ llvm::Value* rawMessage(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBui
   // The coordinates that differ from the ones the header holds are written in place (a new header
   // value tied to the old one: the same register, no copy while the old one dies here). The message
   // reads the header: it is no output of the send's statement, as IGC binds an unused output to
-  // `null` and then fails to parse "null.0".
-  bool setX = !sameCoord(slot->x, x), setY = !sameCoord(slot->y, y);
+  // `null` and then fails to parse "null.0". A stepped coordinate is in the header already.
+  bool setX = !slot->stepX && !sameCoord(slot->x, x), setY = !slot->stepY && !sameCoord(slot->y, y);
   if (setX || setY) slot->header = setCoords(b, slot->header, setX ? x : nullptr, setY ? y : nullptr);
   slot->x = x;
   slot->y = y;
@@ -195,7 +198,10 @@ llvm::Value* rawMessage(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBui
   else
     t += fmt::format("raw_sends.15.1.0.0 (M1_NM, 1) 0x0:ud {:#x}:ud {}.0 %null.0 %null.0", desc, h);
   std::string cons = in.constraints.starts_with(",") ? in.constraints.substr(1) : in.constraints;
-  return callAsmValue(b, resp ? resp : b.getVoidTy(), t, cons, in.values, /*sideEffects=*/true);
+  llvm::Value* r = callAsmValue(b, resp ? resp : b.getVoidTy(), t, cons, in.values, /*sideEffects=*/true);
+  int64_t dx = slot->stepX.value_or(0), dy = slot->stepY.value_or(0);
+  if (dx || dy) slot->header = stepCoords(b, slot->header, dx, dy);
+  return r;
 }
 
 // Whether the op's shape is in `table` (the target's stores or prefetches: each entry has a
@@ -231,15 +237,8 @@ std::string emitStore2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBui
     for (int64_t i = 0; i < h; ++i)
       data = b.CreateInsertElement(data, regs[static_cast<size_t>(i)], b.getInt32(static_cast<uint32_t>(i)));
     if (h == 1) data = b.CreateExtractElement(data, b.getInt32(0));
-    if (ctx.headers) {
-      rawMessage(op, ctx, b, shapeDword(w, h, 1), descriptor2d(true, bits, 0, 0),
-                 fmt::format("lsc_store_block2d DATA:d{}.1x{}x{}nn", bits, w, h), data, (w * h * bits / 8 + 63) / 64, nullptr);
-      return "";
-    }
-    std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
-    surf.push_back(data);
-    callAsm(b, fmt::format("lsc_store_block2d.ugm (M1, 16) flat[$0,$1,$2,$3,$4,$5] $6:d{}.1x{}x{}nn", bits, w, h),
-            "rw.u,rw.u,rw.u,rw.u,rw.u,rw.u,rw", surf);
+    rawMessage(op, ctx, b, shapeDword(w, h, 1), descriptor2d(true, bits, 0, 0),
+               fmt::format("lsc_store_block2d DATA:d{}.1x{}x{}nn", bits, w, h), data, (w * h * bits / 8 + 63) / 64, nullptr);
     return "";
   }
   // Builtins: register i of lane j is element (y + i, x + j); dropped outside the surface.
@@ -276,18 +275,10 @@ std::string emitPrefetch2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IR
                        w, h);
   const ir::Attribute* c = op.attr("cache");
   bool l1 = !c || !c->isa(ir::AttrKind::Enum) || c->getString() != "uncached";
-  if (mode == XeCodegen::Visa && ctx.headers) {
+  if (mode == XeCodegen::Visa) {
     rawMessage(op, ctx, b, shapeDword(w, h, n), descriptor2d(false, bits, 0, l1 ? 4 : 2),
                fmt::format("lsc_load_block2d.ugm.{}.ca %null:d{}.{}x{}x{}nn", l1 ? "ca" : "uc", bits, n, w, h), nullptr, 0,
                nullptr);
-    return "";
-  }
-  if (mode == XeCodegen::Visa) {
-    std::vector<llvm::Value*> surf = surfaceArgs(op, ctx, b);
-    callAsm(b,
-            fmt::format("lsc_load_block2d.ugm.{}.ca (M1, 16) %null:d{}.{}x{}x{}nn flat[$0,$1,$2,$3,$4,$5]", l1 ? "ca" : "uc",
-                        bits, n, w, h),
-            "rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", surf);
     return "";
   }
   // Builtins: lane j prefetches the dword at the start of rows j, j + 16, ... of the message (rows
@@ -328,28 +319,12 @@ std::optional<std::string> emitLoad2d(const ir::Operation& op, XeEmitContext& ct
     return std::nullopt;  // the builtins (XeBuiltins.cpp)
   const ir::Type& rt = op.result()->type();
   if (rt.shape()[0] != 16 || ir::elemBits(rt.elem()) != 16) return std::nullopt;
-  std::vector<llvm::Value*> surf = ctx.headers ? std::vector<llvm::Value*>{} : surfaceArgs(op, ctx, b);
   llvm::Type* half = llvm::FixedVectorType::get(b.getInt16Ty(), 8);
   std::vector<llvm::Value*> regs;
   for (int blk = 0; blk < 2; ++blk) {
     llvm::Type* regTy = rt.elem() == ir::ElemKind::F16 ? b.getHalfTy() : b.getInt16Ty();
-    if (ctx.headers) {
-      llvm::Value* v = rawMessage(op, ctx, b, shapeDword(16, 8, 1), descriptor2d(false, 16, 256, 0),
-                                  "lsc_load_block2d $0:d16.1x16x8nn", nullptr, 0, half, blk * 16);
-      for (unsigned i = 0; i < 8; ++i) {
-        llvm::Value* e = b.CreateExtractElement(v, b.getInt32(i));
-        regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
-      }
-      continue;
-    }
-    std::vector<llvm::Value*> args = surf;
-    if (blk == 1) args[4] = b.CreateAdd(args[4], b.getInt32(16));
-    std::vector<llvm::Type*> types;
-    for (llvm::Value* a : args) types.push_back(a->getType());
-    auto* fty = llvm::FunctionType::get(half, types, false);
-    llvm::Value* v = b.CreateCall(llvm::InlineAsm::get(fty, "lsc_load_block2d.ugm (M1, 16) $0:d16.1x16x8nn flat[$1,$2,$3,$4,$5,$6]",
-                                                       "=rw,rw.u,rw.u,rw.u,rw.u,rw.u,rw.u", /*hasSideEffects=*/true),
-                                  args);
+    llvm::Value* v = rawMessage(op, ctx, b, shapeDword(16, 8, 1), descriptor2d(false, 16, 256, 0),
+                                "lsc_load_block2d $0:d16.1x16x8nn", nullptr, 0, half, blk * 16);
     for (unsigned i = 0; i < 8; ++i) {
       llvm::Value* e = b.CreateExtractElement(v, b.getInt32(i));
       regs.push_back(regTy == e->getType() ? e : b.CreateBitCast(e, regTy));
@@ -474,10 +449,28 @@ std::optional<uint32_t> headerShape(const ir::Operation& op, const XeEmitContext
   return std::nullopt;
 }
 
-bool definedOutside(const ir::Value* v, const ir::Operation& loop) {
-  if (const ir::Operation* d = v->definingOp()) return d != &loop && !loop.isAncestorOf(d);
-  const ir::Operation* owner = v->ownerBlock()->parentOp();
-  return owner && owner != &loop && !loop.isAncestorOf(owner);
+// A coordinate of `msg` that moves by a constant per iteration of `loop` (LoopCoords.h): its value
+// before the loop (i32, the coordinates' type: base and offset wrap as they do in the body) and the
+// step. Only for a message sent once per iteration (directly in the body, not in an scf.if), since
+// the step is added after each send; nullopt otherwise (the message writes the coordinate).
+std::optional<std::pair<llvm::Value*, int64_t>> steppedCoord(const ir::Operation& msg, const ir::Value* v,
+                                                             const ir::Operation& loop, XeEmitContext& ctx,
+                                                             llvm::IRBuilder<>& b) {
+  if (msg.parentOp() != &loop) return std::nullopt;
+  std::optional<Sym> s = bodySym(v, loop);
+  if (!s || s->div != 1) return std::nullopt;
+  std::optional<int64_t> step = baseStep(s->base, loop);
+  if (!step) return std::nullopt;
+  llvm::Value* first = b.getInt32(static_cast<uint32_t>(s->off));
+  if (s->base) {
+    // The base's value in the first iteration: itself (defined outside), the lower bound (the
+    // induction variable) or the initial value of a loop-carried argument.
+    const ir::Value* start = s->base;
+    if (!definedOutside(start, loop)) start = loop.operand(start->index() == 0 ? 0 : 2 + start->index());
+    llvm::Value* v0 = b.CreateSExtOrTrunc(ctx.get(const_cast<ir::Value*>(start)).at(0), b.getInt32Ty());
+    first = s->off ? b.CreateAdd(v0, first) : v0;
+  }
+  return std::pair{first, *step};
 }
 
 }  // namespace
@@ -521,19 +514,30 @@ void prepareLoopHeaders(const ir::Operation& loop, XeEmitContext& ctx, XeCodegen
     VisaHeaders::Slot s = surfaceKey(*op, ctx, *shape);
     s.op = op;
     s.header = buildHeader(b, s);
-    // The split d16 load (two halves, x and x + 16) keeps x per message.
+    // The split d16 load (two halves, x and x + 16) keeps x per message, and sends twice per
+    // iteration: no stepped coordinate.
     bool split = op->is("xe.load_2d") && op->intAttr("array_len", 1) == 2;
     llvm::Value* x = split ? nullptr : invariant(op->operand(4));
     llvm::Value* y = invariant(op->operand(5));
-    if (x || y) s.header = setCoords(b, s.header, x, y);
     s.x = s.loopX = x;
     s.y = s.loopY = y;
+    // Else a coordinate that moves by a known step: its first value set here, the step added after
+    // each send (rawMessage).
+    if (auto sx = !x && !split ? steppedCoord(*op, op->operand(4), loop, ctx, b) : std::nullopt)
+      std::tie(x, s.stepX) = *sx;
+    if (auto sy = !y && !split ? steppedCoord(*op, op->operand(5), loop, ctx, b) : std::nullopt)
+      std::tie(y, s.stepY) = *sy;
+    if (x || y) s.header = setCoords(b, s.header, x, y);
     ctx.headers->slots.push_back(s);
   }
 }
 
 std::optional<std::string> emitVisaOp(const ir::Operation& op, XeEmitContext& ctx, XeCodegen mode) {
   llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
+  // In vISA mode every 2D message whose response is whole GRFs is sent through a header of
+  // ctx.headers (rawMessage), which the kernel emitter always gives this mode; the lsc_* text forms
+  // remain for the other loads (loadAsm: the builtins mode, and the half-GRF responses).
+  if (mode == XeCodegen::Visa && !ctx.headers) return "internal error: vISA mode without a header scope (VisaHeaders)";
   if (op.is("xe.store_2d")) return emitStore2d(op, ctx, b, mode);
   if (op.is("xe.prefetch_2d")) return emitPrefetch2d(op, ctx, b, mode);
   if (op.is("xe.load_2d"))

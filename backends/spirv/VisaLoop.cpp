@@ -27,6 +27,7 @@
 //     SIMD1 transposed LSC messages; such a loop keeps the body's order (walkSlm, planSlm).
 #include "backends/spirv/VisaLoop.h"
 
+#include "backends/spirv/LoopCoords.h"
 #include "backends/spirv/VisaIndexProgram.h"
 #include "ir/ops/XeOps.h"
 
@@ -60,14 +61,6 @@ bool flag(const ir::Operation& op, const char* n) {
   const ir::Attribute* a = op.attr(n);
   return a && a->isa(ir::AttrKind::Bool) && a->getBool();
 }
-
-// A scalar index as (base + off) / div + post; base null = the constant off. div > 1 only for a
-// transposed d32 message over 16-bit pairs, whose x counts dwords (column / 2); post is 0 when div
-// is 1 (folded into off).
-struct Sym {
-  const ir::Value* base = nullptr;
-  int64_t off = 0, div = 1, post = 0;
-};
 
 enum class Src : uint8_t { Load, Acc, Dpas };
 struct Elem {
@@ -253,41 +246,15 @@ class LoopMatcher {
   }
 
  private:
-  std::optional<int64_t> constInt(const ir::Value* v) const {
-    const ir::Operation* d = v->definingOp();
-    if (!d || !d->is("arith.constant")) return std::nullopt;
-    const ir::Attribute* a = d->attr("value");
-    if (!a || !a->isa(ir::AttrKind::Int)) return std::nullopt;
-    return a->getInt();
-  }
   std::optional<Sym> sym(const ir::Value* v) const {
     if (auto it = syms_.find(v); it != syms_.end()) return it->second;
     if (inside_.count(v)) return std::nullopt;
     if (std::optional<int64_t> c = constInt(v)) return Sym{nullptr, *c};
     if (!v->type().isScalar() || !ir::isIntElem(v->type().elem())) return std::nullopt;
-    return outerSym(v, 8);
-  }
-  // A value defined outside the loop, seen through integer converts and "+/- constant" (canonicalize
-  // hoists a split loop's row offsets out of it, one value each: as bases of their own they would
-  // keep its loads from merging; as "common base + constant" they merge as in the first loop).
-  Sym outerSym(const ir::Value* v, int depth) const {
-    const ir::Operation* d = v->definingOp();
-    if (!d || depth == 0) return Sym{v, 0};
-    if (std::optional<int64_t> c = constInt(v)) return Sym{nullptr, *c};
-    auto intScalar = [](const ir::Value* x) { return x->type().isScalar() && ir::isIntElem(x->type().elem()); };
-    if (d->is("arith.convert") && intScalar(d->operand(0)) && ir::elemBits(v->type().elem()) >= 32 &&
-        ir::elemBits(d->operand(0)->type().elem()) >= 32)
-      return outerSym(d->operand(0), depth - 1);
-    if (d->is("arith.addi") || d->is("arith.subi")) {
-      Sym a = outerSym(d->operand(0), depth - 1), b = outerSym(d->operand(1), depth - 1);
-      if (d->is("arith.subi")) {
-        if (b.base) return Sym{v, 0};
-        b.off = -b.off;
-      }
-      if (a.base && b.base) return Sym{v, 0};
-      return Sym{a.base ? a.base : b.base, a.off + b.off};
-    }
-    return Sym{v, 0};
+    // Through converts and "+/- constant" (canonicalize hoists a split loop's row offsets out of it,
+    // one value each: as bases of their own they would keep its loads from merging; as "common base
+    // + constant" they merge as in the first loop).
+    return outerSym(v);
   }
   const std::vector<Elem>* elems(const ir::Value* v) const {
     auto it = elems_.find(v);
@@ -366,15 +333,10 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
     return true;
   }
   if (op.is("arith.addi") || op.is("arith.subi")) {
-    std::optional<Sym> a = sym(op.operand(0)), b = sym(op.operand(1));
-    if (!a || !b || (op.is("arith.subi") && b->base) || (a->base && b->base)) return walkIndex(op);
-    if (op.is("arith.subi")) b->off = -b->off;
-    if (!a->base) std::swap(a, b);  // b: the constant
-    if (a->div != 1) {
-      syms_[op.result()] = Sym{a->base, a->off, a->div, a->post + b->off};
-      return true;
-    }
-    syms_[op.result()] = Sym{a->base ? a->base : b->base, a->off + b->off};
+    std::optional<Sym> a = sym(op.operand(0)), b = sym(op.operand(1)), r;
+    if (a && b) r = addSyms(*a, *b, op.is("arith.subi"));
+    if (!r) return walkIndex(op);
+    syms_[op.result()] = *r;
     return true;
   }
   if (op.is("arith.divui")) {
@@ -666,9 +628,9 @@ bool LoopMatcher::checkYield(const ir::Operation& yield) {
       continue;
     }
     if (v->type().isScalar()) {
-      std::optional<Sym> s = sym(y);
-      if (!s || s->base != v || s->div != 1) return false;
-      steps_[v] = s->off;
+      std::optional<int64_t> st = carriedStep(v, sym(y));
+      if (!st) return false;
+      steps_[v] = *st;
     }
   }
   // Accumulator chains: head = consecutive elements of one argument, links = a whole previous result.

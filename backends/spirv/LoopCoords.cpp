@@ -1,0 +1,90 @@
+// Loop coordinates as base + constant (LoopCoords.h).
+#include "backends/spirv/LoopCoords.h"
+
+namespace xtc::backend {
+
+bool definedOutside(const ir::Value* v, const ir::Operation& loop) {
+  if (const ir::Operation* d = v->definingOp()) return d != &loop && !loop.isAncestorOf(d);
+  const ir::Operation* owner = v->ownerBlock()->parentOp();
+  return owner && owner != &loop && !loop.isAncestorOf(owner);
+}
+
+std::optional<int64_t> constInt(const ir::Value* v) {
+  const ir::Operation* d = v->definingOp();
+  if (!d || !d->is("arith.constant")) return std::nullopt;
+  const ir::Attribute* a = d->attr("value");
+  if (!a || !a->isa(ir::AttrKind::Int)) return std::nullopt;
+  return a->getInt();
+}
+
+std::optional<Sym> addSyms(Sym a, Sym b, bool sub) {
+  if ((sub && b.base) || (a.base && b.base)) return std::nullopt;
+  if (sub) b.off = -b.off;
+  if (!a.base) std::swap(a, b);  // b: the constant
+  if (a.div != 1) return Sym{a.base, a.off, a.div, a.post + b.off};
+  return Sym{a.base ? a.base : b.base, a.off + b.off};
+}
+
+namespace {
+
+bool intScalar(const ir::Value* v) { return v->type().isScalar() && ir::isIntElem(v->type().elem()); }
+
+// An integer convert that keeps the value mod 2^32 (both sides 32 bits or more: the coordinates
+// are i32).
+bool wideConvert(const ir::Operation& d) {
+  return d.is("arith.convert") && intScalar(d.operand(0)) && intScalar(d.result()) &&
+         ir::elemBits(d.result()->type().elem()) >= 32 && ir::elemBits(d.operand(0)->type().elem()) >= 32;
+}
+
+}  // namespace
+
+Sym outerSym(const ir::Value* v, int depth) {
+  const ir::Operation* d = v->definingOp();
+  if (!d || depth == 0) return Sym{v, 0};
+  if (std::optional<int64_t> c = constInt(v)) return Sym{nullptr, *c};
+  if (wideConvert(*d)) return outerSym(d->operand(0), depth - 1);
+  if (d->is("arith.addi") || d->is("arith.subi")) {
+    std::optional<Sym> s = addSyms(outerSym(d->operand(0), depth - 1), outerSym(d->operand(1), depth - 1), d->is("arith.subi"));
+    return s ? *s : Sym{v, 0};
+  }
+  return Sym{v, 0};
+}
+
+std::optional<int64_t> carriedStep(const ir::Value* arg, const std::optional<Sym>& yielded) {
+  if (!yielded || yielded->base != arg || yielded->div != 1) return std::nullopt;
+  return yielded->off;
+}
+
+std::optional<Sym> bodySym(const ir::Value* v, const ir::Operation& loop) {
+  if (!intScalar(v)) return std::nullopt;
+  if (definedOutside(v, loop)) return outerSym(v);
+  if (v->isBlockArgument()) {
+    if (v->ownerBlock() != &loop.region(0).block()) return std::nullopt;
+    return Sym{v, 0};
+  }
+  const ir::Operation* d = v->definingOp();
+  if (d->parentOp() != &loop) return std::nullopt;
+  if (std::optional<int64_t> c = constInt(v)) return Sym{nullptr, *c};
+  if (wideConvert(*d)) return bodySym(d->operand(0), loop);
+  if (d->is("arith.addi") || d->is("arith.subi")) {
+    std::optional<Sym> a = bodySym(d->operand(0), loop), b = bodySym(d->operand(1), loop);
+    return a && b ? addSyms(*a, *b, d->is("arith.subi")) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> baseStep(const ir::Value* base, const ir::Operation& loop) {
+  if (!base || definedOutside(base, loop)) return 0;
+  const ir::Block& body = loop.region(0).block();
+  if (!base->isBlockArgument() || base->ownerBlock() != &body) return std::nullopt;
+  if (base->index() == 0) {
+    std::optional<int64_t> step = constInt(loop.operand(2));
+    return step && *step > 0 ? step : std::nullopt;
+  }
+  // The loop's yield: its operand a - 1 for block argument a.
+  const ir::Operation* yield = body.terminator();
+  if (!yield || !yield->is("scf.yield") || base->index() - 1 >= yield->numOperands()) return std::nullopt;
+  return carriedStep(base, bodySym(yield->operand(base->index() - 1), loop));
+}
+
+}  // namespace xtc::backend

@@ -183,6 +183,15 @@ private:
   VisaHeaders headers_;     // the 2D message headers in scope (VisaEmitter.h)
   BlockAddresses blockAddresses_;  // dg2 global block messages' row pointers (XeBuiltins.h)
   VisaHeaders* headersOrNull() { return codegen_ == XeCodegen::Visa ? &headers_ : nullptr; }
+  // What the xe emitters (XeBuiltins.h, VisaEmitter.h) see of this emitter at `op` (errors at `op`).
+  XeEmitContext xeContext(ir::Operation& op) {
+    return XeEmitContext{m_, &b_, target_, [this, &op](ir::Value* v) -> const std::vector<llvm::Value*>& { return get(v, op); },
+                         [this](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
+                         [this, &op](ir::Value* v) { return mem(v, op).ptr; },
+                         [this, &op](ir::Value* v, const std::vector<llvm::Value*>& idx) { return elementPtr(mem(v, op), idx, op); },
+                         headersOrNull(), [this, &op](ir::Value* v, unsigned d) { return mem(v, op).dims.at(d); },
+                         &blockAddresses_};
+  }
   llvm::Value* sgId_ = nullptr;  // the subgroup id computed at the kernel's entry (emitSubgroupId)
   DiagnosticEngine& diags_;
   llvm::Function* fn_ = nullptr;
@@ -408,11 +417,7 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     emitIf(op);
   } else if (op.dialect() == "xe") {
     // Hardware ops (pvc/dg2): inline vISA (VisaEmitter.cpp) or Intel builtins (XeBuiltins.cpp).
-    XeEmitContext xc{m_, &b_, target_, [&](ir::Value* v) -> const std::vector<llvm::Value*>& { return get(v, op); },
-                     [&](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
-                     [&](ir::Value* v) { return mem(v, op).ptr; },
-                     [&](ir::Value* v, const std::vector<llvm::Value*>& idx) { return elementPtr(mem(v, op), idx, op); },
-                     headersOrNull(), [&](ir::Value* v, unsigned d) { return mem(v, op).dims.at(d); }, &blockAddresses_};
+    XeEmitContext xc = xeContext(op);
     std::optional<std::string> visa = emitVisaOp(op, xc, codegen_);
     if (std::string e = visa ? *visa : emitXeOp(op, xc); !e.empty()) fail(op, e);
   } else {
@@ -823,11 +828,7 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   std::erase_if(headers_.slots, [](const VisaHeaders::Slot& s) { return !s.op; });
   if (codegen_ == XeCodegen::Visa) {
     // pvc: a DPAS K loop as one inline-vISA statement when it matches (VisaLoop.h), else op by op.
-    XeEmitContext xc{m_, &b_, target_, [&](ir::Value* v) -> const std::vector<llvm::Value*>& { return get(v, op); },
-                     [&](ir::Value* v, std::vector<llvm::Value*> e) { set(v, std::move(e)); },
-                     [&](ir::Value* v) { return mem(v, op).ptr; },
-                     [&](ir::Value* v, const std::vector<llvm::Value*>& idx) { return elementPtr(mem(v, op), idx, op); },
-                     headersOrNull()};
+    XeEmitContext xc = xeContext(op);
     if (std::optional<std::string> r = emitVisaLoop(op, xc, visaLoops_)) {
       ++visaLoops_;
       if (!r->empty()) fail(op, *r);
@@ -841,6 +842,8 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   std::vector<llvm::Value*> inits;
   for (unsigned i = 3; i < op.numOperands(); ++i)
     for (llvm::Value* e : get(op.operand(i), op)) inits.push_back(e);
+  XeEmitContext xc = xeContext(op);
+  LoopOrigins origins = beginLoopOrigins(op, xc);  // dg2: the tile origins the loop walks (XeBuiltins.h)
 
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "for.header", fn_);
@@ -869,6 +872,7 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   }
   std::vector<std::pair<llvm::Value*, llvm::Value*>> heldCoords;  // what the headers hold after the loop
   for (const VisaHeaders::Slot& s : headers_.slots) heldCoords.emplace_back(s.loopX, s.loopY);
+  enterLoopOrigins(origins, pre, xc);
   b_.CreateCondBr(b_.CreateICmpSLT(iv, ub), body, exit);
 
   b_.SetInsertPoint(body);
@@ -887,6 +891,7 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   if (yielded.size() != phis.size()) fail(op, "internal error: scf.yield does not match the loop's iteration values");
   llvm::Value* next = b_.CreateAdd(iv, step, "iv.next");
   llvm::BasicBlock* latch = b_.GetInsertBlock();
+  endLoopOrigins(origins, latch, xc);
   llvm::BranchInst* back = b_.CreateBr(header);
   if (visaLoops_ != visaBefore) keepLoopRolled(*back);  // a whole-loop asm statement inside (VisaLoop.h)
   iv->addIncoming(next, latch);

@@ -21,6 +21,8 @@
 // happens here.
 #include "backends/spirv/XeBuiltins.h"
 
+#include "backends/spirv/LoopCoords.h"
+
 #include "ir/ops/XeOps.h"
 
 #include <llvm/Analysis/LoopInfo.h>
@@ -416,52 +418,66 @@ const std::vector<GlobalBlockForm>& globalBlockForms() {
   return forms;
 }
 
-// An index as (the value it adds constants to, their sum): lower-xe gives each message of a tile its
-// row and column as arith.addi of the tile's offset and a constant (the message's place in the tile).
-std::pair<ir::Value*, int64_t> splitConstant(ir::Value* v) {
-  auto constOf = [](const ir::Value* x) -> std::optional<int64_t> {
-    const ir::Operation* o = x->definingOp();
-    const ir::Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
-    if (!a || !a->isa(ir::AttrKind::Int)) return std::nullopt;
-    return a->getInt();
-  };
-  if (std::optional<int64_t> c = constOf(v)) return {nullptr, *c};
-  int64_t sum = 0;
-  for (;;) {
-    const ir::Operation* o = v->definingOp();
-    if (!o || !o->is("arith.addi")) break;
-    std::optional<int64_t> c1 = constOf(o->operand(1)), c0 = constOf(o->operand(0));
-    if (!c1 && !c0) break;
-    sum += c1 ? *c1 : *c0;
-    v = o->operand(c1 ? 0 : 1);
-  }
-  return {v, sum};
+// Whether a dg2 global block message is addressed from its tile's origin (blockMessageAddress): a
+// dense 2-D global memref (other ranks and strided views take the plain element address).
+bool originAddressed(const ir::Operation& op) {
+  if (!op.is("xe.block_read") && !op.is("xe.block_write")) return false;
+  const ir::Type& mt = op.operand(op.is("xe.block_write") ? 1 : 0)->type();
+  return mt.memSpace() != ir::MemSpace::Slm && mt.rank() == 2 && mt.strides().empty();
+}
+
+// A message's row or column index as (the tile's offset, the message's constant place in the tile):
+// lower-xe writes them as arith.addi of the tile's offset and constants, seen through as the pvc
+// loops see their header coordinates (LoopCoords.h, outerSym). An offset reached through a convert
+// from a narrower type keeps its constant: the origin is in 64 bits.
+std::pair<ir::Value*, int64_t> splitIndex(ir::Value* v) {
+  Sym s = outerSym(v);
+  if (s.base && !s.base->type().isIndex() && !(s.base->type().isScalar() && ir::elemBits(s.base->type().elem()) == 64))
+    return {v, 0};
+  return {const_cast<ir::Value*>(s.base), s.off};  // a value of the IR being emitted (ctx.get takes it mutable)
+}
+
+// R * pitch + C * bytes: a tile origin's byte offset from the memref's base; R, C null: 0.
+llvm::Value* originOffset(llvm::Value* R, llvm::Value* C, llvm::Value* pitch, unsigned elemBytes, llvm::IRBuilder<>& b) {
+  llvm::Value* off = b.getInt64(0);
+  if (R) off = b.CreateMul(R, pitch);
+  if (C) off = b.CreateAdd(off, b.CreateMul(C, b.getInt64(elemBytes)));
+  return off;
+}
+
+llvm::Value* rowPitch(ir::Value* mem, unsigned elemBytes, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  return b.CreateMul(ctx.memrefDim(mem, 1), b.getInt64(elemBytes));
 }
 
 // The address of the element at (row, col) of a dense 2-D global memref for a dg2 block message, in
 // the form IGC turns into one instruction per message (docs/hardware.md, "dg2 block-message
 // addresses"): with row = R + r and col = C + c (r, c constants), the tile's origin
-// base + R * pitch + C * bytes is made once per tile and LLVM block, row r is the origin plus
-// r * pitch (loop-invariant: LLVM computes it before the loop) and the message adds c * bytes, a
-// constant. As a plain (row * pitch + col) * bytes per message, a K loop recomputed every row's 64-bit
-// product each step where the row walks with K (IGC's mul/mach pairs: ~8 instructions per message).
+// base + R * pitch + C * bytes is made once per tile and LLVM block (or carried around the loop that
+// walks it: beginLoopOrigins), row r is the origin plus r * pitch (loop-invariant: LLVM computes it
+// before the loop) and the message adds c * bytes, a constant. As a plain (row * pitch + col) * bytes
+// per message, a K loop recomputed every row's 64-bit product each step where the row walks with K
+// (IGC's mul/mach pairs: ~8 instructions per message).
 // Plain (not inbounds) GEPs: the origin need not be an element of the memref (only R + r is).
 llvm::Value* blockMessageAddress(ir::Value* mem, ir::Value* row, ir::Value* col, unsigned elemBytes, XeEmitContext& ctx,
                                  llvm::IRBuilder<>& b) {
-  auto [R, r] = splitConstant(row);
-  auto [C, c] = splitConstant(col);
+  auto [R, r] = splitIndex(row);
+  auto [C, c] = splitIndex(col);
   llvm::Type* i8 = b.getInt8Ty();
-  llvm::Value* pitch = b.CreateMul(ctx.memrefDim(mem, 1), b.getInt64(elemBytes));
-  auto& rows = ctx.blockAddresses->rows;
+  llvm::Value* pitch = rowPitch(mem, elemBytes, ctx, b);
+  BlockAddresses& ba = *ctx.blockAddresses;
   auto key = [&, here = b.GetInsertBlock()](int64_t i) { return std::make_tuple(mem, R, C, here, i); };
-  llvm::Value*& origin = rows[key(0)];
+  llvm::Value*& origin = ba.rows[key(0)];
   if (!origin) {
-    llvm::Value* off = b.getInt64(0);
-    if (R) off = b.CreateMul(ctx.get(R).at(0), pitch);
-    if (C) off = b.CreateAdd(off, b.CreateMul(ctx.get(C).at(0), b.getInt64(elemBytes)));
+    llvm::Value* off = nullptr;
+    if (auto it = ba.carried.find({mem, R, C}); it != ba.carried.end()) {
+      off = it->second;
+    } else {
+      auto value = [&](ir::Value* x) { return x ? ctx.get(x).at(0) : nullptr; };
+      off = originOffset(value(R), value(C), pitch, elemBytes, b);
+    }
     origin = b.CreateGEP(i8, b.CreatePointerCast(ctx.memrefPointer(mem), llvm::PointerType::get(i8, 1)), off);
   }
-  llvm::Value*& p = rows[key(r)];
+  llvm::Value*& p = ba.rows[key(r)];
   if (!p) p = b.CreateGEP(i8, origin, b.CreateMul(pitch, b.getInt64(static_cast<uint64_t>(r))));
   return c == 0 ? p : b.CreateGEP(i8, p, b.getInt64(static_cast<uint64_t>(c * elemBytes)));
 }
@@ -490,7 +506,7 @@ std::string emitGlobalBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::I
   llvm::Type* it = b.getIntNTy(bits);
   llvm::Type* ptrTy = llvm::PointerType::get(it, 1);
   llvm::Value* elem = nullptr;
-  if (mem->type().rank() == 2 && mem->type().strides().empty() && ctx.blockAddresses && ctx.memrefDim) {
+  if (originAddressed(op) && ctx.blockAddresses && ctx.memrefDim) {
     elem = blockMessageAddress(mem, op.operand(first), op.operand(first + 1), regBits / 8, ctx, b);
   } else {
     std::vector<llvm::Value*> idx;
@@ -579,6 +595,66 @@ std::string emitXeOp(const ir::Operation& op, XeEmitContext& ctx) {
                        "(reference §3), which a later issue adds",
                        n);
   return fmt::format("'{}' is not implemented yet in the SPIR-V backend", n);
+}
+
+LoopOrigins beginLoopOrigins(const ir::Operation& loop, XeEmitContext& ctx) {
+  LoopOrigins lo;
+  if (ctx.target.kind != targets::TargetKind::Dg2 || !ctx.blockAddresses || !ctx.memrefDim) return lo;
+  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
+  const ir::Block& body = loop.region(0).block();
+  // The value a tile offset has when the loop starts.
+  auto initial = [&](ir::Value* v) -> llvm::Value* {
+    if (!v) return nullptr;
+    if (v == body.argument(0)) return ctx.get(loop.operand(0)).at(0);
+    if (v->isBlockArgument() && v->ownerBlock() == &body) return ctx.get(loop.operand(2 + v->index())).at(0);
+    return ctx.get(v).at(0);
+  };
+  std::function<void(const ir::Block&)> scan = [&](const ir::Block& blk) {
+    for (const auto& up : blk.opList()) {
+      const ir::Operation* o = up.get();
+      if (o->is("scf.for")) continue;  // an inner loop carries its own
+      for (unsigned i = 0; i < o->numRegions(); ++i)
+        if (!o->region(i).empty()) scan(o->region(i).block());
+      if (!originAddressed(*o)) continue;
+      unsigned first = o->is("xe.block_write") ? 2 : 1;
+      ir::Value* mem = o->operand(first - 1);
+      auto [R, r] = splitIndex(o->operand(first));
+      auto [C, c] = splitIndex(o->operand(first + 1));
+      std::optional<int64_t> dr = baseStep(R, loop), dc = baseStep(C, loop);
+      // Only a walking row costs a multiply in the body (R * pitch); a walking column alone costs a
+      // shift, no more than the carried offset's add (measured the same), and a live register more.
+      if (!dr || !dc || *dr == 0) continue;
+      LoopOrigins::Walk w{{mem, R, C}, nullptr, nullptr, nullptr};
+      if (std::any_of(lo.walks.begin(), lo.walks.end(), [&](const LoopOrigins::Walk& x) { return x.key == w.key; }))
+        continue;
+      const ir::Type& vt = o->is("xe.block_write") ? o->operand(0)->type() : o->result()->type();
+      unsigned bytes = ir::elemBits(vt.elem()) / 8;
+      llvm::Value* pitch = rowPitch(mem, bytes, ctx, b);
+      w.init = originOffset(initial(R), initial(C), pitch, bytes, b);
+      w.step = b.CreateAdd(b.CreateMul(pitch, b.getInt64(static_cast<uint64_t>(*dr))),
+                           b.getInt64(static_cast<uint64_t>(*dc * static_cast<int64_t>(bytes))));
+      lo.walks.push_back(w);
+    }
+  };
+  scan(body);
+  return lo;
+}
+
+void enterLoopOrigins(LoopOrigins& lo, llvm::BasicBlock* preheader, XeEmitContext& ctx) {
+  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
+  for (LoopOrigins::Walk& w : lo.walks) {
+    w.phi = b.CreatePHI(w.init->getType(), 2, "origin");
+    w.phi->addIncoming(w.init, preheader);
+    ctx.blockAddresses->carried[w.key] = w.phi;
+  }
+}
+
+void endLoopOrigins(LoopOrigins& lo, llvm::BasicBlock* latch, XeEmitContext& ctx) {
+  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
+  for (LoopOrigins::Walk& w : lo.walks) {
+    w.phi->addIncoming(b.CreateAdd(w.phi, w.step, "origin.next"), latch);
+    ctx.blockAddresses->carried.erase(w.key);
+  }
 }
 
 namespace {

@@ -18,6 +18,7 @@
 namespace llvm {
 class BasicBlock;
 class Module;
+class PHINode;
 class Value;
 }  // namespace llvm
 
@@ -49,7 +50,35 @@ struct XeEmitContext {
 // only in the block that made it, where it dominates.
 struct BlockAddresses {
   std::map<std::tuple<const ir::Value*, const ir::Value*, const ir::Value*, const llvm::BasicBlock*, int64_t>, llvm::Value*> rows;
+  // The origins of the tiles the loops being emitted walk (LoopOrigins), by (memref, row and column
+  // offsets): the phi of the origin's byte offset from the memref's base; it dominates the loop body.
+  std::map<std::tuple<const ir::Value*, const ir::Value*, const ir::Value*>, llvm::Value*> carried;
 };
+
+// dg2: the origins of the tiles a loop walks down, carried around it. A tile whose row offset the
+// loop steps by a constant (the induction variable, or an offset the body yields as itself + c:
+// update_tile_offset; its column loop-invariant or stepped too) has its origin's byte offset
+// R * pitch + C * bytes made once before the loop and advanced by the step's bytes each iteration
+// (one add), instead of recomputed in the body: there R * pitch, with R walking (B's row in a K
+// loop), is a 64-bit multiply each step (IGC's mul/mach pairs on dg2). A tile walking only along its
+// row (A) keeps its origin in the body: C * bytes is a shift, no dearer than the carried add. An offset, not a pointer: through a pointer phi IGC no longer sees the
+// kernel argument and gives up its stateful (32-bit offset) messages for a64 ones (measured:
+// sg_gemm_f16 174 -> 313 instructions per K step). The kernel emitter calls beginLoopOrigins at the
+// end of the preheader (the initial offsets and steps), enterLoopOrigins in the loop header (the
+// phis), endLoopOrigins at the end of the latch (the advance); blockMessageAddress uses the phis in
+// between.
+struct LoopOrigins {
+  struct Walk {
+    std::tuple<const ir::Value*, const ir::Value*, const ir::Value*> key;  // BlockAddresses::carried
+    llvm::Value* init;   // the origin's offset when the loop starts (i64 bytes)
+    llvm::Value* step;   // bytes one iteration adds
+    llvm::PHINode* phi;  // the origin's offset in the body
+  };
+  std::vector<Walk> walks;
+};
+LoopOrigins beginLoopOrigins(const ir::Operation& loop, XeEmitContext& ctx);
+void enterLoopOrigins(LoopOrigins& origins, llvm::BasicBlock* preheader, XeEmitContext& ctx);
+void endLoopOrigins(LoopOrigins& origins, llvm::BasicBlock* latch, XeEmitContext& ctx);
 
 // Emits one xe.* op. Returns "" on success, else the error to report at the op.
 std::string emitXeOp(const ir::Operation& op, XeEmitContext& ctx);

@@ -110,7 +110,10 @@ bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& 
     backend::BackendOptions bo;
     bo.target = target;
     bo.optLevel = options.optLevel;
-    bo.xeCodegen = options.xeCodegen == "builtins" ? backend::XeCodegen::Builtins : backend::XeCodegen::Visa;
+    // An emulated module runs on any OpenCL device, so it holds no inline vISA: its xe.* ops are gone
+    // (emulate-xe), and the masked per-lane messages keep their portable branch form (VisaLanes.h).
+    bool visa = options.xeCodegen != "builtins" && !options.emulateXe;
+    bo.xeCodegen = visa ? backend::XeCodegen::Visa : backend::XeCodegen::Builtins;
     if (options.wantLLVM && !backend::emitLLVMText(*module, bo, diags, result.llvmText)) return false;
     bo.hardwareCalls = options.verifyIsa ? &result.hardwareCalls : nullptr;
     bo.renameBuiltinForTesting = options.renameBuiltinForTesting;

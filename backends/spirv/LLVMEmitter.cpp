@@ -7,6 +7,7 @@
 #include "backends/spirv/LLVMEmitter.h"
 #include "backends/spirv/EmitMemory.h"
 #include "backends/spirv/VisaEmitter.h"
+#include "backends/spirv/VisaLanes.h"
 #include "backends/spirv/VisaLoop.h"
 #include "backends/spirv/XeBuiltins.h"
 
@@ -170,6 +171,10 @@ private:
   // i1 = every index in [0, dim) (unsigned compare also rejects negative indices), and the mask.
   llvm::Value* inBounds(const MemRefValue& m, const std::vector<llvm::Value*>& idx, llvm::Value* mask);
   llvm::Value* elementPtr(const MemRefValue& m, const std::vector<llvm::Value*>& idx, const ir::Operation& op);
+  // A lane.load (data: the padding; returns the value) or lane.store (data: the value; returns
+  // non-null) sent as one predicated inline-vISA message (VisaLanes.h), or null: not that form.
+  llvm::Value* predicatedLane(const ir::Operation& op, const MemRefValue& m, const std::vector<llvm::Value*>& idx,
+                              llvm::Value* mask, llvm::Value* data, bool store);
   // Integer bits of a value for the 32/64-bit subgroup builtins (narrow types widened to i32).
   llvm::Value* toLaneBits(llvm::Value* v, ElemKind k, ElemKind* carried);
   llvm::Value* fromLaneBits(llvm::Value* v, ElemKind k);
@@ -687,6 +692,38 @@ llvm::Value* KernelEmitter::elementPtr(const MemRefValue& m, const std::vector<l
   return b_.CreateInBoundsGEP(memType(m.elem, op), m.ptr, lin);
 }
 
+llvm::Value* KernelEmitter::predicatedLane(const ir::Operation& op, const MemRefValue& m, const std::vector<llvm::Value*>& idx,
+                                           llvm::Value* mask, llvm::Value* data, bool store) {
+  // pvc (16 lanes: the statement's execution size), vISA mode, global memory, and one index to
+  // check: every other one a constant inside its static extent (VisaLanes.h); else the branch form.
+  if (target_.kind != targets::TargetKind::Pvc || target_.subgroupSize != 16 || codegen_ != XeCodegen::Visa ||
+      m.ptr->getType()->getPointerAddressSpace() != 1)
+    return nullptr;
+  int checked = -1;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    auto* i = llvm::dyn_cast<llvm::ConstantInt>(idx[d]);
+    auto* n = llvm::dyn_cast<llvm::ConstantInt>(m.dims[d]);
+    if (i && n && i->getZExtValue() < n->getZExtValue()) continue;
+    if (checked >= 0) return nullptr;
+    checked = static_cast<int>(d);
+  }
+  if (checked < 0) return nullptr;
+  llvm::Value* addr = b_.CreatePtrToInt(elementPtr(m, idx, op), b_.getInt64Ty());
+  auto c = static_cast<size_t>(checked);
+  LaneMessage lm{store, m.elem, addr, idx[c], m.dims[c], mask ? mask : b_.getTrue(), data};
+  std::optional<llvm::Value*> r = emitPredicatedLaneMessage(b_, lm);
+  if (!r) {
+    // Not this form: drop the address (ptrtoint, then its GEP) so the branch form's output is unchanged.
+    for (llvm::Value* v = addr; auto* dead = llvm::dyn_cast_or_null<llvm::Instruction>(v);) {
+      if (!dead->use_empty()) break;
+      v = dead->getNumOperands() ? dead->getOperand(0) : nullptr;
+      dead->eraseFromParent();
+    }
+    return nullptr;
+  }
+  return store ? addr : *r;  // a store: any non-null value says it was emitted
+}
+
 void KernelEmitter::emitLoad(ir::Operation& op) {
   const MemRefValue& m = mem(op.operand(0), op);
   size_t rank = m.dims.size();
@@ -708,6 +745,10 @@ void KernelEmitter::emitLoad(ir::Operation& op) {
     pad = llvm::ConstantInt::get(rt, static_cast<uint64_t>(pi), true);
   }
 
+  if (llvm::Value* v = predicatedLane(op, m, idx, mask, pad, false)) {
+    set(op.result(), {v});
+    return;
+  }
   llvm::Value* ok = inBounds(m, idx, mask);
   llvm::BasicBlock* from = b_.GetInsertBlock();
   llvm::BasicBlock* doLoad = llvm::BasicBlock::Create(ctx_, "load", fn_);
@@ -734,6 +775,7 @@ void KernelEmitter::emitStore(ir::Operation& op) {
   std::vector<llvm::Value*> idx;
   for (size_t d = 0; d < rank; ++d) idx.push_back(get1(op.operand(static_cast<unsigned>(2 + d)), op));
   llvm::Value* mask = op.numOperands() == 3 + rank ? get1(op.operand(static_cast<unsigned>(2 + rank)), op) : nullptr;
+  if (op.is("lane.store") && predicatedLane(op, m, idx, mask, val, true)) return;
   llvm::Value* ok = inBounds(m, idx, mask);
   llvm::BasicBlock* from = b_.GetInsertBlock();
   llvm::BasicBlock* doStore = llvm::BasicBlock::Create(ctx_, "store", fn_);

@@ -20,6 +20,7 @@
 // height-1, i32 pitch-1, <2 x i32> (x, y)) (§2.1): the IR keeps the real sizes and the minus one
 // happens here.
 #include "backends/spirv/XeBuiltins.h"
+#include "backends/spirv/VisaLanes.h"
 
 #include "backends/spirv/LoopCoords.h"
 
@@ -707,6 +708,7 @@ namespace {
 // A message sent through an explicit header (VisaEmitter.cpp, rawMessage) is "/* <its lsc form> */"
 // followed by the header movs and one raw_sends, which the disassembly shows as a SIMD1 send.
 std::optional<std::string> inlineVisaPattern(const std::string& text) {
+  if (std::optional<std::string> lane = predicatedLanePattern(text)) return lane;  // VisaLanes.h
   std::smatch m;
   bool raw = text.starts_with("/* lsc_") && text.find(" */") != std::string::npos &&
              text.find("raw_sends.15.") != std::string::npos;

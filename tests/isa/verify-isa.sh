@@ -13,7 +13,9 @@
 #   7. the 16x8x2 A load renamed to the m4 form (`--xe-codegen=builtins`): IGC still emits a d16 2D
 #      load, but its header says 16x4x2: exit 3 naming the shape;
 #   8. an ocloc that drops the dpas of the whole-loop asm statement: exit 3 naming it;
-#   9. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs).
+#   9. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs);
+#  10. the predicated per-lane messages pass, and an ocloc whose disassembly drops the predicates of
+#      the sends (a wrapper) makes them an internal error naming the statement.
 # Needs XTC_BINARY (set by ctest) and ocloc with its disassembler.
 set -u
 xtc=${XTC_BINARY:?XTC_BINARY must point at the xtc binary}
@@ -83,6 +85,21 @@ chmod +x "$work/dpas-dropping-ocloc"
 expect loop-dpas-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA loop: dpas 8x8" -- \
   env XTC_OCLOC="$work/dpas-dropping-ocloc" "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/ld.spv"
 [ -e "$work/ld.spv" ] && fail "loop-dpas-dropped: an output file was written"
+
+# The predicated per-lane messages (backends/spirv/VisaLanes.cpp) must stay predicated: an ocloc whose
+# disassembly loses the predicate of every send (a test double of an IGC that ignored it) fails them.
+cat >"$work/unpredicating-ocloc" <<'WRAP'
+#!/usr/bin/env bash
+ocloc "$@"; rc=$?
+[ "$1" = disasm ] && sed -i -E 's/^\(~?f[0-9]+\.[0-9]+\)( +send)/      \1/' dis/*_KernelHeap.asm
+exit $rc
+WRAP
+chmod +x "$work/unpredicating-ocloc"
+lanes=$src/tests/isa/builtins/visa_lane_predicated.ir
+expect lanes-ok 0 "" -- "$xtc" compile "$lanes" --target pvc --verify-isa -o "$work/lanes.spv"
+expect lanes-unpredicated 3 "^xtc: internal error: .*dropped a hardware call: inline vISA ./\* lsc_load\.ugm d32 predicated" -- \
+  env XTC_OCLOC="$work/unpredicating-ocloc" "$xtc" compile "$lanes" --target pvc --verify-isa -o "$work/lu.spv"
+[ -e "$work/lu.spv" ] && fail "lanes-unpredicated: an output file was written"
 
 expect wrong-shape 3 "^xtc: internal error: .*shape 16x8x2 that $load" -- \
   "$xtc" compile "$gemm" --target pvc --xe-codegen=builtins --verify-isa -o "$work/ws.spv" \

@@ -1,0 +1,49 @@
+// Internal to backends/spirv: a per-lane load or store (lane.load / lane.store, masked or not) of
+// 32- or 64-bit data (f32, i32, i64, index) on global memory with one index to check (the others
+// constants inside static extents), on pvc in vISA mode, as ONE inline-vISA statement that computes
+// the lane's predicate -- the bounds check index <u extent and the mask -- and sends one predicated
+// LSC message: `(P) lsc_load.ugm (M1, 16) DST:d32|d64 flat[ADDR]:a64` into a destination that holds
+// the padding, `(P) lsc_store.ugm (M1, 16) flat[ADDR]:a64 DATA:d32|d64`. A lane whose predicate is
+// off sends nothing: it neither reads nor writes (the padding stays in its register).
+//
+// Why: the portable form (a branch around a plain load or store) becomes IGC `goto`/`join` regions,
+// and IGC 1.0.12504 cannot pass an LLVM i1 to inline vISA as a predicate (the "cr" constraint makes
+// IGC drop the statement without a word: it promotes the i1 to i8 first, measured); passed as a
+// word, the mask costs IGC a `sel` and the statement a `cmp` per message, more than the branch (45
+// instructions against 42 for examples/gather_scatter.xt, measured). So the predicate is computed
+// inside the statement from the values the mask is computed from (36 instructions).
+// docs/hardware.md, "Predicated per-lane messages".
+//
+// The mask must be a conjunction (`and i1`) of compares the statement can make (leafCompare in the
+// .cpp); anything else keeps the portable form (the caller's). Every text this file writes has its
+// probe, tests/isa/builtins/visa_lane_predicated.ir (the sends predicated, no goto or join).
+#pragma once
+
+#include "ir/Type.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <optional>
+
+namespace xtc::backend {
+
+struct LaneMessage {
+  bool store = false;
+  ir::ElemKind elem = ir::ElemKind::F32;  // f32 / i32 (d32 messages), i64 / index (d64)
+  llvm::Value* address = nullptr;        // i64: the byte address of the lane's element
+  llvm::Value* index = nullptr;          // i64: the element index, checked index <u dim
+  llvm::Value* dim = nullptr;            // i64: the memref's extent
+  llvm::Value* mask = nullptr;           // i1
+  llvm::Value* data = nullptr;           // store: the value stored; load: the padding
+};
+
+// Emits the statement at the builder's insertion point: a load returns the lane's value (the padding
+// where the predicate is off), a store returns null. std::nullopt (nothing emitted): not this form --
+// an element type without a d32/d64 message, or a mask that is not a conjunction of supported compares.
+std::optional<llvm::Value*> emitPredicatedLaneMessage(llvm::IRBuilder<>& b, const LaneMessage& m);
+
+// The ISA line an emitted statement must leave (--verify-isa, XeBuiltins.cpp): a predicated
+// `send.ugm (16|M0)` of its message; std::nullopt for text this file did not write.
+std::optional<std::string> predicatedLanePattern(const std::string& asmText);
+
+}  // namespace xtc::backend

@@ -159,6 +159,7 @@ private:
   void emitStore(ir::Operation& op);
   void emitCrossLane(ir::Operation& op);
   void emitReduce(ir::Operation& op);
+  bool allLanesAt(const ir::Operation& op) const;
   void emitFor(ir::Operation& op);
   void emitIf(ir::Operation& op);
   // Loop-carried and merged values as whole LLVM vectors where the IR's registers come from one (see
@@ -198,6 +199,7 @@ private:
                          &blockAddresses_};
   }
   llvm::Value* sgId_ = nullptr;  // the subgroup id computed at the kernel's entry (emitSubgroupId)
+  bool fullSubgroups_ = false;   // wg_size[0] is a multiple of the subgroup size: no lane starts disabled
   DiagnosticEngine& diags_;
   llvm::Function* fn_ = nullptr;
   std::unordered_map<const ir::Value*, std::vector<llvm::Value*>> vals_;
@@ -238,6 +240,7 @@ void KernelEmitter::emitKernel(ir::Operation* kernel) {
     fail(*kernel, fmt::format("kernel '{}' requires subgroup size {}, but target '{}' uses {}", name, sg->getInt(),
                               target_.name, target_.subgroupSize));
   std::vector<int64_t> wgSize = wg->getIntArray();
+  fullSubgroups_ = wgSize[0] % static_cast<int64_t>(target_.subgroupSize) == 0;
 
   std::vector<std::string> argNames;
   if (const ir::Attribute* an = kernel->attr("arg_names"))
@@ -846,6 +849,59 @@ void KernelEmitter::emitCrossLane(ir::Operation& op) {
   set(op.result(), {fromLaneBits(call(f, {x, lane}), k)});
 }
 
+namespace {
+
+// Whether the index `v` is the same in every lane by construction: constants, kernel arguments,
+// memref extents, group and subgroup ids, sizes and counts, the induction variable of a loop whose
+// bounds are, and integer arithmetic of such values. Anything else (a lane id, a loaded or
+// loop-carried value) counts as differing between lanes.
+bool uniformIndex(const ir::Value* v, int depth = 16) {
+  if (depth == 0) return false;
+  const ir::Operation* d = v->definingOp();
+  if (!d) {
+    const ir::Operation* owner = v->ownerBlock()->parentOp();
+    if (owner && owner->is("xtc.kernel")) return true;  // a kernel argument
+    if (owner && owner->is("scf.for") && v->index() == 0) {
+      for (unsigned i = 0; i < 3; ++i)
+        if (!uniformIndex(owner->operand(i), depth - 1)) return false;
+      return true;
+    }
+    return false;
+  }
+  for (const char* n : {"arith.constant", "memref.dim", "gpu.group_id", "gpu.num_groups", "gpu.local_size", "gpu.subgroup_id",
+                        "gpu.num_subgroups", "gpu.subgroup_size"})
+    if (d->is(n)) return true;
+  if (d->dialect() != "arith" || d->numResults() != 1 || !ir::isIntElem(d->result()->type().elem())) return false;
+  for (const ir::Value* o : d->operands())
+    if (!uniformIndex(o, depth - 1)) return false;
+  return true;
+}
+
+// Whether only arithmetic reads `v`, seen through the vectors it is gathered into and taken out of
+// (vector.from_elements, vector.extract).
+bool onlyArithmeticReads(const ir::Value* v, int depth = 4) {
+  for (const ir::Use& u : v->uses()) {
+    if (u.user->dialect() == "arith") continue;
+    if (depth == 0 || (!u.user->is("vector.from_elements") && !u.user->is("vector.extract"))) return false;
+    if (!onlyArithmeticReads(u.user->result(), depth - 1)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// Whether every lane of the subgroup is enabled at `op` and ran the ops before it: full subgroups,
+// and `op` inside no scf.if and only inside loops whose bounds are the same in every lane.
+bool KernelEmitter::allLanesAt(const ir::Operation& op) const {
+  if (!fullSubgroups_) return false;
+  for (const ir::Operation* p = op.parentOp(); p && !p->is("xtc.kernel"); p = p->parentOp()) {
+    if (!p->is("scf.for")) return false;
+    for (unsigned i = 0; i < 3; ++i)
+      if (!uniformIndex(p->operand(i))) return false;
+  }
+  return true;
+}
+
 void KernelEmitter::emitReduce(ir::Operation& op) {
   ElemKind k = op.result()->type().elem();
   const std::string& kind = op.attr("kind")->getString();
@@ -854,9 +910,20 @@ void KernelEmitter::emitReduce(ir::Operation& op) {
   if (k != ElemKind::F32 && k != ElemKind::F64 && k != ElemKind::F16 && k != ElemKind::I32 && k != ElemKind::I64 &&
       k != ElemKind::Index)
     fail(op, fmt::format("lane.reduce on {} is not implemented yet in the SPIR-V backend", ir::elemName(k)));
+  llvm::Value* x = get1(op.operand(0), op);
+  // pvc: the inline-vISA tree where every lane is on (VisaEmitter.h, visaReduceAddF32), if only
+  // arithmetic reads the sum: its result is per lane where the builtin's is known uniform, and a
+  // store of it is then a SIMD16 message where the builtin's was SIMD1 (RFC 2.2's 32 SLM stores of
+  // row sums: 76 instructions more in the kernel, 32 movs and 44 syncs, measured), while arithmetic
+  // costs the same count 16 wide.
+  bool arithUsers = onlyArithmeticReads(op.result());
+  if (codegen_ == XeCodegen::Visa && target_.kind == targets::TargetKind::Pvc && k == ElemKind::F32 && kind == "add" &&
+      arithUsers && allLanesAt(op)) {
+    set(op.result(), {visaReduceAddF32(b_, x)});
+    return;
+  }
   std::string base = "sub_group_reduce_" + kind;
   std::string mangled = fmt::format("_Z{}{}{}", base.size(), base, mangleCode(k));
-  llvm::Value* x = get1(op.operand(0), op);
   llvm::Function* f = builtin(mangled, x->getType(), {x->getType()}, true, false);
   set(op.result(), {call(f, {x})});
 }

@@ -7,7 +7,7 @@
 // ("rw"), which IGC lays out as the message payload (register i of lane j at (16 i + j) elements).
 // The builtins mode writes what the builtins path can: a masked per-lane store per register (the
 // hardware's clipping: outside the surface nothing is written) and one per-lane dword prefetch per
-// row of the message.
+// row of the message. Also the f32 lane.reduce add as one vISA statement (visaReduceAddF32).
 #include "backends/spirv/VisaEmitter.h"
 
 #include "backends/spirv/LoopCoords.h"
@@ -530,6 +530,25 @@ void prepareLoopHeaders(const ir::Operation& loop, XeEmitContext& ctx, XeCodegen
     if (x || y) s.header = setCoords(b, s.header, x, y);
     ctx.headers->slots.push_back(s);
   }
+}
+
+llvm::Value* visaReduceAddF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  // Scoped (`{ }`): every reduction of the kernel declares the same name.
+  const char* text =
+      "{\n"
+      ".decl xtc_red v_type=G type=f num_elts=8 align=GRF\n"
+      "add (M1_NM, 8) xtc_red(0,0)<1> $1(0,0)<1;1,0> $1(0,8)<1;1,0>\n"
+      "add (M1_NM, 4) xtc_red(0,0)<1> xtc_red(0,0)<1;1,0> xtc_red(0,4)<1;1,0>\n"
+      "add (M1_NM, 2) xtc_red(0,0)<1> xtc_red(0,0)<1;1,0> xtc_red(0,2)<1;1,0>\n"
+      "add (M1_NM, 1) xtc_red(0,0)<1> xtc_red(0,0)<0;1,0> xtc_red(0,1)<0;1,0>\n"
+      "mov (M1_NM, 16) $0(0,0)<1> xtc_red(0,0)<0;1,0>\n"
+      "}";
+  auto* fty = llvm::FunctionType::get(b.getFloatTy(), {b.getFloatTy()}, false);
+  // Convergent, as the builtin: no pass may move it into control flow where some lanes are off (the
+  // NoMask reads would take lanes that did not compute x).
+  llvm::CallInst* c = b.CreateCall(llvm::InlineAsm::get(fty, text, "=rw,rw", /*hasSideEffects=*/false), {x});
+  c->setConvergent();
+  return c;
 }
 
 std::optional<std::string> emitVisaOp(const ir::Operation& op, XeEmitContext& ctx, XeCodegen mode) {

@@ -1,7 +1,8 @@
 // Internal to backends/spirv: the xe.* ops that IGC 1.0.12504 has no builtin for (2D block store,
 // 2D block prefetch), emitted as inline vISA through SPV_INTEL_inline_assembly (reference §3, §9) or,
 // with --xe-codegen=builtins, as the portable per-lane forms the builtins path can express; and, in
-// vISA mode, the d16 16x8x2 load as two 1x16x8 loads whose results are DPAS A operands as they are. Every
+// vISA mode, the d16 16x8x2 load as two 1x16x8 loads whose results are DPAS A operands as they are,
+// and the f32 lane.reduce add where every lane is on (visaReduceAddF32, below). Every
 // vISA text this file writes has a probe in tests/isa/builtins/visa_*.ir that compiles it through
 // xtc and checks the instruction and its decoded block shape.
 #pragma once
@@ -15,6 +16,7 @@
 #include <vector>
 
 namespace llvm {
+class IRBuilderBase;
 class Value;
 class BasicBlock;
 class PHINode;
@@ -62,5 +64,15 @@ struct VisaHeaders {
 // the same in every iteration already set (loopX/loopY), and those that move by a known step set to
 // their first value (stepX/stepY).
 void prepareLoopHeaders(const ir::Operation& loop, XeEmitContext& ctx, XeCodegen mode);
+
+// An f32 lane.reduce add over the 16 lanes as one inline-vISA statement (pvc, vISA mode): the tree
+// IGC's sub_group_reduce_add expands to (lanes 0-7 + 8-15, then 4, 2, 1 lanes, NoMask; the same
+// order, so the same sums), the sum broadcast to the 16 lanes, without the builtin's first step: a
+// SIMD16 NoMask mov of the identity into a copy of the source, which a masked copy then fills, so
+// that lanes disabled by divergent control flow add 0 (row_sum: 8 movs per step). Only where every
+// lane is enabled and has computed `x`, and only for a sum that arithmetic reads: the result is per
+// lane, where IGC knows the builtin's is uniform (LLVMEmitter.cpp, emitReduce). Probe
+// visa_reduce_add_f32.ir.
+llvm::Value* visaReduceAddF32(llvm::IRBuilderBase& b, llvm::Value* x);
 
 }  // namespace xtc::backend

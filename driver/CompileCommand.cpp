@@ -43,7 +43,7 @@ struct CompileCommandOptions {
   std::string stub;
   std::string stubDir;
   std::string emit = "spirv";
-  bool emulateXe = false;
+  std::string emulateXe;  // --emulate-xe[=all|except-block-io]; "" without the flag
   std::string xeCodegen = "visa";
   bool printLocs = false;
   bool verifyIsa = false;
@@ -100,7 +100,8 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
     case EmitKind::SpirvAsm: {
       CompileOptions co;
       co.target = opts.target;
-      co.emulateXe = opts.emulateXe;
+      co.emulateXe = !opts.emulateXe.empty();
+      co.emulateBlockIo = opts.emulateXe != "except-block-io";
       co.xeCodegen = opts.xeCodegen;
       co.optLevel = opts.optLevel;
       co.runBackend = emit == EmitKind::Spirv || emit == EmitKind::SpirvAsm;
@@ -181,8 +182,11 @@ void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitSta
   cmd->add_option("--stub", opts->stub,
                   "Also write the host launcher stub NAME.h / NAME.c (next to the .spv, or in --stub-dir)");
   cmd->add_option("--stub-dir", opts->stubDir, "Folder for the --stub files (default: the folder of the .spv)");
-  cmd->add_flag("--emulate-xe", opts->emulateXe,
-                "Define the Xe hardware builtins with portable code (runs pvc SPIR-V on any OpenCL device)");
+  cmd->add_flag("--emulate-xe{all}", opts->emulateXe,
+                "Define the Xe hardware builtins with portable code (runs pvc SPIR-V on any OpenCL device); "
+                "=except-block-io keeps the 1-D subgroup block reads/writes as Intel's builtins (a device with "
+                "cl_intel_subgroups block IO runs them)")
+      ->check(CLI::IsMember({"all", "except-block-io"}));
   cmd->add_flag("--verify-isa", opts->verifyIsa,
                 "pvc/dg2: compile the SPIR-V with ocloc and check that every hardware call left its instruction");
   cmd->add_option("--xe-codegen", opts->xeCodegen,

@@ -91,8 +91,11 @@ bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& 
   passes::PassManager pm(ctx, options.passOptions);
   std::vector<std::string> pipeline = targetPipeline(options.target);
   // --emulate-xe: the xe.* ops become portable lane-level ops (ir/passes/EmulateXe.cpp), so pvc/dg2
-  // kernels run on any OpenCL device with subgroups.
-  if (options.emulateXe && target->kind != targets::TargetKind::Generic) pipeline.push_back("emulate-xe");
+  // kernels run on any OpenCL device with subgroups; with emulateBlockIo false the 1-D block messages
+  // stay, for a device with Intel's subgroup block IO (the backend writes them as its builtins, since an
+  // emulated module is compiled without inline vISA, below).
+  if (options.emulateXe && target->kind != targets::TargetKind::Generic)
+    pipeline.push_back(options.emulateBlockIo ? "emulate-xe" : "emulate-xe-except-block-io");
   if (!pm.addPipeline(pipeline)) return false;
   if (!pm.run(module.get())) return false;
 

@@ -17,6 +17,9 @@ namespace xtc::driver {
 struct CompileOptions {
   std::string target = "generic";  // pvc | dg2 | generic
   bool emulateXe = false;          // pvc/dg2 SPIR-V with portable definitions of the Xe builtins
+  // With emulateXe: false keeps the 1-D subgroup block reads/writes as Intel's block builtins (for a
+  // device that has them, e.g. the CPU runtime), so only DPAS and the 2D messages are emulated.
+  bool emulateBlockIo = true;
   std::string xeCodegen = "visa";  // pvc: visa (inline vISA where builtins fall short) | builtins
   int optLevel = 2;                // LLVM optimization: 0 or 2
   bool runBackend = true;          // false: stop after the passes (--emit=ir)

@@ -42,7 +42,7 @@ struct RunOptions {
   std::string target = "generic";
   unsigned device = 0;
   bool listDevices = false;
-  bool emulateXe = false;
+  std::string emulateXe;  // --emulate-xe[=all|except-block-io]; "" without the flag
   std::string xeCodegen = "visa";
   bool verifyIsa = false;
   unsigned slmSize = 0;  // --slm-size: instead of the device's (generic) or the target's (pvc/dg2) SLM size
@@ -362,12 +362,17 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
     // 5. Compile for the target.
     CompileOptions co;
     co.target = opts.target;
-    co.emulateXe = opts.emulateXe;
+    co.emulateXe = !opts.emulateXe.empty();
+    co.emulateBlockIo = opts.emulateXe != "except-block-io";
     co.xeCodegen = opts.xeCodegen;
-    if (opts.target != "generic" && !rt->device().intelXe && !opts.emulateXe) {
+    if (opts.target != "generic" && !rt->device().intelXe && opts.emulateXe.empty()) {
+      // Emulate only what the device lacks: a device with Intel's subgroup block IO (the CPU runtime)
+      // runs the 1-D block messages (dg2's global ones, the SLM ones of both) as compiled, so their
+      // address arithmetic is executed, not replaced.
       co.emulateXe = true;
+      co.emulateBlockIo = !rt->device().intelBlockIo;
       std::cerr << "xtc run: note: '" << rt->device().name << "' has no Intel Xe DPAS/2D block IO: compiling for " << opts.target
-                << " with --emulate-xe\n";
+                << (co.emulateBlockIo ? " with --emulate-xe\n" : " with --emulate-xe=except-block-io (the device has subgroup block IO)\n");
     }
     co.verifyIsa = opts.verifyIsa;
     // SLM: generic guarantees only the portable 32 KiB, but a run compiles for the device it runs on
@@ -494,7 +499,10 @@ void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus&
   cmd->add_option("--device", opts->device, "Device index within the runtime (see --list-devices)");
   cmd->add_flag("--list-devices", opts->listDevices, "List the Level Zero and OpenCL devices and exit");
   cmd->add_option("--target", opts->target, "Target: pvc, dg2 or generic")->check(CLI::IsMember({"pvc", "dg2", "generic"}));
-  cmd->add_flag("--emulate-xe", opts->emulateXe, "pvc/dg2: define the Xe builtins portably (run on any OpenCL device)");
+  cmd->add_flag("--emulate-xe{all}", opts->emulateXe,
+                "pvc/dg2: define the Xe builtins portably (run on any OpenCL device); =except-block-io keeps the 1-D "
+                "block reads/writes (default without the flag on a device that has them but no DPAS)")
+      ->check(CLI::IsMember({"all", "except-block-io"}));
   cmd->add_option("--xe-codegen", opts->xeCodegen, "pvc: visa (inline vISA 2D stores/prefetches) or builtins")
       ->check(CLI::IsMember({"visa", "builtins"}));
   cmd->add_flag("--verify-isa", opts->verifyIsa,

@@ -66,6 +66,7 @@ std::vector<ZeDevice> enumerate(const ZeApi& api, std::string* error) {
       z.info.intelSubgroups = z.info.isGpu;
       // Every Level Zero GPU device is an Intel Xe GPU; DPAS availability is decided by the target.
       z.info.intelXe = z.info.isGpu;
+      z.info.intelBlockIo = z.info.isGpu;
       ze_device_compute_properties_t cp{};
       cp.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
       if (api.deviceGetComputeProperties(d, &cp) == ZE_RESULT_SUCCESS) z.info.localMemBytes = cp.maxSharedLocalMemory;

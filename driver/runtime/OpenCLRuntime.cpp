@@ -92,6 +92,12 @@ std::vector<ClDevice> enumerate(std::string* error) {
       if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, nullptr) == CL_SUCCESS) c.info.localMemBytes = local;
       std::string ext = deviceString(d, CL_DEVICE_EXTENSIONS);
       c.info.intelSubgroups = ext.find("cl_intel_subgroups") != std::string::npos;
+      auto has = [&](const char* e) {  // a whole name: cl_intel_subgroups is a prefix of the others
+        std::string padded = " " + ext + " ";
+        return padded.find(std::string(" ") + e + " ") != std::string::npos;
+      };
+      c.info.intelBlockIo = has("cl_intel_subgroups") && has("cl_intel_subgroups_short") && has("cl_intel_subgroups_char") &&
+                            has("cl_intel_subgroup_local_block_io");
       // DPAS and 2D block IO come with the matrix-multiply-accumulate and 2D block extensions.
       c.info.intelXe = c.info.isGpu && ext.find("cl_intel_subgroup_matrix_multiply_accumulate") != std::string::npos;
       out.push_back(std::move(c));

@@ -18,6 +18,9 @@ struct DeviceInfo {
   bool isGpu = false;
   bool intelSubgroups = false;  // cl_intel_subgroups (shuffles) — what the generic target needs
   bool intelXe = false;         // DPAS / 2D block IO capable Intel GPU (what pvc/dg2 code needs)
+  // Intel's 1-D subgroup block reads/writes on global (8/16/32-bit) and local memory: the builtins
+  // dg2's xe.block_read/xe.block_write become (cl_intel_subgroups, _short, _char, _local_block_io).
+  bool intelBlockIo = false;
   // Shared local memory per workgroup (CL_DEVICE_LOCAL_MEM_SIZE; Level Zero: maxSharedLocalMemory),
   // 0 if the runtime did not say. `xtc run --target generic` compiles for this size.
   uint64_t localMemBytes = 0;

@@ -27,6 +27,10 @@
 //     hardware message has no mask either, and the interpreter reports an access outside the buffer);
 //   - xe.prefetch_1d and xe.prefetch_2d are erased (cache hints); xe.base_address ops left without
 //     uses are erased; other xe.* ops are errors (not implemented).
+// The variant `emulate-xe-except-block-io` leaves xe.block_read / xe.block_write as they are: a
+// device with Intel's subgroup block IO (cl_intel_subgroups, _short, _char and
+// cl_intel_subgroup_local_block_io: the CPU runtime has them) then executes the backend's real block
+// messages, with their address arithmetic, while DPAS and the 2D messages it lacks are emulated.
 #include "ir/Builder.h"
 #include "ir/Module.h"
 #include "ir/ops/XeOps.h"
@@ -50,7 +54,8 @@ struct EmulateError {};
 
 class XeEmulator {
 public:
-  XeEmulator(const targets::Target& t, DiagnosticEngine& d) : S_(t.subgroupSize), target_(t.name), diags_(d) {}
+  XeEmulator(const targets::Target& t, DiagnosticEngine& d, bool keepBlockIo)
+      : S_(t.subgroupSize), target_(t.name), diags_(d), keepBlockIo_(keepBlockIo) {}
   void run(Operation* kernel);
 
 private:
@@ -104,6 +109,7 @@ private:
   std::string target_;
   std::string kernelTarget_;  // the kernel's own target attribute ("" if none), for the advice of a diagnostic
   DiagnosticEngine& diags_;
+  bool keepBlockIo_;  // emulate-xe-except-block-io: the 1-D block messages stay xe.*
   ir::Builder b_;
   Value* lane_ = nullptr;
 };
@@ -337,8 +343,9 @@ void XeEmulator::run(Operation* kernel) {
     else if (o->is("xe.load_2d")) load2d(o);
     else if (o->is("xe.dpas")) dpas(o);
     else if (o->is("xe.store_2d")) store2d(o);
-    else if (o->is("xe.block_read") || o->is("xe.block_write")) blockIo(o);
-    else if (o->is("xe.prefetch_1d") || o->is("xe.prefetch_2d")) o->erase();  // cache hints: no effect on results
+    else if (o->is("xe.block_read") || o->is("xe.block_write")) {
+      if (!keepBlockIo_) blockIo(o);
+    } else if (o->is("xe.prefetch_1d") || o->is("xe.prefetch_2d")) o->erase();  // cache hints: no effect on results
     // Every op of the xe dialect (ir/ops/XeOps.cpp) has a case above.
     else fail(*o, fmt::format("internal error: '{}' has no emulation", o->name()));
   }
@@ -348,9 +355,11 @@ void XeEmulator::run(Operation* kernel) {
 
 class EmulateXePass : public Pass {
 public:
-  std::string name() const override { return "emulate-xe"; }
+  explicit EmulateXePass(bool keepBlockIo) : keepBlockIo_(keepBlockIo) {}
+  std::string name() const override { return keepBlockIo_ ? "emulate-xe-except-block-io" : "emulate-xe"; }
   std::string description() const override {
-    return "pvc/dg2: replace xe.* hardware ops by portable lane-level ops (runs on any OpenCL device)";
+    return keepBlockIo_ ? "pvc/dg2: as emulate-xe, but 1-D subgroup block reads/writes stay (for a device with Intel's subgroup block IO)"
+                        : "pvc/dg2: replace xe.* hardware ops by portable lane-level ops (runs on any OpenCL device)";
   }
   bool run(Operation* module, PassContext& ctx) override {
     if (!ctx.target) {
@@ -361,19 +370,23 @@ public:
     bool ok = true;
     for (Operation* k : ir::moduleKernels(module)) {
       try {
-        XeEmulator(*ctx.target, ctx.diags).run(k);
+        XeEmulator(*ctx.target, ctx.diags, keepBlockIo_).run(k);
       } catch (const EmulateError&) {
         ok = false;
       }
     }
     return ok;
   }
+
+private:
+  bool keepBlockIo_;
 };
 
 }  // namespace
 
 void registerEmulateXePass() {
-  registerPass("emulate-xe", [] { return std::make_unique<EmulateXePass>(); });
+  registerPass("emulate-xe", [] { return std::make_unique<EmulateXePass>(false); });
+  registerPass("emulate-xe-except-block-io", [] { return std::make_unique<EmulateXePass>(true); });
 }
 
 }  // namespace xtc::passes

@@ -1,7 +1,7 @@
 // Shared helpers of the example e2e tests (ExamplesGemmTest.cpp, ExamplesInterpTest.cpp): load an
 // examples/*.xt through the frontend (tile IR for the reference interpreter), compile it with the real
-// `xtc compile --target generic` (or pvc/dg2 with --emulate-xe) and spirv-val, run it on the CPU
-// OpenCL device with the kernel ABI (docs/abi.md), and build seeded random, never-zero inputs.
+// `xtc compile --target generic` (or pvc/dg2 emulated, see compileExampleFor) and spirv-val, run it
+// on the CPU OpenCL device with the kernel ABI (docs/abi.md), and build seeded random, never-zero inputs.
 #pragma once
 
 #include "ir/Operation.h"
@@ -31,8 +31,9 @@ struct TileKernel {
 // False with the diagnostics in `error`.
 bool loadExample(const std::string& file, TileKernel& out, std::string* error);
 
-// Runs `xtc compile examples/<file> --target <target>` (same path rule; "pvc" and "dg2" add
-// --emulate-xe: the real Xe lowering with every hardware op emulated), checks the binary with
+// Runs `xtc compile examples/<file> --target <target>` (same path rule; "pvc" adds --emulate-xe: the
+// real Xe lowering with every hardware op emulated; "dg2" --emulate-xe=except-block-io: DPAS
+// emulated, the 1-D block reads and writes kept for the CPU device's subgroup block IO), checks the binary with
 // spirv-val and reads its words. False with the failing step in `error`.
 bool compileExampleFor(const std::string& file, std::vector<uint32_t>& spirv, std::string* error,
                            const std::string& target = "generic");

@@ -2,7 +2,7 @@
 // level, 4 subgroups), sg_bias_relu.xt (subgroup level), bias_relu.xt (workgroup level: its broadcast
 // gets a broadcast_size from wg-distribute), transpose.xt (an in-register transpose) and gather_scatter.xt
 // (masked gather and scatter through per-lane offsets) -- through the real
-// `xtc compile --target generic` (and pvc/dg2 with --emulate-xe) + spirv-val, run on the CPU OpenCL
+// `xtc compile --target generic` (and pvc/dg2 emulated) + spirv-val, run on the CPU OpenCL
 // device and compared with
 //   (a) plain C++ references in double written here, and
 //   (b) the reference interpreter on the frontend's tile IR,
@@ -160,8 +160,8 @@ void gatherScatter(int64_t size, int64_t n, const char* target = "generic") {
 TEST(ExampleGatherScatter, Aligned64Of128) { gatherScatter(128, 64); }
 TEST(ExampleGatherScatter, Unaligned37Of100) { gatherScatter(100, 37); }
 
-// The same examples compiled for pvc and dg2 with --emulate-xe (the Xe lowering; 16 and 8 lanes), at
-// the unaligned sizes, against the same C++ references and the interpreter.
+// The same examples compiled for pvc with --emulate-xe and dg2 with --emulate-xe=except-block-io
+// (the Xe lowering; 16 and 8 lanes; dg2's block reads and writes run as compiled), at the unaligned sizes, against the same C++ references and the interpreter.
 class RowOpsXe : public testing::TestWithParam<const char*> {};
 TEST_P(RowOpsXe, SoftmaxUnaligned37Rows) { softmax(37, GetParam()); }
 TEST_P(RowOpsXe, RowSumUnaligned70x100) { rowSum(70, 100, GetParam()); }

@@ -2,7 +2,8 @@
 """Tests of benchmarks/run (label bench).
 
 1. Its ISA classifier and loop finder on a hand-written disassembly whose counts are known by
-   construction (so a wrong regex shows as a wrong count, not as a plausible table).
+   construction (so a wrong regex shows as a wrong count, not as a plausible table), and the block
+   path of a guarded kernel (the per-lane fallback arm dropped).
 2. The real command on examples/gemm_f16.xt for generic and pvc: it must compile, run ocloc and report,
    per K step, the dpas count of the example's stated ideal ((16/8)(32/16)(16/16) = 4, written in
    benchmarks/ideals.json and re-derived here), no spills, and a JSON file that a later commit can be
@@ -126,6 +127,45 @@ check("split: interior loops' dpas", bench.classify(pairs[0])["dpas"], 2)
 check("split: edge loops' instructions", bench.classify(pairs[1])["instructions"], 9)
 check("split: edge loops' gathers", bench.classify(pairs[1])["load1d"], 5)
 check("split: three loops are not two pairs", bench.interior_and_edge(asm3.splitlines()[:13], 2), None)
+
+# A dg2 kernel without a loop whose tile load is guarded (block_path): the guard `(f0.0) goto L400`
+# skips the fallback arm (a per-lane load with its own bounds if/else: the gather, the zero fill, and
+# an add), which ends in `goto L400 L500`; the block arm (L400: join, the block read, an add) runs to
+# L500. Kept: the mov, the guard's goto, the block arm's join, read and add, the join at L500 and the
+# EOT send = 7 instructions, 1 block read, no gather; 1 arm dropped. The inner bounds if/else alone
+# (its arm after L200 is the zero fill, no block message) is no guard: nothing dropped.
+asm4 = """\
+        mov (8|M0)               r2.0<1>:d     r1.0<1;1,0>:d
+(f0.0)  goto (8|M0)                          L400                  L400
+L100:
+(~f1.0) goto (8|M0)                          L200                  L200
+L120:
+        send.dc1 (8|M0)          r59      r7      null:0  0x0            0x02106E00           // untyped surface read with x
+        goto (8|M0)                          L200                  L220
+L200:
+        join (8|M0)                          L220
+        mov (8|M0)               r59.0<1>:f    0.0:f
+L220:
+        join (8|M0)                          L300
+L300:
+        add (8|M0)               r60.0<1>:f    r59.0<1;1,0>:f    r61.0<1;1,0>:f
+        goto (8|M0)                          L400                  L500
+L400:
+        join (8|M0)                          L500
+        send.dc0 (16|M0)         r18      r7      null:0  0x0            0x02484400           // oword aligned block read x8
+        add (8|M0)               r60.0<1>:f    r18.0<1;1,0>:f    r61.0<1;1,0>:f
+L500:
+        join (8|M0)                          L520
+L520:
+        send.gtwy (8|M0)         null     r127    null:0  0x0            0x02000010           {EOT} // end of thread
+"""
+kept, dropped = bench.block_path(asm4.splitlines())
+cb = bench.classify(kept)
+check("block path: fallback arms dropped", dropped, 1)
+check("block path: instructions", cb["instructions"], 7)
+check("block path: block reads", cb["load1d"], 1)
+check("block path: no add of the fallback", sum("r59.0<1;1,0>" in l for l in kept), 0)
+check("a per-lane bounds if/else is no guard", bench.block_path(asm4.splitlines()[3:11])[1], 0)
 
 # The gaps ratchet on synthetic rows: a shortfall must be recorded exactly, in both directions.
 def row(dpas, mov, spills=0, error=None):

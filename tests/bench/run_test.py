@@ -167,6 +167,32 @@ check("block path: block reads", cb["load1d"], 1)
 check("block path: no add of the fallback", sum("r59.0<1;1,0>" in l for l in kept), 0)
 check("a per-lane bounds if/else is no guard", bench.block_path(asm4.splitlines()[3:11])[1], 0)
 
+# The other order (softmax on dg2): the guard `(~f0.0) goto L400` jumps to the fallback, the block
+# arm falls through and ends in `goto L400 L500`; the fallback (L400: join, a gather, an add) runs to
+# L500. Kept: the mov, the guard's goto, the block read, the add, the closing goto, the join at L500
+# and the EOT = 7 instructions, 1 block read, no gather.
+asm5 = """\
+        mov (8|M0)               r2.0<1>:d     r1.0<1;1,0>:d
+(~f0.0) goto (8|M0)                          L400                  L400
+L100:
+        send.dc0 (16|M0)         r18      r7      null:0  0x0            0x02484400           // oword aligned block read x8
+        add (8|M0)               r60.0<1>:f    r18.0<1;1,0>:f    r61.0<1;1,0>:f
+        goto (8|M0)                          L400                  L500
+L400:
+        join (8|M0)                          L500
+        send.dc1 (8|M0)          r59      r7      null:0  0x0            0x02106E00           // untyped surface read with x
+        add (8|M0)               r60.0<1>:f    r59.0<1;1,0>:f    r61.0<1;1,0>:f
+L500:
+        join (8|M0)                          L520
+L520:
+        send.gtwy (8|M0)         null     r127    null:0  0x0            0x02000010           {EOT} // end of thread
+"""
+kept, dropped = bench.block_path(asm5.splitlines())
+cb = bench.classify(kept)
+check("block arm first: fallback arms dropped", dropped, 1)
+check("block arm first: instructions", cb["instructions"], 7)
+check("block arm first: block reads, gathers", (cb["load1d"], sum("untyped" in l for l in kept)), (1, 0))
+
 # The gaps ratchet on synthetic rows: a shortfall must be recorded exactly, in both directions.
 def row(dpas, mov, spills=0, error=None):
     if error:

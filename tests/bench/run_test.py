@@ -128,19 +128,39 @@ check("split: edge loops' instructions", bench.classify(pairs[1])["instructions"
 check("split: edge loops' gathers", bench.classify(pairs[1])["load1d"], 5)
 check("split: three loops are not two pairs", bench.interior_and_edge(asm3.splitlines()[:13], 2), None)
 
-# A dg2 kernel without a loop whose tile load is guarded (block_path): the guard `(f0.0) goto L400`
-# skips the fallback arm (a per-lane load with its own bounds if/else: the gather, the zero fill, and
-# an add), which ends in `goto L400 L500`; the block arm (L400: join, the block read, an add) runs to
-# L500. Kept: the mov, the guard's goto, the block arm's join, read and add, the join at L500 and the
-# EOT send = 7 instructions, 1 block read, no gather; 1 arm dropped. The inner bounds if/else alone
-# (its arm after L200 is the zero fill, no block message) is no guard: nothing dropped.
-asm4 = """\
+# Guarded dg2 kernels without a loop (block_path). Each case: one block read (an oword block
+# message) and one gather (an untyped surface read) in the two arms of a guard, and the same tail
+# (the join at L500, the EOT send). The block path keeps the block read and drops the gather's arm:
+# 1 arm dropped, 1 block read, no gather, and the instructions counted by hand below.
+BLOCK = "        send.dc0 (16|M0)         r18      r7      null:0  0x0            0x02484400           // oword aligned block read x8\n"
+GATHER = "        send.dc1 (8|M0)          r59      r7      null:0  0x0            0x02106E00           // untyped surface read with x\n"
+TAIL = """\
+L500:
+        join (8|M0)                          L520
+L520:
+        send.gtwy (8|M0)         null     r127    null:0  0x0            0x02000010           {EOT} // end of thread
+"""
+
+
+def check_block_path(what, asm, instructions):
+    kept, dropped = bench.block_path(asm.splitlines())
+    cb = bench.classify(kept)
+    check(what + ": arms dropped, instructions, block reads, gathers",
+          (dropped, cb["instructions"], cb["load1d"], sum("untyped" in l for l in kept)), (1, instructions, 1, 0))
+
+
+# The fallback falls through (sg_bias_relu on dg2): the guard `(f0.0) goto L400` skips the fallback
+# arm (a per-lane load with its own bounds if/else: the gather, the zero fill, and an add), which ends
+# in `goto L400 L500`; the block arm (L400: join, the block read, an add) runs to L500. Kept: the mov,
+# the guard's goto, the block arm's join, read and add, the join at L500 and the EOT = 7. The inner
+# bounds if/else alone (its arm after L200 is the zero fill, no block message) is no guard.
+fallthrough = ("""\
         mov (8|M0)               r2.0<1>:d     r1.0<1;1,0>:d
 (f0.0)  goto (8|M0)                          L400                  L400
 L100:
 (~f1.0) goto (8|M0)                          L200                  L200
 L120:
-        send.dc1 (8|M0)          r59      r7      null:0  0x0            0x02106E00           // untyped surface read with x
+""" + GATHER + """\
         goto (8|M0)                          L200                  L220
 L200:
         join (8|M0)                          L220
@@ -152,46 +172,23 @@ L300:
         goto (8|M0)                          L400                  L500
 L400:
         join (8|M0)                          L500
-        send.dc0 (16|M0)         r18      r7      null:0  0x0            0x02484400           // oword aligned block read x8
+""" + BLOCK + """\
         add (8|M0)               r60.0<1>:f    r18.0<1;1,0>:f    r61.0<1;1,0>:f
-L500:
-        join (8|M0)                          L520
-L520:
-        send.gtwy (8|M0)         null     r127    null:0  0x0            0x02000010           {EOT} // end of thread
-"""
-kept, dropped = bench.block_path(asm4.splitlines())
-cb = bench.classify(kept)
-check("block path: fallback arms dropped", dropped, 1)
-check("block path: instructions", cb["instructions"], 7)
-check("block path: block reads", cb["load1d"], 1)
-check("block path: no add of the fallback", sum("r59.0<1;1,0>" in l for l in kept), 0)
-check("a per-lane bounds if/else is no guard", bench.block_path(asm4.splitlines()[3:11])[1], 0)
-
-# The other order (softmax on dg2): the guard `(~f0.0) goto L400` jumps to the fallback, the block
-# arm falls through and ends in `goto L400 L500`; the fallback (L400: join, a gather, an add) runs to
-# L500. Kept: the mov, the guard's goto, the block read, the add, the closing goto, the join at L500
-# and the EOT = 7 instructions, 1 block read, no gather.
-asm5 = """\
+""" + TAIL)
+check_block_path("fallback first", fallthrough, 7)
+check("a per-lane bounds if/else is no guard", bench.block_path(fallthrough.splitlines()[3:11])[1], 0)
+# The other order (softmax on dg2): `(~f0.0) goto L400` jumps to the fallback, the block arm falls
+# through and ends in `goto L400 L500`; the fallback (L400: join, the gather) runs to L500. Kept: the
+# mov, the guard's goto, the block read, the closing goto, the join at L500 and the EOT = 6.
+check_block_path("block arm first", """\
         mov (8|M0)               r2.0<1>:d     r1.0<1;1,0>:d
 (~f0.0) goto (8|M0)                          L400                  L400
 L100:
-        send.dc0 (16|M0)         r18      r7      null:0  0x0            0x02484400           // oword aligned block read x8
-        add (8|M0)               r60.0<1>:f    r18.0<1;1,0>:f    r61.0<1;1,0>:f
+""" + BLOCK + """\
         goto (8|M0)                          L400                  L500
 L400:
         join (8|M0)                          L500
-        send.dc1 (8|M0)          r59      r7      null:0  0x0            0x02106E00           // untyped surface read with x
-        add (8|M0)               r60.0<1>:f    r59.0<1;1,0>:f    r61.0<1;1,0>:f
-L500:
-        join (8|M0)                          L520
-L520:
-        send.gtwy (8|M0)         null     r127    null:0  0x0            0x02000010           {EOT} // end of thread
-"""
-kept, dropped = bench.block_path(asm5.splitlines())
-cb = bench.classify(kept)
-check("block arm first: fallback arms dropped", dropped, 1)
-check("block arm first: instructions", cb["instructions"], 7)
-check("block arm first: block reads, gathers", (cb["load1d"], sum("untyped" in l for l in kept)), (1, 0))
+""" + GATHER + TAIL, 6)
 
 # The gaps ratchet on synthetic rows: a shortfall must be recorded exactly, in both directions.
 def row(dpas, mov, spills=0, error=None):

@@ -19,7 +19,8 @@
 //    when K is not a multiple of the step, and the whole K range in workgroups whose tiles cross the
 //    M or N edge (or with a misaligned memref);
 //  - any other such load becomes a subgroup-uniform scf.if (tile inside && aligned) -> block reads,
-//    else the per-lane loads.
+//    else the per-lane loads; in a kernel without a loop whose rest is memory ops and plain
+//    arithmetic, the guards become one (mergeBlockGuards: no scf.if results to copy into).
 // Both conditions are subgroup-uniform (no lane id in them), so the convergent block read runs with
 // every lane. The base/pitch alignment is computed once per memref in the prologue. Message start
 // columns (relative to the tile) must be multiples of 16 bytes, checked here; a layout that does not
@@ -29,7 +30,10 @@
 // when another slice of the subgroup crosses the edge.
 #include "ir/passes/LowerXeKernel.h"
 
+#include "ir/OpRegistry.h"
+
 #include <algorithm>
+#include <set>
 
 namespace xtc::passes::lowerxe {
 
@@ -157,6 +161,7 @@ bool KernelLowerXe::lowerBlockReadLoad(Operation& op, const std::function<Value*
     return true;
   }
   Operation* ifOp = b_.create("scf.if", {blockGuard(t, rt)}, {laneType(rt, op)}, {}, 2);
+  guards_.push_back(ifOp);
   ir::Builder saved = b_;
   b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
   b_.create("scf.yield", {rowReads(t, rt, *plan, op)}, {});
@@ -278,6 +283,7 @@ bool KernelLowerXe::lowerBlockWriteStore(Operation& op, const TileState& t, cons
   std::optional<std::vector<RowRead>> plan = readPlan(t, vt, op);
   if (!plan) return false;
   Operation* ifOp = b_.create("scf.if", {blockGuard(t, vt)}, {}, {}, 2);
+  guards_.push_back(ifOp);
   ir::Builder saved = b_;
   b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
   for (const RowRead& m : *plan) {
@@ -293,6 +299,79 @@ bool KernelLowerXe::lowerBlockWriteStore(Operation& op, const TileState& t, cons
   b_.create("scf.yield", {}, {});
   b_ = saved;
   return true;
+}
+
+void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
+  // Each guard's arms meet in an scf.if result, which IGC copies into the merged registers on the
+  // block path (sg_bias_relu dg2: 328 instructions on the block path with 3 guards, 270 with one,
+  // docs/performance.md "dg2 loopless floors"). So a kernel without a loop whose guards all sit in
+  // its body gets one: every guard's condition is computed first, and the rest of the body (from the
+  // first guard on) is emitted twice under their conjunction, once with every guard's block arm,
+  // once with every fallback arm. The conditions are subgroup-uniform, so the arms stay convergent;
+  // Only a rest of memory ops and plain arithmetic merges: IGC expands exp and the f32 division with
+  // predicated instructions, and under the merged branch softmax's ran out of flag registers (2247
+  // instructions on the block path, ~330 flag moves through GRFs, against 1939 with a guard per
+  // tile); a loop, a barrier (subgroups of a workgroup could take different arms) or a cross-lane op
+  // keeps the guards too.
+  if (guards_.size() < 2) return;
+  Operation* term = body.terminator();
+  Operation* first = guards_.front();
+  std::set<const Operation*> guards(guards_.begin(), guards_.end());
+  bool plain = term && term->numOperands() == 0;
+  for (Operation* g : guards_) plain = plain && g->parentBlock() == &body;
+  for (Operation* o = first; plain && o && o != term; o = o->nextInBlock())
+    o->walk([&](Operation* x) {
+      const std::string& n = x->name();
+      bool arith = n.rfind("arith.", 0) == 0 && n != "arith.divf" && n != "arith.remf";
+      plain = plain && (arith || n.rfind("vector.", 0) == 0 || n == "lane.load" || n == "lane.store" ||
+                        n == "xe.block_read" || n == "xe.block_write" || n == "memref.dim" || n == "scf.yield" ||
+                        (n == "scf.if" && guards.count(x)));
+    });
+  if (!plain) return;
+  // The conditions' ops after the first guard (their backward slice there): pure, and none of them a
+  // guard's result, else the guards stay as they are.
+  std::set<const Operation*> rest, slice;
+  for (Operation* o = first; o && o != term; o = o->nextInBlock()) rest.insert(o);
+  std::vector<Value*> work;
+  for (Operation* g : guards_) work.push_back(g->operand(0));
+  while (!work.empty()) {
+    Operation* d = work.back()->definingOp();
+    work.pop_back();
+    if (!d || !rest.count(d) || slice.count(d)) continue;
+    const ir::OpInfo* info = ir::findOp(d->name());
+    if (guards.count(d) || !info || !info->traits.pure) return;
+    slice.insert(d);
+    for (Value* v : d->operands()) work.push_back(v);
+  }
+  for (Operation* o : body.opsSnapshot())
+    if (slice.count(o)) o->moveBefore(first);
+  ir::Builder b(&body);
+  b.setInsertionPoint(first);
+  b.setLoc(first->loc());
+  Value* all = first->operand(0);
+  for (size_t i = 1; i < guards_.size(); ++i)
+    all = b.create("arith.andi", {all, guards_[i]->operand(0)}, {Type::scalar(ElemKind::I1)})->result();
+  Operation* merged = b.create("scf.if", {all}, {}, {}, 2);
+  std::vector<Operation*> moved;
+  for (Operation* o = first; o && o != term; o = o->nextInBlock()) moved.push_back(o);
+  for (unsigned arm = 0; arm < 2; ++arm) {
+    ir::Block& into = merged->region(arm).addBlock();
+    ir::IRMapping map;
+    for (Operation* o : moved) {
+      if (!guards.count(o)) {
+        into.push_back(o->clone(map));
+        continue;
+      }
+      ir::Block& from = o->region(arm).block();
+      for (auto& x : from.opList())
+        if (x.get() != from.terminator()) into.push_back(x->clone(map));
+      for (unsigned i = 0; i < o->numResults(); ++i) map.values[o->result(i)] = map.lookup(from.terminator()->operand(i));
+    }
+    ir::Builder(&into).create("scf.yield", {}, {});
+  }
+  for (Operation* o : moved) o->dropAllReferences();
+  for (auto it = moved.rbegin(); it != moved.rend(); ++it) (*it)->erase();
+  guards_.clear();
 }
 
 }  // namespace xtc::passes::lowerxe

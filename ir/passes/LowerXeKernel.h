@@ -123,6 +123,9 @@ private:
   // A loop whose loads walk loop-carried tiles by constant steps as an interior loop (those loads
   // block reads, unguarded) and an edge loop (per-lane); false when no load qualifies (nothing emitted).
   bool lowerForVersioned(Operation& op);
+  // A kernel without a loop with more than one such guard: one guard for all (mergeBlockGuards).
+  void mergeBlockGuards(ir::Block& body);
+  std::vector<Operation*> guards_;  // the scf.ifs of lowerBlockReadLoad/lowerBlockWriteStore, in order
   std::map<const Value*, Value*> alignedSurface_;
   std::map<const Operation*, bool> blockMode_;  // loads of a versioned loop: block reads or per-lane
   static bool holdsBarrier(Operation& loop);     // a gpu.barrier at any depth

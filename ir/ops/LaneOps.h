@@ -3,7 +3,20 @@
 // The contract is documented in docs/passes.md, section "Lane level".
 #pragma once
 
+#include "ir/Type.h"
+
+#include <string>
+
 namespace xtc::ir {
+
+// Whether the SPIR-V backend lowers `lane.reduce {kind}` on `elem` (to OpenCL's sub_group_reduce_*,
+// a log2(S) tree IGC builds from uniform ops): add, max and min on f16, f32, f64, i32 and i64. The
+// lowerings reduce over all lanes with it where it applies and fall back to xor-shuffle butterflies.
+inline bool laneReduceLowers(const std::string& kind, ElemKind elem) {
+  return (kind == "add" || kind == "max" || kind == "min") &&
+         (elem == ElemKind::F16 || elem == ElemKind::F32 || elem == ElemKind::F64 || elem == ElemKind::I32 ||
+          elem == ElemKind::I64);
+}
 
 // Registers lane.load, lane.store, lane.atomic, lane.broadcast, lane.shuffle, lane.reduce, lane.fma,
 // vector.extract, vector.insert and vector.from_elements with their verifiers. Idempotent.

@@ -140,7 +140,7 @@ private:
   Value* laneTable(std::vector<int64_t> table);
   Value* combine(const std::string& kind, ElemKind ek, Value* a, Value* b);
   Value* identity(const std::string& kind, ElemKind ek);
-  Value* butterfly(const std::string& kind, ElemKind ek, Value* v, int64_t firstMask);
+  Value* reduceLanes(const std::string& kind, ElemKind ek, Value* v, int64_t firstMask);
   void lowerFor(Operation& op);
   void lowerIf(Operation& op);
   void lowerElementwise(Operation& op);
@@ -544,8 +544,12 @@ Value* KernelLowering::identity(const std::string& kind, ElemKind ek) {
 }
 
 // Combines `v` over the lanes whose ids differ only in the bits >= firstMask (a power of two): after
-// the xor-shuffle steps firstMask, 2*firstMask, ..., S/2 every such lane holds the same total.
-Value* KernelLowering::butterfly(const std::string& kind, ElemKind ek, Value* v, int64_t firstMask) {
+// the xor-shuffle steps firstMask, 2*firstMask, ..., S/2 every such lane holds the same total. Over
+// all lanes (firstMask 1) one lane.reduce where the backend has it (sub_group_reduce_*: IGC's tree
+// of uniform ops, not log2(S) shuffles, each a register-indirect move, and combines).
+Value* KernelLowering::reduceLanes(const std::string& kind, ElemKind ek, Value* v, int64_t firstMask) {
+  if (firstMask == 1 && ir::laneReduceLowers(kind, ek))
+    return b_.create("lane.reduce", {v}, {Type::scalar(ek)}, {{"kind", Attribute::enumValue("reduce", kind)}})->result();
   for (int64_t m = firstMask; m < S_; m *= 2) {
     Value* src = b_.create("arith.xori", {laneId_, cIndex(m)}, {Type::index()})->result();
     Value* other = b_.create("lane.shuffle", {v, src}, {Type::scalar(ek)})->result();
@@ -602,7 +606,7 @@ void KernelLowering::lowerReduction(Operation& op) {
                                 {{"predicate", Attribute::enumValue("cmpi", "eq")}})->result();
         part = b_.create("arith.select", {mine, part, identity(kind, ek)}, {Type::scalar(ek)})->result();
       }
-      totals.push_back(butterfly(kind, ek, part, 1));
+      totals.push_back(reduceLanes(kind, ek, part, 1));
     }
     // Register u of lane p is row 16u + p: pick it among the (uniform) totals by lane id.
     for (int64_t u = 0; u < lr.numRegs(); ++u) {
@@ -628,7 +632,7 @@ void KernelLowering::lowerReduction(Operation& op) {
         }
         part = part ? combine(kind, ek, part, v) : v;
       }
-      out[static_cast<size_t>(lr.reg(0, w))] = ls.g > 1 ? butterfly(kind, ek, part, ls.I) : part;
+      out[static_cast<size_t>(lr.reg(0, w))] = ls.g > 1 ? reduceLanes(kind, ek, part, ls.I) : part;
     }
   }
   result(out);

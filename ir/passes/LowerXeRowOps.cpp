@@ -8,6 +8,7 @@
 //   - broadcast: the operand is in the result's layout projected along d (a convert_layout before it
 //     otherwise), so each result register is one operand register: no instruction at all.
 // bf16 reductions run in f32 and round once (the target has no bf16 arithmetic), as the interpreter.
+#include "ir/ops/LaneOps.h"
 #include "ir/passes/LowerXeKernel.h"
 #include "ir/passes/XeRowLayouts.h"
 
@@ -63,10 +64,8 @@ void KernelLowerXe::lowerReduction(Operation& op) {
   // Along all the subgroup's lanes: one lane.reduce (IGC's sub_group_reduce_*, a log2(S) tree of
   // uniform ops over register halves, 5 instructions for f32 on pvc: tests/isa/builtins/
   // reduce_pvc_add_f32.ir) instead of log2(S) xor shuffles, each an address add, a register-indirect
-  // mov and the combine. The backend has add/max/min on f16/f32/f64/i32/i64 only.
-  bool whole = int64_t(1) << p.reducedLaneBits.size() == S_ && (kind == "add" || kind == "max" || kind == "min") &&
-               (ek == ElemKind::F16 || ek == ElemKind::F32 || ek == ElemKind::F64 || ek == ElemKind::I32 ||
-                ek == ElemKind::I64);
+  // mov and the combine (ir/ops/LaneOps.h laneReduceLowers: the kinds and types the backend has).
+  bool whole = int64_t(1) << p.reducedLaneBits.size() == S_ && ir::laneReduceLowers(kind, ek);
   for (Value*& v : out) {
     if (whole) {
       v = b_.create("lane.reduce", {v}, {Type::scalar(ek)}, {{"kind", *op.attr("kind")}})->result();

@@ -949,21 +949,41 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   llvm::Value* ub = get1(op.operand(1), op);
   llvm::Value* step = get1(op.operand(2), op);
   std::vector<llvm::Value*> inits;
+  std::vector<bool> isIndex;  // which inits are index values (one register each)
   for (unsigned i = 3; i < op.numOperands(); ++i)
-    for (llvm::Value* e : get(op.operand(i), op)) inits.push_back(e);
+    for (llvm::Value* e : get(op.operand(i), op)) {
+      inits.push_back(e);
+      isIndex.push_back(op.operand(i)->type().isIndex());
+    }
   XeEmitContext xc = xeContext(op);
-  LoopOrigins origins = beginLoopOrigins(op, xc);  // dg2: the tile origins the loop walks (XeBuiltins.h)
+  // index_bits = 32 (lower-xe's dg2 interior loops, docs/passes.md "dg2 block reads"): the counter,
+  // every index the loop carries and the walked origins are in [0, 2^31) whenever the loop runs, so
+  // they are 32-bit phis (the body sees them zero-extended), else IGC keeps each in two registers
+  // (addc + add per step, three cmp for the compare). A loop that does not run leaves its index
+  // results at their inits (a select after it: those need not fit).
+  bool narrow = op.intAttr("index_bits", 64) == 32;
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Value* runs = narrow ? b_.CreateICmpSLT(lb, ub) : nullptr;
+  llvm::Value* ub32 = narrow ? b_.CreateSelect(runs, b_.CreateTrunc(ub, i32), b_.CreateTrunc(lb, i32)) : nullptr;
+  LoopOrigins origins = beginLoopOrigins(op, xc, narrow);  // dg2: the tile origins the loop walks (XeBuiltins.h)
 
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "for.header", fn_);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "for.body", fn_);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "for.exit", fn_);
+  std::vector<llvm::Value*> narrowInits;
+  if (narrow) {
+    for (size_t i = 0; i < inits.size(); ++i) narrowInits.push_back(isIndex[i] ? b_.CreateTrunc(inits[i], i32) : inits[i]);
+    lb = b_.CreateTrunc(lb, i32);
+    step = b_.CreateTrunc(step, i32);
+  }
   b_.CreateBr(header);
   b_.SetInsertPoint(header);
-  llvm::PHINode* iv = b_.CreatePHI(b_.getInt64Ty(), 2, "iv");
+  llvm::PHINode* iv = b_.CreatePHI(lb->getType(), 2, "iv");
   iv->addIncoming(lb, pre);
   std::vector<llvm::PHINode*> phis;
-  for (llvm::Value* init : inits) {
+  for (size_t i = 0; i < inits.size(); ++i) {
+    llvm::Value* init = narrow ? narrowInits[i] : inits[i];
     llvm::PHINode* p = b_.CreatePHI(init->getType(), 2);
     p->addIncoming(init, pre);
     phis.push_back(p);
@@ -982,22 +1002,27 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   std::vector<std::pair<llvm::Value*, llvm::Value*>> heldCoords;  // what the headers hold after the loop
   for (const VisaHeaders::Slot& s : headers_.slots) heldCoords.emplace_back(s.loopX, s.loopY);
   enterLoopOrigins(origins, pre, xc);
-  b_.CreateCondBr(b_.CreateICmpSLT(iv, ub), body, exit);
+  b_.CreateCondBr(b_.CreateICmpSLT(iv, narrow ? ub32 : ub), body, exit);
 
   b_.SetInsertPoint(body);
   const ir::Block& blk = op.region(0).block();
-  set(blk.argument(0), {iv});
+  auto wide = [&](llvm::PHINode* p) -> llvm::Value* { return b_.CreateZExt(p, b_.getInt64Ty()); };
+  set(blk.argument(0), {narrow ? wide(iv) : iv});
+  std::vector<llvm::Value*> bodyArgs;
+  for (size_t i = 0; i < phis.size(); ++i) bodyArgs.push_back(narrow && isIndex[i] ? wide(phis[i]) : phis[i]);
   size_t pi = 0;
   for (unsigned a = 1; a < blk.numArguments(); ++a) {
     size_t w = width(blk.argument(a)->type());
-    set(blk.argument(a), std::vector<llvm::Value*>(phis.begin() + static_cast<long>(pi),
-                                                   phis.begin() + static_cast<long>(pi + w)));
+    set(blk.argument(a), std::vector<llvm::Value*>(bodyArgs.begin() + static_cast<long>(pi),
+                                                   bodyArgs.begin() + static_cast<long>(pi + w)));
     pi += w;
   }
   std::vector<llvm::Value*> yielded;
   unsigned visaBefore = visaLoops_;
   emitBlock(blk, &yielded);
   if (yielded.size() != phis.size()) fail(op, "internal error: scf.yield does not match the loop's iteration values");
+  for (size_t i = 0; i < phis.size(); ++i)
+    if (narrow && isIndex[i]) yielded[i] = b_.CreateTrunc(yielded[i], i32);
   llvm::Value* next = b_.CreateAdd(iv, step, "iv.next");
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   endLoopOrigins(origins, latch, xc);
@@ -1016,6 +1041,8 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   std::vector<llvm::Value*> carried = vectorizePhis(phis);
 
   b_.SetInsertPoint(exit);
+  for (size_t i = 0; i < carried.size(); ++i)
+    if (narrow && isIndex[i]) carried[i] = b_.CreateSelect(runs, b_.CreateZExt(carried[i], inits[i]->getType()), inits[i]);
   pi = 0;
   for (unsigned r = 0; r < op.numResults(); ++r) {
     size_t w = width(op.result(r)->type());

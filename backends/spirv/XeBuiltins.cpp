@@ -598,8 +598,9 @@ std::string emitXeOp(const ir::Operation& op, XeEmitContext& ctx) {
   return fmt::format("'{}' is not implemented yet in the SPIR-V backend", n);
 }
 
-LoopOrigins beginLoopOrigins(const ir::Operation& loop, XeEmitContext& ctx) {
+LoopOrigins beginLoopOrigins(const ir::Operation& loop, XeEmitContext& ctx, bool narrow) {
   LoopOrigins lo;
+  lo.narrow = narrow;
   if (ctx.target.kind != targets::TargetKind::Dg2 || !ctx.blockAddresses || !ctx.memrefDim) return lo;
   llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
   const ir::Block& body = loop.region(0).block();
@@ -634,6 +635,10 @@ LoopOrigins beginLoopOrigins(const ir::Operation& loop, XeEmitContext& ctx) {
       w.init = originOffset(initial(R), initial(C), pitch, bytes, b);
       w.step = b.CreateAdd(b.CreateMul(pitch, b.getInt64(static_cast<uint64_t>(*dr))),
                            b.getInt64(static_cast<uint64_t>(*dc * static_cast<int64_t>(bytes))));
+      if (narrow) {
+        w.init = b.CreateTrunc(w.init, b.getInt32Ty());
+        w.step = b.CreateTrunc(w.step, b.getInt32Ty());
+      }
       lo.walks.push_back(w);
     }
   };
@@ -646,8 +651,10 @@ void enterLoopOrigins(LoopOrigins& lo, llvm::BasicBlock* preheader, XeEmitContex
   for (LoopOrigins::Walk& w : lo.walks) {
     w.phi = b.CreatePHI(w.init->getType(), 2, "origin");
     w.phi->addIncoming(w.init, preheader);
-    ctx.blockAddresses->carried[w.key] = w.phi;
   }
+  // After every phi of the header: a 32-bit origin (lo.narrow) is used zero-extended.
+  for (LoopOrigins::Walk& w : lo.walks)
+    ctx.blockAddresses->carried[w.key] = lo.narrow ? b.CreateZExt(w.phi, b.getInt64Ty()) : w.phi;
 }
 
 void endLoopOrigins(LoopOrigins& lo, llvm::BasicBlock* latch, XeEmitContext& ctx) {

@@ -70,13 +70,14 @@ struct BlockAddresses {
 struct LoopOrigins {
   struct Walk {
     std::tuple<const ir::Value*, const ir::Value*, const ir::Value*> key;  // BlockAddresses::carried
-    llvm::Value* init;   // the origin's offset when the loop starts (i64 bytes)
+    llvm::Value* init;   // the origin's offset when the loop starts (i64 bytes; i32 if narrow)
     llvm::Value* step;   // bytes one iteration adds
     llvm::PHINode* phi;  // the origin's offset in the body
   };
   std::vector<Walk> walks;
+  bool narrow = false;  // 32-bit offsets: the loop's index_bits = 32 (its byte offsets fit, lower-xe)
 };
-LoopOrigins beginLoopOrigins(const ir::Operation& loop, XeEmitContext& ctx);
+LoopOrigins beginLoopOrigins(const ir::Operation& loop, XeEmitContext& ctx, bool narrow);
 void enterLoopOrigins(LoopOrigins& origins, llvm::BasicBlock* preheader, XeEmitContext& ctx);
 void endLoopOrigins(LoopOrigins& origins, llvm::BasicBlock* latch, XeEmitContext& ctx);
 

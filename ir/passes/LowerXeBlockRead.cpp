@@ -261,17 +261,99 @@ bool KernelLowerXe::lowerForVersioned(Operation& op) {
       else n = bin("arith.minsi", n, bin("arith.maxsi", bin("arith.addi", bin("arith.floordivsi", room, cIndex(w.delta[d])), cIndex(1)), cIndex(0)));
     }
   }
+  std::vector<Operation*> walkLoads;
+  for (const Walk& w : walks) walkLoads.push_back(w.load);
+  std::optional<std::vector<Carried>> carriedTiles = narrowable(op, walkLoads);
+  if (carriedTiles) also(fits31(*carriedTiles, lb, *step, n));
   Value* interior = b_.create("arith.select", {ok, n, cIndex(0)}, {idx})->result();
   Value* mid = bin("arith.addi", lb, bin("arith.muli", interior, cIndex(*step)));
   mid->setNameHint("interior_end");
   for (const Walk& w : walks) blockMode_[w.load] = true;
   Operation* inner = vals_.rebuildFor(op, b_, [this](ir::Block& blk) { lowerBlock(blk); }, lb, mid);
+  if (carriedTiles) inner->setAttr("index_bits", Attribute::integer(32));
   for (const Walk& w : walks) blockMode_[w.load] = false;
   std::vector<Value*> carried = inner->results();
   vals_.rebuildFor(op, b_, [this](ir::Block& blk) { lowerBlock(blk); }, mid, ub, &carried);
   for (const Walk& w : walks) blockMode_.erase(w.load);
   kernel_->setAttr("edge_loops", Attribute::integer(kernel_->intAttr("edge_loops", 0) + 1));
   return true;
+}
+
+std::optional<std::vector<KernelLowerXe::Carried>> KernelLowerXe::narrowable(Operation& op, const std::vector<Operation*>& walks) {
+  // The interior loop counts in 32 bits (index_bits = 32, backends/spirv emitFor) only if every index
+  // it carries is a tile offset the yield steps by a constant >= 0 (its range follows from the
+  // count), and its only tile loads are the walks (so every block message in it is a walk's, whose
+  // byte offsets fits31 bounds): no other carried index, no store, no guarded block read.
+  ir::Block& body = op.region(0).block();
+  Operation* yield = body.terminator();
+  std::vector<Carried> out;
+  for (unsigned a = 1; a < body.numArguments(); ++a) {
+    Value* tv = body.argument(a);
+    const Type& t = tv->type();
+    if (!t.isTile()) {
+      // The backend narrows every index the loop carries; only tile offsets are bounded here.
+      if (t.isIndex()) return std::nullopt;
+      continue;
+    }
+    Carried c{vals_.tile(op.operand(2 + a), op), {0, 0}, nullptr};
+    for (Operation* w : walks)
+      if (w->operand(0) == tv) c.load = w;
+    if (c.init.offs.size() != 2) return std::nullopt;
+    Value* next = yield->operand(a - 1);
+    if (next != tv) {
+      Operation* u = next->definingOp();
+      if (!u || !u->is("tile.update_tile_offset") || u->operand(0) != tv) return std::nullopt;
+      for (int d = 0; d < 2; ++d) {
+        const Operation* k = u->operand(1 + d)->definingOp();
+        const Attribute* v = k && k->is("arith.constant") ? k->attr("value") : nullptr;
+        if (!v || !v->isa(AttrKind::Int) || v->getInt() < 0) return std::nullopt;
+        c.delta[d] = v->getInt();
+      }
+    }
+    out.push_back(c);
+  }
+  size_t loads = 0;
+  bool other = false;
+  op.walk([&](Operation* o) {
+    if (o->is("tile.load_tile")) ++loads;
+    other = other || o->is("tile.store_tile") || (o != &op && o->is("scf.for"));
+  });
+  if (other || loads != walks.size()) return std::nullopt;
+  return out;
+}
+
+Value* KernelLowerXe::fits31(const std::vector<Carried>& carried, Value* lb, int64_t step, Value* n) {
+  // Iteration i in [0, n] (n: the one after the last, which the loop yields) sees the counter
+  // lb + i * step and each carried offset init + i * delta: all in [0, 2^31) iff each start is and
+  // n <= (2^31 - 1 - start) / delta, divisions of values already known in range (no overflow). A
+  // walk's byte offsets R * pitch + C * bytes (the origins the backend carries, docs/hardware.md
+  // "Walked origins") are below R_n * pitch + C_n * bytes with R_n, C_n the offsets at i = n; pitch
+  // < 2^31 keeps that product in 64 bits. A counter, offset or byte offset that would reach 2^31
+  // (a matrix of 2^31 elements or more, read to its end) fails this: the i64 edge loop runs it.
+  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
+  const int64_t lim = (int64_t(1) << 31) - 1;
+  auto bin = [&](const char* name, Value* a, Value* b) { return b_.create(name, {a, b}, {idx})->result(); };
+  auto cmp = [&](const char* pred, Value* a, Value* b) {
+    return b_.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
+  };
+  Value* ok = nullptr;
+  auto also = [&](Value* c) { ok = ok ? b_.create("arith.andi", {ok, c}, {i1})->result() : c; };
+  auto walk = [&](Value* start, int64_t delta) {
+    also(cmp("ule", start, cIndex(lim)));  // unsigned: a negative start fails
+    if (delta > 0) also(cmp("sle", n, bin("arith.divsi", bin("arith.subi", cIndex(lim), start), cIndex(delta))));
+  };
+  walk(lb, step);
+  for (const Carried& c : carried) {
+    for (int d = 0; d < 2; ++d) walk(c.init.offs[d], c.delta[d]);
+    if (!c.load) continue;
+    int64_t eb = ir::elemBits(c.load->result()->type().elem()) / 8;
+    Value* cols = b_.create("memref.dim", {c.init.mem}, {idx}, {{"index", Attribute::integer(1)}})->result();
+    Value* pitch = bin("arith.muli", cols, cIndex(eb));
+    auto last = [&](int d) { return bin("arith.addi", c.init.offs[d], bin("arith.muli", n, cIndex(c.delta[d]))); };
+    also(cmp("ule", pitch, cIndex(lim)));
+    also(cmp("sle", bin("arith.addi", bin("arith.muli", last(0), pitch), bin("arith.muli", last(1), cIndex(eb))), cIndex(lim)));
+  }
+  return ok;
 }
 
 bool KernelLowerXe::lowerBlockWriteStore(Operation& op, const TileState& t, const layout::LinearLayout& l,

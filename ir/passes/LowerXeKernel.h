@@ -126,6 +126,18 @@ private:
   // A kernel without a loop with more than one such guard: one guard for all (mergeBlockGuards).
   void mergeBlockGuards(ir::Block& body);
   std::vector<Operation*> guards_;  // the scf.ifs of lowerBlockReadLoad/lowerBlockWriteStore, in order
+  // The interior loop's 32-bit counting (index_bits = 32): the tiles it carries (each with its
+  // constant step and its walk's load, if one reads it) when every index it carries is such a tile's
+  // offset and its only tile loads are the walks; nullopt otherwise.
+  struct Carried {
+    TileState init;
+    int64_t delta[2];
+    Operation* load;
+  };
+  std::optional<std::vector<Carried>> narrowable(Operation& op, const std::vector<Operation*>& walks);
+  // The condition (i1) that the counter and every carried offset and walk byte offset stay in
+  // [0, 2^31) for iterations 0..n of a loop from lb by step.
+  Value* fits31(const std::vector<Carried>& carried, Value* lb, int64_t step, Value* n);
   std::map<const Value*, Value*> alignedSurface_;
   std::map<const Operation*, bool> blockMode_;  // loads of a versioned loop: block reads or per-lane
   static bool holdsBarrier(Operation& loop);     // a gpu.barrier at any depth

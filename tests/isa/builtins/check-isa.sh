@@ -78,9 +78,10 @@ shapes=$(grep -E 'mov \(1\|M0\) +r[0-9]+\.7<1>:(ud|d|f) +' "$asm" | perl -ne '
   if (/r\d+\.7<1>:(?:ud|d|f)\s+(0x[0-9A-Fa-f]+|[-0-9.e+]+):(?:uw|ud|w|d|f)/) {
     my $v = $1; my $x = ($v =~ /^0x/i) ? hex($v) : unpack("L", pack("f", $v));
     printf "%dx%dx%d\n", ($x & 255) + 1, (($x >> 8) & 255) + 1, (($x >> 16) & 15) + 1; }')
-# The outermost loop: the longest span from a label to a later jmpi back to it.
+# The outermost loop: the longest span from a label to a later jmpi (or goto.b, IGC's backward
+# goto: its last label is the loop's head) back to it.
 awk '/^L[0-9]+:/ { lab[substr($1, 1, length($1) - 1)] = NR }
-     /jmpi/ { t = $NF; if (t in lab && lab[t] < NR && NR - lab[t] > best) { best = NR - lab[t]; s = lab[t]; e = NR } }
+     /jmpi|goto\.b/ { t = $NF; if (t in lab && lab[t] < NR && NR - lab[t] > best) { best = NR - lab[t]; s = lab[t]; e = NR } }
      { line[NR] = $0 }
      END { for (i = s; i <= e && e > 0; ++i) print line[i] }' "$asm" >"$work/loop.asm"
 while IFS= read -r line; do

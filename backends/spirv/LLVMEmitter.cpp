@@ -972,6 +972,8 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "for.body", fn_);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "for.exit", fn_);
   std::vector<llvm::Value*> narrowInits;
+  llvm::Value* lb64 = lb;
+  llvm::Value* step64 = step;
   if (narrow) {
     for (size_t i = 0; i < inits.size(); ++i) narrowInits.push_back(isIndex[i] ? b_.CreateTrunc(inits[i], i32) : inits[i]);
     lb = b_.CreateTrunc(lb, i32);
@@ -1007,7 +1009,8 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   b_.SetInsertPoint(body);
   const ir::Block& blk = op.region(0).block();
   auto wide = [&](llvm::PHINode* p) -> llvm::Value* { return b_.CreateZExt(p, b_.getInt64Ty()); };
-  set(blk.argument(0), {narrow ? wide(iv) : iv});
+  llvm::Value* ivWide = narrow ? wide(iv) : iv;
+  set(blk.argument(0), {ivWide});
   std::vector<llvm::Value*> bodyArgs;
   for (size_t i = 0; i < phis.size(); ++i) bodyArgs.push_back(narrow && isIndex[i] ? wide(phis[i]) : phis[i]);
   size_t pi = 0;
@@ -1023,6 +1026,19 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   if (yielded.size() != phis.size()) fail(op, "internal error: scf.yield does not match the loop's iteration values");
   for (size_t i = 0; i < phis.size(); ++i)
     if (narrow && isIndex[i]) yielded[i] = b_.CreateTrunc(yielded[i], i32);
+  // A carried index that starts at lb and steps by the loop's step (the K loop's tile offsets,
+  // update_tile_offset(t, step, 0) from k = lb) is the counter in every iteration and after the
+  // loop: the counter stands for it (IGC kept each as its own register and add).
+  std::vector<bool> isCounter(phis.size(), false);
+  for (size_t i = 0; narrow && i < phis.size(); ++i) {
+    auto* t = llvm::dyn_cast<llvm::TruncInst>(yielded[i]);
+    auto* add = t ? llvm::dyn_cast<llvm::BinaryOperator>(t->getOperand(0)) : nullptr;
+    if (!isIndex[i] || inits[i] != lb64 || !add || add->getOpcode() != llvm::Instruction::Add ||
+        add->getOperand(0) != bodyArgs[i] || add->getOperand(1) != step64)
+      continue;
+    bodyArgs[i]->replaceAllUsesWith(ivWide);
+    isCounter[i] = true;
+  }
   llvm::Value* next = b_.CreateAdd(iv, step, "iv.next");
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   endLoopOrigins(origins, latch, xc);
@@ -1042,7 +1058,8 @@ void KernelEmitter::emitFor(ir::Operation& op) {
 
   b_.SetInsertPoint(exit);
   for (size_t i = 0; i < carried.size(); ++i)
-    if (narrow && isIndex[i]) carried[i] = b_.CreateSelect(runs, b_.CreateZExt(carried[i], inits[i]->getType()), inits[i]);
+    if (narrow && isIndex[i])
+      carried[i] = b_.CreateSelect(runs, b_.CreateZExt(isCounter[i] ? iv : carried[i], inits[i]->getType()), inits[i]);
   pi = 0;
   for (unsigned r = 0; r < op.numResults(); ++r) {
     size_t w = width(op.result(r)->type());

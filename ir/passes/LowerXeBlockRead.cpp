@@ -135,10 +135,8 @@ Value* KernelLowerXe::blockGuard(const TileState& t, const Type& vt) {
   // r0 < rows), the column offset a multiple of 16 bytes, base and pitch aligned.
   int64_t eb = ir::elemBits(vt.elem()) / 8;
   Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
-  auto cmp = [&](const char* pred, Value* a, Value* b) {
-    return b_.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
-  };
-  auto both = [&](Value* a, Value* b) { return b_.create("arith.andi", {a, b}, {i1})->result(); };
+  auto cmp = [&](const char* pred, Value* a, Value* b) { return cmpIndex(pred, a, b); };
+  auto both = [&](Value* a, Value* b) { return andI1(a, b); };
   Value* ok = alignedSurface(t);
   for (int d = 0; d < 2; ++d) {
     Value* dim = b_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result();
@@ -238,15 +236,13 @@ bool KernelLowerXe::lowerForVersioned(Operation& op) {
   // of 16). The interior count is the least of these and the trip count, 0 unless every
   // loop-invariant part holds.
   Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
-  auto bin = [&](const char* name, Value* a, Value* b) { return b_.create(name, {a, b}, {idx})->result(); };
-  auto cmp = [&](const char* pred, Value* a, Value* b) {
-    return b_.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
-  };
+  auto bin = [&](const char* name, Value* a, Value* b) { return indexOp(name, a, b); };
+  auto cmp = [&](const char* pred, Value* a, Value* b) { return cmpIndex(pred, a, b); };
   Value* lb = vals_.get1(op.operand(0), op);
   Value* ub = vals_.get1(op.operand(1), op);
   Value* n = bin("arith.maxsi", bin("arith.ceildivsi", bin("arith.subi", ub, lb), cIndex(*step)), cIndex(0));
   Value* ok = nullptr;
-  auto also = [&](Value* c) { ok = ok ? b_.create("arith.andi", {ok, c}, {i1})->result() : c; };
+  auto also = [&](Value* c) { ok = ok ? andI1(ok, c) : c; };
   for (const Walk& w : walks) {
     const TileState& t = w.init;
     const Type& rt = w.load->result()->type();
@@ -332,12 +328,10 @@ Value* KernelLowerXe::fits31(const std::vector<Carried>& carried, Value* lb, int
   // (a matrix of 2^31 elements or more, read to its end) fails this: the i64 edge loop runs it.
   Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
   const int64_t lim = (int64_t(1) << 31) - 1;
-  auto bin = [&](const char* name, Value* a, Value* b) { return b_.create(name, {a, b}, {idx})->result(); };
-  auto cmp = [&](const char* pred, Value* a, Value* b) {
-    return b_.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
-  };
+  auto bin = [&](const char* name, Value* a, Value* b) { return indexOp(name, a, b); };
+  auto cmp = [&](const char* pred, Value* a, Value* b) { return cmpIndex(pred, a, b); };
   Value* ok = nullptr;
-  auto also = [&](Value* c) { ok = ok ? b_.create("arith.andi", {ok, c}, {i1})->result() : c; };
+  auto also = [&](Value* c) { ok = ok ? andI1(ok, c) : c; };
   auto walk = [&](Value* start, int64_t delta) {
     also(cmp("ule", start, cIndex(lim)));  // unsigned: a negative start fails
     if (delta > 0) also(cmp("sle", n, bin("arith.divsi", bin("arith.subi", cIndex(lim), start), cIndex(delta))));

@@ -79,6 +79,14 @@ private:
   }
   Value* add(Value* a, Value* b) { return b_.create("arith.addi", {a, b}, {Type::index()})->result(); }
   Value* addC(Value* a, int64_t c) { return c == 0 ? a : add(a, cIndex(c)); }
+  // Index arithmetic `name` (arith.*), an index compare (arith.cmpi `pred`) and i1 `and` for the
+  // guards lower-xe builds.
+  Value* indexOp(const char* name, Value* a, Value* b) { return b_.create(name, {a, b}, {Type::index()})->result(); }
+  Value* cmpIndex(const char* pred, Value* a, Value* b) {
+    return b_.create("arith.cmpi", {a, b}, {Type::scalar(ElemKind::I1)}, {{"predicate", Attribute::enumValue("cmpi", pred)}})
+        ->result();
+  }
+  Value* andI1(Value* a, Value* b) { return b_.create("arith.andi", {a, b}, {Type::scalar(ElemKind::I1)})->result(); }
   Value* toI32(Value* v) { return b_.create("arith.convert", {v}, {Type::scalar(ElemKind::I32)})->result(); }
   std::vector<Value*> extractAll(Value* vec);
   Value* fromElements(const std::vector<Value*>& regs, ElemKind k) {

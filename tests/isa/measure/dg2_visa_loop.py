@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+"""dg2_visa_loop.py: a hand-written dg2 (SIMD8) GEMM K loop as ONE inline-vISA statement, and an
+executable model of that statement's text (docs/hardware.md "dg2: inline vISA", benchmarks/
+xe-isa-notes.md "dg2 K loops in one asm statement").
+
+  dg2_visa_loop.py ll M N KSTEP TYPE   LLVM IR of a kernel whose K loop is the statement (stdout)
+  dg2_visa_loop.py sim                 runs the statement text of every shape below on random tiles
+                                       against C = A x B (and mutated texts, which must fail)
+
+The statement (TYPE hf, bf: f16/bf16 -> f32, K step 16; s8 -> s32, K step 32; M, N multiples of 8):
+  - A: M row reads per K step, `lsc_load.ugm (M1_NM, 1) xA<i>:d32x8t flat[xa<i>]:a64` (SIMD1,
+    transposed: 8 dwords of row i into one 32-byte GRF, lane j = dword j = the K pair 2j, 2j+1, or
+    the 4 bytes 4j..4j+3). Row i of an 8-row block is register i of the DPAS A operand (reference
+    §4, dg2), so the sends write the operand's registers: no copy.
+  - B: KSTEP row reads of N elements (d32x4t/x8t/x16t: 16/32/64 bytes), into a row buffer xR.
+  - B packing: a DPAS B register i of n-block t holds in lane n the dword B[2i][n] | B[2i+1][n] << 16
+    (8-bit: 4 rows, bytes), so each row slot (8 columns of one row) is one
+    `mov (M1, 8) xB(8t+i, h)<2 or 4> xR(row, col)<1;1,0>` into its word/byte h: 64 per K step for
+    every shape below, the term measured on IGC's own code (tests/isa/builtins/dpas_dg2_f16_b_rows.ir).
+  - dpas.T.T.8.8 (M1, 8) per (m-block, n-block) into the accumulators, the statement's outputs,
+    each tied to an initial value (zeros here; the model starts them at 0).
+  - each message's address is a 64-bit scalar in its own GRF (an LSC payload must be GRF-aligned:
+    vISA rejects an address alias at byte 8 of a register, "Raw operand should be GRF-aligned"),
+    advanced by one `add (M1_NM, 1) … :uq` per message per step (native on dg2; a 2-wide add over
+    two address registers is split into two by the finalizer, measured);
+  - the counter's add, cmp.lt and the backward jmp.
+The row addresses come in as per-lane i64 values (lane l = row 8g + l) and are spread into the
+address registers before the loop.
+"""
+import random
+import re
+import struct
+import sys
+
+GRF = 32  # bytes per register on dg2
+
+
+def statement(M, N, KS, T):
+    """The statement's vISA lines and its operand list (outputs, then inputs)."""
+    eb = 1 if T == "s8" else 2
+    pack = 4 // eb
+    sub = "ub" if eb == 1 else "uw"
+    assert KS * eb == 32 and M % 8 == 0 and N % 8 == 0
+    rowb = N * eb
+    G = max(1, rowb // GRF)
+    bmsg = {16: "d32x4t", 32: "d32x8t", 64: "d32x16t"}[rowb]
+    NB, MB = N // 8, M // 8
+    NO = MB * NB
+    L = []
+    d = L.append
+    d(f".decl xa v_type=G type=uq num_elts={4 * M} align=GRF")
+    d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
+    d(f".decl xA v_type=G type=ud num_elts={8 * M} align=GRF")
+    d(f".decl xR v_type=G type={sub} num_elts={KS * G * GRF // eb} align=GRF")
+    d(f".decl xB v_type=G type={sub} num_elts={NB * 8 * GRF // eb} align=GRF")
+    d(f".decl xBd v_type=G type=ud num_elts={NB * 64} align=GRF alias=<xB,0>")
+    d(".decl xk v_type=G type=d num_elts=1 align=dword")
+    d(".decl xp v_type=P num_elts=1")
+    for i in range(M):
+        d(f".decl xa{i} v_type=G type=uq num_elts=1 alias=<xa,{GRF * i}>")
+        d(f".decl xA{i} v_type=G type=ud num_elts=8 align=GRF alias=<xA,{GRF * i}>")
+    for r in range(KS):
+        d(f".decl xb{r} v_type=G type=uq num_elts=1 alias=<xb,{GRF * r}>")
+        d(f".decl xR{r} v_type=G type=ud num_elts={8 * G} align=GRF alias=<xR,{GRF * G * r}>")
+    ai = [2 * NO + g for g in range(MB)]  # operands: NO outputs, NO tied initial values, then these
+    bi = [2 * NO + MB + g for g in range(KS // 8)]
+    kin = 2 * NO + MB + KS // 8
+    bst = kin + 1
+    for g in range(MB):
+        for q in range(4):
+            d(f"mov (M1_NM, 2) xa({8 * g + 2 * q},0)<4> ${ai[g]}(0,{2 * q})<1;1,0>")
+    for g in range(KS // 8):
+        for q in range(4):
+            d(f"mov (M1_NM, 2) xb({8 * g + 2 * q},0)<4> ${bi[g]}(0,{2 * q})<1;1,0>")
+    d("mov (M1,1) xk(0,0)<1> 0x0:d")
+    d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
+    d("(!xp) jmp (M1,1) xend")
+    d("xloop:")
+    for i in range(M):
+        d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x8t flat[xa{i}]:a64")
+    for r in range(KS):
+        d(f"lsc_load.ugm (M1_NM, 1) xR{r}:{bmsg} flat[xb{r}]:a64")
+    epr = GRF // eb
+    for t in range(NB):
+        for i in range(8):
+            for h in range(pack):
+                off = (pack * i + h) * G * epr + t * 8  # row pack*i + h, columns 8t..8t+7
+                d(f"mov (M1, 8) xB({8 * t + i},{h})<{pack}> xR({off // epr},{off % epr})<1;1,0>")
+    o = 0
+    for a in range(MB):
+        for t in range(NB):
+            d(f"dpas.{T}.{T}.8.8 (M1, 8) ${o}.0 ${o}.0 xBd.{8 * GRF * t} xA({8 * a},0)")
+            o += 1
+    for i in range(M):
+        d(f"add (M1_NM, 1) xa{i}(0,0)<1> xa{i}(0,0)<0;1,0> 0x20:uq")
+    for r in range(KS):
+        d(f"add (M1_NM, 1) xb{r}(0,0)<1> xb{r}(0,0)<0;1,0> ${bst}(0,0)<0;1,0>")
+    d(f"add (M1,1) xk(0,0)<1> xk(0,0)<0;1,0> {KS}:d")
+    d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
+    d("(xp) jmp (M1,1) xloop")
+    d("xend:")
+    return L
+
+
+def llvm(M, N, KS, T):
+    eb = 1 if T == "s8" else 2
+    MB, NB = M // 8, N // 8
+    NO = MB * NB
+    text = "{\\0A" + "\\0A".join(statement(M, N, KS, T)) + "\\0A}\\0A"
+    V = f"<8 x {'i32' if T == 's8' else 'float'}>"
+    S = "{ " + ", ".join([V] * NO) + " }"
+    cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (MB + KS // 8) + ["rw.u", "rw.u"])
+    args = ", ".join([f"{V} zeroinitializer"] * NO + [f"i64 %aa{g}" for g in range(MB)] + [f"i64 %bb{g}" for g in range(KS // 8)] +
+                     ["i32 %K", "i64 %bstep"])
+    body = []
+    for g in range(MB):
+        body.append(f"  %ar{g} = add i64 %lane, {8 * g}\n  %ao{g} = mul i64 %ar{g}, %lda\n  %aa{g} = add i64 %ai, %ao{g}")
+    for g in range(KS // 8):
+        body.append(f"  %br{g} = add i64 %lane, {8 * g}\n  %bo{g} = mul i64 %br{g}, %ldb\n  %bb{g} = add i64 %bi, %bo{g}")
+    stores = []
+    for o in range(NO):
+        stores.append(f"  %c{o} = extractvalue {S} %r, {o}\n  %i{o} = bitcast {V} %c{o} to <8 x i32>\n"
+                      f"  %p{o} = getelementptr i32, i32 addrspace(1)* %C, i64 {64 * o}\n"
+                      f"  call spir_func void @_Z28intel_sub_group_block_write8PU3AS1jDv8_j(i32 addrspace(1)* %p{o}, <8 x i32> %i{o})")
+    nl = "\n"
+    return f'''target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
+target triple = "spir64-unknown-unknown"
+declare spir_func i32 @_Z22get_sub_group_local_idv()
+declare spir_func void @_Z28intel_sub_group_block_write8PU3AS1jDv8_j(i32 addrspace(1)*, <8 x i32>)
+define spir_kernel void @loop_{T}_{M}x{N}(i8 addrspace(1)* %A, i8 addrspace(1)* %B, i32 addrspace(1)* %C, i32 %K, i64 %lda, i64 %ldb) !intel_reqd_sub_group_size !0 {{
+  %lane32 = call spir_func i32 @_Z22get_sub_group_local_idv()
+  %lane = zext i32 %lane32 to i64
+  %ai = ptrtoint i8 addrspace(1)* %A to i64
+  %bi = ptrtoint i8 addrspace(1)* %B to i64
+{nl.join(body)}
+  %bstep = mul i64 %ldb, {KS}
+  %r = call {S} asm sideeffect "{text}", "{cons}"({args})
+{nl.join(stores)}
+  ret void
+}}
+!0 = !{{i32 8}}
+'''
+
+
+# ---- the model ---------------------------------------------------------------------------------
+TS = {"ud": 4, "d": 4, "uq": 8, "uw": 2, "ub": 1, "f": 4}
+
+
+def half(bits):
+    return struct.unpack("<e", bits.to_bytes(2, "little"))[0]
+
+
+def bf16(bits):
+    return struct.unpack("<f", (bits << 16).to_bytes(4, "little"))[0]
+
+
+def simulate(lines, M, N, KS, T, K, seed):
+    """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
+    returns the number of output elements that differ from C = A x B (computed here in Python
+    arithmetic from the same element values)."""
+    eb = 1 if T == "s8" else 2
+    rnd = random.Random(seed)
+    lda, ldb = K * eb + 64, N * eb + 32
+    Abase, Bbase = 0x10000, 0x400000
+    mem = {}
+
+    def element():
+        if T == "s8":
+            v = rnd.choice([x for x in range(-128, 128) if x])
+            return v, v & 255
+        while True:
+            x = rnd.uniform(-2, 2)
+            if T == "hf":
+                b = int.from_bytes(struct.pack("<e", x), "little")
+                v = half(b)
+            else:
+                b = int.from_bytes(struct.pack("<f", x), "little") >> 16
+                v = bf16(b)
+            if v != 0:
+                return v, b
+
+    Av = [[0] * K for _ in range(M)]
+    Bv = [[0] * N for _ in range(K)]
+    for rows, cols, vals, base, pitch in ((M, K, Av, Abase, lda), (K, N, Bv, Bbase, ldb)):
+        for i in range(rows):
+            for j in range(cols):
+                v, b = element()
+                vals[i][j] = v
+                for y in range(eb):
+                    mem[base + i * pitch + j * eb + y] = (b >> (8 * y)) & 255
+    MB, NB = M // 8, N // 8
+    NO = MB * NB
+    regs, types, alias, pred = {}, {}, {}, {}
+    acct = "d" if T == "s8" else "f"
+    for o in range(NO):
+        regs[f"${o}"] = bytearray(8 * GRF)
+        types[f"${o}"] = acct
+    n = 2 * NO  # operands NO..2NO-1 are the tied initial values: the outputs' own registers
+    for base, pitch, groups in ((Abase, lda, MB), (Bbase, ldb, KS // 8)):
+        for g in range(groups):
+            regs[f"${n}"] = bytearray(b"".join((base + (8 * g + l) * pitch).to_bytes(8, "little") for l in range(8)))
+            types[f"${n}"] = "uq"
+            n += 1
+    regs[f"${n}"] = bytearray(K.to_bytes(4, "little"))
+    types[f"${n}"] = "d"
+    regs[f"${n + 1}"] = bytearray((KS * ldb).to_bytes(8, "little"))
+    types[f"${n + 1}"] = "uq"
+
+    def loc(name):
+        return alias.get(name, (name, 0))
+
+    def rd(root, off, t):
+        b = bytes(regs[root][off:off + TS[t]])
+        assert len(b) == TS[t], f"read past {root}"
+        if t == "f":
+            return struct.unpack("<f", b)[0]
+        return int.from_bytes(b, "little", signed=t == "d")
+
+    def wr(root, off, t, v):
+        assert off + TS[t] <= len(regs[root]), f"write past {root}"
+        if t == "f":
+            regs[root][off:off + 4] = struct.pack("<f", v)
+        else:
+            regs[root][off:off + TS[t]] = (v % (1 << (8 * TS[t]))).to_bytes(TS[t], "little")
+
+    labels = {l[:-1]: i for i, l in enumerate(lines) if re.match(r"^\w+:$", l)}
+    opnd = re.compile(r"^(\$?\w+)\((\d+),(\d+)\)(?:<(\d+)>|<(\d+);(\d+),(\d+)>)$")
+
+    def addr(name, r, c):
+        root, off = loc(name)
+        return root, off + r * GRF + c * TS[types[name]]
+
+    def src(s, i):
+        m = re.match(r"^(0x[0-9a-f]+|\d+):\w+$", s)
+        if m:
+            return int(m.group(1), 0)
+        m = opnd.match(s)
+        name, r, c = m.group(1), int(m.group(2)), int(m.group(3))
+        vs, w, hs = int(m.group(5)), int(m.group(6)), int(m.group(7))
+        return rd(*addr(name, r, c + (i // w) * vs + (i % w) * hs), types[name])
+
+    pc, steps = 0, 0
+    while pc < len(lines):
+        l = lines[pc]
+        pc += 1
+        steps += 1
+        assert steps < 10 ** 6
+        if re.match(r"^\w+:$", l):
+            continue
+        m = re.match(r"^\.decl (\w+) v_type=(\w)(?: type=(\w+))? num_elts=(\d+)(?: align=\w+)?(?: alias=<(\w+),(\d+)>)?$", l)
+        if m:
+            name, vt, t, cnt, base, off = m.groups()
+            if vt == "P":
+                pred[name] = False
+            elif base:
+                types[name] = t
+                r, o = loc(base)
+                alias[name] = (r, o + int(off))
+            else:
+                types[name] = t
+                regs[name] = bytearray(int(cnt) * TS[t])
+            continue
+        m = re.match(r"^(?:\((!?)(\w+)\) )?jmp \(M1,1\) (\w+)$", l)
+        if m:
+            if m.group(2) is None or pred[m.group(2)] != (m.group(1) == "!"):
+                pc = labels[m.group(3)]
+            continue
+        m = re.match(r"^cmp\.lt \(M1,1\) (\w+) (\S+) (\S+)$", l)
+        if m:
+            pred[m.group(1)] = src(m.group(2), 0) < src(m.group(3), 0)
+            continue
+        m = re.match(r"^(mov|add) \((?:M1|M1_NM), ?(\d+)\) (\S+) (\S+)(?: (\S+))?$", l)
+        if m:
+            op, cnt, dst, s0, s1 = m.groups()
+            dm = opnd.match(dst)
+            dn, dr, dc, ds = dm.group(1), int(dm.group(2)), int(dm.group(3)), int(dm.group(4))
+            vals = [src(s0, i) + (src(s1, i) if op == "add" else 0) for i in range(int(cnt))]
+            for i, v in enumerate(vals):
+                wr(*addr(dn, dr, dc + i * ds), types[dn], v)
+            continue
+        m = re.match(r"^lsc_load\.ugm \(M1_NM, 1\) (\w+):d32x(\d+)t flat\[(\w+)\]:a64$", l)
+        if m:
+            dst, cnt, a = m.group(1), int(m.group(2)), m.group(3)
+            at = rd(*addr(a, 0, 0), "uq")
+            root, off = addr(dst, 0, 0)
+            assert off + 4 * cnt <= len(regs[root]), f"load past {root}"
+            for y in range(4 * cnt):
+                regs[root][off + y] = mem.get(at + y, 0)
+            continue
+        m = re.match(r"^dpas\.(\w+)\.\w+\.8\.8 \(M1, 8\) (\$\d+)\.0 (\$\d+)\.0 (\w+)\.(\d+) (\w+)\((\d+),0\)$", l)
+        if m:
+            t, dst, s0, bn, boff, an, ar = m.groups()
+            broot, bo = loc(bn)
+            bo += int(boff)
+            aroot, ao = addr(an, int(ar), 0)
+            bits = 8 if t == "s8" else 16
+
+            def part(word, h):
+                x = (word >> (bits * h)) & ((1 << bits) - 1)
+                if t == "s8":
+                    return x - 256 if x >= 128 else x
+                return half(x) if t == "hf" else bf16(x)
+
+            def dword(root, off):
+                assert off + 4 <= len(regs[root]), f"operand past {root}"
+                return int.from_bytes(regs[root][off:off + 4], "little")
+
+            res = []
+            for mr in range(8):
+                for lane in range(8):
+                    s = rd(s0, 4 * (8 * mr + lane), types[s0])
+                    for i in range(8):  # B register i lane n; A register mr dword i
+                        bw = dword(broot, bo + GRF * i + 4 * lane)
+                        aw = dword(aroot, ao + GRF * mr + 4 * i)
+                        for h in range(32 // bits):
+                            s += part(aw, h) * part(bw, h)
+                    res.append(s)
+            for idx, v in enumerate(res):
+                wr(dst, 4 * idx, types[dst], v)
+            continue
+        raise SystemExit(f"dg2_visa_loop: the model does not know the line: {l}")
+    bad = 0
+    for o in range(NO):
+        a, t = divmod(o, NB)
+        for mr in range(8):
+            for nn in range(8):
+                got = rd(f"${o}", 4 * (8 * mr + nn), types[f"${o}"])
+                want = sum(Av[8 * a + mr][k] * Bv[k][8 * t + nn] for k in range(K))
+                bad += got != want if T == "s8" else abs(got - want) > 1e-3 * (1 + abs(want))
+    return bad
+
+
+SHAPES = [(8, 32, 16, "hf"), (16, 32, 16, "hf"), (16, 16, 32, "s8"), (8, 16, 16, "bf")]
+
+
+def mutations(lines):
+    """Texts with one plausible mistake each; every one must make the model disagree."""
+    out = []
+    movs = [i for i, l in enumerate(lines) if l.startswith("mov (M1, 8) xB(")]
+    m = lines[movs[0]]
+    out.append(("row into the wrong half", movs[0], m.replace(",0)<", ",1)<", 1)))
+    dp = [i for i, l in enumerate(lines) if l.startswith("dpas")]
+    out.append(("dpas on the wrong B operand", dp[0], lines[dp[0]].replace("xBd.0 ", "xBd.256 ")))
+    ad = [i for i, l in enumerate(lines) if l.startswith("add (M1_NM, 1) xa0")]
+    out.append(("A row address not advanced", ad[0], lines[ad[0]].replace("0x20:uq", "0x0:uq")))
+    return out
+
+
+def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "ll":
+        sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]))
+        return 0
+    if sys.argv[1:] != ["sim"]:
+        print(__doc__)
+        return 2
+    bad = 0
+    for M, N, KS, T in SHAPES:
+        lines = statement(M, N, KS, T)
+        for K, seed in ((3 * KS, 1), (KS, 2), (0, 3)):
+            e = simulate(lines, M, N, KS, T, K, seed)
+            print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} of {M * N} elements differ")
+            bad |= e != 0
+        for what, i, new in mutations(lines):
+            mut = list(lines)
+            mut[i] = new
+            e = simulate(mut, M, N, KS, T, 2 * KS, 4)
+            print(f"{'ok' if e else 'FAIL'}: {T} {M}x{N} mutated ({what}): {e} elements differ")
+            bad |= e == 0
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -526,6 +526,28 @@ std::string emitGlobalBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::I
   return "";
 }
 
+// xe.lane_read (dg2): an ordinary load of 1, 2 or 4 dwords from each lane's own element address, which
+// IGC makes one untyped surface read of that many channels (`with x`, `xy`, `xyzw`) per lane group
+// (tests/isa/builtins/lane_read_dg2_f32.ir); register i of the lane is
+// element i of the dwords (16-bit data: the low half of dword i / 2 first). No builtin: nothing for
+// IGC to drop, the probe shows the message count.
+std::string emitLaneRead(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
+  const ir::Type& vt = op.result()->type();
+  if (ctx.target.kind != targets::TargetKind::Dg2)
+    return fmt::format("'xe.lane_read' on target '{}' has no form proven by an ISA test yet", ctx.target.name);
+  unsigned regBits = ir::elemBits(vt.elem()), P = static_cast<unsigned>(ir::blockUnit(op).value_or(1));
+  unsigned n = static_cast<unsigned>(vt.shape()[0]), units = n / P;
+  llvm::Type* regTy = regTypeOf(b, vt.elem());
+  if (!regTy || regBits * P != 32 || (units != 1 && units != 2 && units != 4))
+    return fmt::format("'xe.lane_read' of {} in {}-bit units has no form proven by an ISA test yet (not implemented yet)", vt.str(),
+                       regBits * P);
+  llvm::Value* elem = ctx.elementPointer(op.operand(0), {ctx.get(op.operand(1)).at(0), ctx.get(op.operand(2)).at(0)});
+  llvm::Type* dataTy = vectorOrScalar(b.getInt32Ty(), units);
+  llvm::Value* ptr = b.CreatePointerCast(elem, llvm::PointerType::get(dataTy, 1));
+  ctx.set(op.result(), unpack(b, b.CreateAlignedLoad(dataTy, ptr, llvm::Align(4)), regBits, regTy, n));
+  return "";
+}
+
 // xe.block_read / xe.block_write on an SLM memref: the builtin of slmBlockForms() at the element of
 // the (row-major) indices.
 std::string emitSlmBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
@@ -591,6 +613,7 @@ std::string emitXeOp(const ir::Operation& op, XeEmitContext& ctx) {
   }
   if (n == "xe.dpas") return emitDpas(op, ctx, b);
   if (n == "xe.block_read" || n == "xe.block_write") return emitSlmBlock(op, ctx, b);
+  if (n == "xe.lane_read") return emitLaneRead(op, ctx, b);
   if (n == "xe.store_2d" || n == "xe.prefetch_2d")
     return fmt::format("'{}' is not implemented yet: IGC 1.0.12504 has no builtin for it, only inline vISA "
                        "(reference §3), which a later issue adds",

@@ -19,7 +19,8 @@
 // Also: 1-D subgroup block IO (xe.block_read/write: register i of lane l is flat element
 // start + i*lanes + l of the memref's buffer, global or SLM; with elem_bits = 32 on 16-bit data,
 // pairs: register 2i+h of lane l is start + 2*(i*lanes + l) + h; a global read must start 16-byte
-// aligned), xe.prefetch_1d (no effect, but every
+// aligned), xe.lane_read (N consecutive elements of a row per lane, inside the row and unit-aligned),
+// xe.prefetch_1d (no effect, but every
 // lane's address must be inside a kernel buffer) and dpas (k x element bits = 256: 1, 2 or 4 elements
 // of a row of A per lane).
 #include "ir/interpret/Exec.h"
@@ -30,6 +31,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+
+#include <fmt/format.h>
 
 namespace xtc::interp {
 
@@ -253,6 +256,38 @@ void execBlockWrite(Executor& ex, const ir::Operation& op) {
     }
 }
 
+// xe.lane_read: each active lane reads N consecutive elements of its own row. The message (an
+// untyped surface read on dg2) has no bounds check, so a lane whose elements leave the row (they
+// would come from the next row or outside the buffer) is an error, as is an address that is not a
+// multiple of the 32-bit unit (the hardware ignores the low address bits).
+void execLaneRead(Executor& ex, const ir::Operation& op) {
+  int64_t L = lanesOf(ex, op);
+  const MemRefVal& m = ex.memref(op, 0);
+  int64_t n = op.result()->type().shape().at(0), P = ir::blockUnit(op).value_or(1);
+  int64_t unitBytes = P * ir::elemBits(m.buf->elem) / 8;
+  auto index = [&](unsigned i, int64_t l) {
+    const Tensor& t = ex.tensor(op, i);
+    return t.shape == std::vector<int64_t>{L} ? t.i[static_cast<size_t>(l)] : ex.scalarInt(op, i);
+  };
+  Tensor r(m.buf->elem, {L, n});
+  for (int64_t l = 0; l < L; ++l) {
+    if (!ex.laneActive(l)) continue;
+    int64_t row = index(1, l), col = index(2, l);
+    if (row < 0 || row >= m.shape[0] || col < 0 || col + n > m.shape[1])
+      fail(op, fmt::format("xe.lane_read: lane {} reads [{}, {}..{}] outside the {}x{} memref (the message has no bounds check)", l, row,
+                           col, col + n - 1, m.shape[0], m.shape[1]));
+    int64_t lin = row * m.strides[0] + col * m.strides[1];
+    uintptr_t addr = reinterpret_cast<uintptr_t>(m.buf->bytes.data()) + static_cast<uintptr_t>(lin * ir::elemBits(m.buf->elem) / 8);
+    if (addr % static_cast<uintptr_t>(unitBytes) != 0)
+      fail(op, fmt::format("xe.lane_read: lane {} reads address {}, not a multiple of its {}-byte unit", l, hexAddress(addr), unitBytes));
+    for (int64_t i = 0; i < n; ++i) {
+      if (r.isFloat()) r.f[l * n + i] = memLoadF(op, ex, m, lin + i * m.strides[1]);
+      else r.i[l * n + i] = memLoadI(op, ex, m, lin + i * m.strides[1]);
+    }
+  }
+  ex.setTensor(op.result(), std::move(r));
+}
+
 void execDpas(Executor& ex, const ir::Operation& op) {
   int64_t L = lanesOf(ex, op);
   const Tensor& acc = ex.tensor(op, 0);
@@ -304,6 +339,7 @@ void registerXeHandlers() {
   t["xe.block_read"] = execBlockRead;
   t["xe.block_write"] = execBlockWrite;
   t["xe.dpas"] = execDpas;
+  t["xe.lane_read"] = execLaneRead;
 }
 
 }  // namespace xtc::interp

@@ -225,6 +225,25 @@ std::string verifyBlockRead(const Operation& op) {
   return verifyBlockUnit(op, r);
 }
 
+// xe.lane_read %mem, %row, %col -> vector<N x T>: each lane reads N consecutive elements of one row of a
+// rank-2 memref from its own (row, col): register i of the lane = mem[row, col + i] (dg2: one untyped
+// surface read of N / P dwords per lane, P = 2 with elem_bits = 32 on 16-bit data; no bounds check).
+// The probed forms: 1, 2 or 4 units of 32 bits (tests/isa/builtins/lane_read_dg2_f32.ir).
+std::string verifyLaneRead(const Operation& op) {
+  XTC_REQUIRE(op.numOperands() == 3 && op.operand(0)->type().isMemRef() && op.operand(0)->type().rank() == 2,
+              "expects a rank-2 memref and a row and a column index");
+  for (unsigned i = 1; i < 3; ++i) XTC_REQUIRE(op.operand(i)->type().isIndex(), "indices must be index");
+  XTC_CHECK(ops::numResults(op, 1));
+  const Type& r = op.result()->type();
+  XTC_REQUIRE(isRegVector(r) && r.elem() == op.operand(0)->type().elem(),
+              "the result must be a register vector of the memref's element type");
+  XTC_CHECK(verifyBlockUnit(op, r));
+  int64_t P = blockUnit(op).value_or(1), units = r.shape()[0] / P;
+  XTC_REQUIRE(elemBits(r.elem()) * P == 32 && (units == 1 || units == 2 || units == 4),
+              fmt::format("reads 1, 2 or 4 units of 32 bits per lane, got {} of {} bits", units, elemBits(r.elem()) * P));
+  return "";
+}
+
 // xe.block_write %value, %mem, %i0, ..., %i{r-1}
 std::string verifyBlockWrite(const Operation& op) {
   XTC_REQUIRE(op.numOperands() >= 2 && op.operand(1)->type().isMemRef(), "expects a value and a memref");
@@ -264,6 +283,7 @@ void registerXeOps() {
     registerOp({"xe.dpas", pure, verifyDpas, "DPAS: acc + A x B, one M x N x K block per subgroup"});
     registerOp({"xe.block_read", effects, verifyBlockRead, "1-D subgroup block read (N x S consecutive elements)"});
     registerOp({"xe.block_write", effects, verifyBlockWrite, "1-D subgroup block write (N x S consecutive elements)"});
+    registerOp({"xe.lane_read", effects, verifyLaneRead, "per-lane read of N consecutive elements of a row (no bounds check)"});
   });
 }
 

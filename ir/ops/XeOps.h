@@ -17,11 +17,11 @@
 
 namespace xtc::ir {
 
-// Registers xe.base_address, xe.load_2d, xe.store_2d, xe.prefetch_2d, xe.dpas, xe.block_read and
-// xe.block_write with their verifiers, and the `linear` layout attribute parser. Idempotent.
+// Registers xe.base_address, xe.load_2d, xe.store_2d, xe.prefetch_2d, xe.dpas, xe.block_read,
+// xe.block_write and xe.lane_read with their verifiers, and the `linear` layout attribute parser. Idempotent.
 void registerXeOps();
 
-// xe.block_read / xe.block_write move `elem_bits` (default: the element's bits) per lane and register
+// xe.block_read / xe.block_write (and xe.lane_read) move `elem_bits` (default: the element's bits) per lane and register
 // of the message; with elem_bits = 32 on 16-bit (8-bit) data, P = 2 (4) consecutive elements move as
 // one dword (docs/passes.md, "xe ops"). blockUnit is P (nullopt when elem_bits is neither the
 // element's bits nor 32 over 8- or 16-bit elements); blockElement the flat element that register r of lane l moves: start +

@@ -25,6 +25,8 @@
 //     register at flat element start + i * S + lane of the memref (elem_bits = 32 on 16-bit data: units
 //     of P = 2 elements, start + P ((i / P) S + lane) + i % P; rank 1 or 2, static or dynamic; unmasked: the
 //     hardware message has no mask either, and the interpreter reports an access outside the buffer);
+//   - xe.lane_read (N consecutive elements of a row per lane) -> one lane.load per register
+//     (emulate-xe-except-block-io keeps it: it is an ordinary vector load of each lane's own address);
 //   - xe.prefetch_1d and xe.prefetch_2d are erased (cache hints); xe.base_address ops left without
 //     uses are erased; other xe.* ops are errors (not implemented).
 // The variant `emulate-xe-except-block-io` leaves xe.block_read / xe.block_write as they are: a
@@ -103,6 +105,7 @@ private:
   void load2dTransposed(Operation* op);
   void store2d(Operation* op);
   void blockIo(Operation* op);
+  void laneRead(Operation* op);
   void dpas(Operation* op);
 
   int64_t S_;
@@ -324,6 +327,20 @@ void XeEmulator::blockIo(Operation* op) {
   op->erase();
 }
 
+// xe.lane_read: register i of the lane = mem[row, col + i], one lane.load each (never out of bounds
+// where lower-xe emits the op: behind the guard of its tile).
+void XeEmulator::laneRead(Operation* op) {
+  b_.setInsertionPoint(op);
+  b_.setLoc(op->loc());
+  std::vector<Value*> regs;
+  for (int64_t i = 0; i < op->result()->type().shape()[0]; ++i) {
+    Value* col = i == 0 ? op->operand(2) : bin("arith.addi", op->operand(2), c(i));
+    regs.push_back(b_.create("lane.load", {op->operand(0), op->operand(1), col}, {Type::scalar(op->result()->type().elem())})->result());
+  }
+  op->result()->replaceAllUsesWith(b_.create("vector.from_elements", regs, {op->result()->type()})->result());
+  op->erase();
+}
+
 void XeEmulator::run(Operation* kernel) {
   std::vector<Operation*> xe;
   ir::kernelBody(kernel).parentOp()->walk([&](Operation* o) {
@@ -345,6 +362,8 @@ void XeEmulator::run(Operation* kernel) {
     else if (o->is("xe.store_2d")) store2d(o);
     else if (o->is("xe.block_read") || o->is("xe.block_write")) {
       if (!keepBlockIo_) blockIo(o);
+    } else if (o->is("xe.lane_read")) {
+      if (!keepBlockIo_) laneRead(o);  // a plain vector load per lane: any OpenCL device runs it as compiled
     } else if (o->is("xe.prefetch_1d") || o->is("xe.prefetch_2d")) o->erase();  // cache hints: no effect on results
     // Every op of the xe dialect (ir/ops/XeOps.cpp) has a case above.
     else fail(*o, fmt::format("internal error: '{}' has no emulation", o->name()));

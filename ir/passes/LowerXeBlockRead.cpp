@@ -92,6 +92,35 @@ std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::planRowReads(c
   return plan;
 }
 
+std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::planLaneReads(const layout::LinearLayout& l, ElemKind ek) {
+  // 32-bit data in dwords, 16-bit data in pairs (elem_bits = 32): the probed untyped surface reads of
+  // 1, 2 or 4 dwords per lane (tests/isa/builtins/lane_read_dg2_f32.ir). Registers 0 .. 2^b - 1 must be
+  // columns 0 .. 2^b - 1 of the lane's row (bases (0, 1), (0, 2), ...) and every other register and
+  // lane basis must leave those column bits alone, so each aligned run of 2^b registers is 2^b
+  // consecutive elements of one row in every lane.
+  int64_t bits = ir::elemBits(ek);
+  if (bits != 16 && bits != 32) return std::nullopt;
+  int64_t P = 32 / bits;
+  int rb = l.inDimBits("register"), b = 0;
+  while (b < rb && l.basis("register", b) == std::vector<int32_t>{0, int32_t(1) << b}) ++b;
+  int64_t run = int64_t(1) << b;
+  if (run < P) return std::nullopt;
+  auto clear = [&](const std::vector<int32_t>& v) { return (v[1] & (run - 1)) == 0; };
+  for (int i = b; i < rb; ++i)
+    if (!clear(l.basis("register", i))) return std::nullopt;
+  for (int i = 0; i < l.inDimBits("lane"); ++i)
+    if (!clear(l.basis("lane", i))) return std::nullopt;
+  int64_t per = std::min(run, 4 * P);  // elements per message: at most 4 dwords (xyzw)
+  std::vector<RowRead> plan;
+  for (int64_t r0 = 0; r0 < xe::registersOf(l); r0 += per) {
+    std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r0), 0});
+    RowRead m{c[0], c[1], P, per / P, {}, true};
+    for (int64_t i = 0; i < per; ++i) m.regs.push_back(r0 + i);
+    plan.push_back(std::move(m));
+  }
+  return plan;
+}
+
 Value* KernelLowerXe::alignedSurface(const TileState& t) {
   // (base | row pitch in bytes) % 16 == 0, once per memref in the prologue (loop-invariant).
   auto it = alignedSurface_.find(t.mem);
@@ -111,19 +140,29 @@ std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::readPlan(const
   if (t_.kind != targets::TargetKind::Dg2 || !t.denseSurface || mt.rank() != 2 || !mt.strides().empty() ||
       mt.memSpace() != ir::MemSpace::Global)
     return std::nullopt;
-  return planRowReads(laneLayout(rt, op), rt.elem());
+  const layout::LinearLayout& l = laneLayout(rt, op);
+  if (std::optional<std::vector<RowRead>> rows = planRowReads(l, rt.elem())) return rows;
+  return planLaneReads(l, rt.elem());
 }
 
 Value* KernelLowerXe::rowReads(const TileState& t, const Type& rt, const std::vector<RowRead>& plan, const Operation& op) {
   ElemKind ek = rt.elem();
   std::vector<Value*> regs(static_cast<size_t>(laneType(rt, op).shape()[0]), nullptr);
   for (const RowRead& m : plan) {
-    Value* row = addC(t.offs[0], m.row);
-    Value* col = addC(t.offs[1], m.col);
     // Slots of two 16-bit elements are the 32-bit form (elem_bits = 32, ir/ops/XeOps.h).
     ir::AttrMap attrs;
     if (m.q > 1) attrs["elem_bits"] = Attribute::integer(m.q * ir::elemBits(ek));
-    Value* v = b_.create("xe.block_read", {t.mem, row, col}, {Type::vector({m.n * m.q}, ek)}, attrs)->result();
+    Value* v = nullptr;
+    if (m.perLane) {
+      // The lane's own row and column: the register part, the lane part (prologue values), the tile's offsets.
+      std::vector<Value*> lane = laneCoords(laneLayout(rt, op), op);
+      Value* row = add(t.offs[0], addC(lane[0], m.row));
+      Value* col = add(t.offs[1], addC(lane[1], m.col));
+      v = b_.create("xe.lane_read", {t.mem, row, col}, {Type::vector({m.n * m.q}, ek)}, attrs)->result();
+    } else {
+      v = b_.create("xe.block_read", {t.mem, addC(t.offs[0], m.row), addC(t.offs[1], m.col)}, {Type::vector({m.n * m.q}, ek)}, attrs)
+              ->result();
+    }
     std::vector<Value*> e = extractAll(v);
     for (size_t i = 0; i < e.size(); ++i) regs[static_cast<size_t>(m.regs[i])] = e[i];
   }
@@ -357,7 +396,7 @@ bool KernelLowerXe::lowerBlockWriteStore(Operation& op, const TileState& t, cons
   const Type& vt = op.operand(0)->type();
   if (ir::elemBits(vt.elem()) == 8) return false;  // no 8-bit block write is proven (uchar: reads only)
   std::optional<std::vector<RowRead>> plan = readPlan(t, vt, op);
-  if (!plan) return false;
+  if (!plan || std::any_of(plan->begin(), plan->end(), [](const RowRead& m) { return m.perLane; })) return false;  // no lane write
   Operation* ifOp = b_.create("scf.if", {blockGuard(t, vt)}, {}, {}, 2);
   guards_.push_back(ifOp);
   ir::Builder saved = b_;
@@ -400,7 +439,7 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
       const std::string& n = x->name();
       bool arith = n.rfind("arith.", 0) == 0 && n != "arith.divf" && n != "arith.remf";
       plain = plain && (arith || n.rfind("vector.", 0) == 0 || n == "lane.load" || n == "lane.store" ||
-                        n == "xe.block_read" || n == "xe.block_write" || n == "memref.dim" || n == "scf.yield" ||
+                        n == "xe.block_read" || n == "xe.block_write" || n == "xe.lane_read" || n == "memref.dim" || n == "scf.yield" ||
                         (n == "scf.if" && guards.count(x)));
     });
   if (!plain) return;

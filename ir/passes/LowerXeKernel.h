@@ -115,8 +115,14 @@ private:
   struct RowRead {
     int64_t row, col, q, n;      // tile-relative start, elements per slot, slots
     std::vector<int64_t> regs;   // the lane register of each element of the read, in read order
+    // An xe.lane_read instead: each lane reads n units of q elements of its own row from (row, col)
+    // plus its lane's coordinates (the layout's lane part); never a write.
+    bool perLane = false;
   };
   std::optional<std::vector<RowRead>> planRowReads(const layout::LinearLayout& l, ElemKind ek);
+  // Layouts whose low register bits run along the columns (each lane holds consecutive elements of
+  // its own row: gemm_bt's and the RFC 2.2/2.3 B^T, a column of a tile in the lanes): lane reads.
+  std::optional<std::vector<RowRead>> planLaneReads(const layout::LinearLayout& l, ElemKind ek);
   // The plan of a load of `rt` from tile `t` when the target, memref and layout allow block reads.
   std::optional<std::vector<RowRead>> readPlan(const TileState& t, const Type& rt, const Operation& op);
   // The block reads of `plan` (no guard), as the load's lane vector.

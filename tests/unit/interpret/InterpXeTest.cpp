@@ -435,3 +435,56 @@ TEST(InterpXe, Prefetch1dChecksEveryLanesAddress) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.diags.find("x.xt:3:3: error: xe.prefetch_1d: lane 14 prefetches address 0x"), std::string::npos) << r.diags;
 }
+
+namespace {
+// xe.lane_read on dg2 (8 lanes): lane l reads 4 units from row l of G at column `col`, and stores
+// register i at O[l][i]. Element (r, c) = 100 r + c (exact in f16 and f32).
+std::string laneReadKernel(const char* elem, int64_t col, const char* unit) {
+  std::string e = elem, n = std::string(unit).empty() ? "4" : "8";
+  std::string text = "xtc.kernel @k(%G: memref<8x16x" + e + ">, %O: memref<8x8x" + e +
+                     ">) {arg_names = [\"G\", \"O\"], sg_size = 8, target = \"dg2\"} launch {\n"
+                     "  %one = arith.constant {value = 1 : index} : () -> (index)\n"
+                     "  xtc.grid %one, %one, %one : (index, index, index) -> ()\n} body {\n"
+                     "  %lane = gpu.lane_id : () -> (index)\n"
+                     "  %c = arith.constant {value = " + std::to_string(col) + " : index} : () -> (index)\n"
+                     "  %v = xe.lane_read %G, %lane, %c " + unit + ": (memref<8x16x" + e + ">, index, index) -> (vector<" + n + "x" + e +
+                     ">) loc(\"x.xt\":3:5)\n";
+  for (int i = 0; i < std::stoi(n); ++i)
+    text += "  %e" + std::to_string(i) + " = vector.extract %v {index = " + std::to_string(i) + "} : (vector<" + n + "x" + e + ">) -> (" + e +
+            ")\n  %i" + std::to_string(i) + " = arith.constant {value = " + std::to_string(i) + " : index} : () -> (index)\n" +
+            "  lane.store %e" + std::to_string(i) + ", %O, %lane, %i" + std::to_string(i) + " : (" + e + ", memref<8x8x" + e +
+            ">, index, index) -> ()\n";
+  return text + "  xtc.return : () -> ()\n}\n";
+}
+KernelArgs laneReadArgs(ElemKind k) {
+  Buffer g(k, {8, 16});
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t c = 0; c < 16; ++c) g.setFloat(r * 16 + c, 100.0 * r + c);
+  return KernelArgs{{KernelArg::fromBuffer(std::move(g)), KernelArg::fromBuffer(Buffer(k, {8, 8}))}};
+}
+}  // namespace
+
+TEST(InterpXe, LaneReadEachLaneItsRow) {
+  // Lane l, register i = G[l, 4 + i] = 100 l + 4 + i.
+  Ran r = runText(laneReadKernel("f32", 4, ""), laneReadArgs(ElemKind::F32));
+  ASSERT_TRUE(r.ok) << r.diags;
+  for (int64_t l = 0; l < 8; ++l)
+    for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(r.args.args[1].buffer.getFloat(l * 8 + i), 100.0 * l + 4 + i) << l << ", " << i;
+}
+
+TEST(InterpXe, LaneReadOutsideTheRowIsAnError) {
+  // Columns 13..16 of a 16-column row: the last would be the next row's first element.
+  Ran r = runText(laneReadKernel("f32", 13, ""), laneReadArgs(ElemKind::F32));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diags.find("x.xt:3:5: error: xe.lane_read: lane 0 reads [0, 13..16] outside the 8x16 memref (the message has no bounds check)"),
+            std::string::npos)
+      << r.diags;
+}
+
+TEST(InterpXe, LaneReadMisalignedUnitIsAnError) {
+  // f16 pairs (elem_bits = 32) from column 1: byte 2 of the row, not a dword.
+  Ran r = runText(laneReadKernel("f16", 1, "{elem_bits = 32} "), laneReadArgs(ElemKind::F16));
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diags.find("xe.lane_read: lane 0 reads address "), std::string::npos) << r.diags;
+  EXPECT_NE(r.diags.find(", not a multiple of its 4-byte unit"), std::string::npos) << r.diags;
+}

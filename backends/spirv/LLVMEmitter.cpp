@@ -748,19 +748,6 @@ void KernelEmitter::emitLoad(ir::Operation& op) {
     pad = llvm::ConstantInt::get(rt, static_cast<uint64_t>(pi), true);
   }
 
-  llvm::Type* mt = memType(m.elem, op);
-  auto plainLoad = [&] {
-    llvm::LoadInst* ld = b_.CreateLoad(mt, elementPtr(m, idx, op));
-    ld->setAlignment(llvm::Align(mt->getPrimitiveSizeInBits() / 8));
-    return m.elem == ElemKind::I1 ? b_.CreateICmpNE(ld, b_.getInt8(0)) : static_cast<llvm::Value*>(ld);
-  };
-  // in_bounds (lower-xe's guarded gathers, LowerXeBlockRead.cpp lowerInsideGather): no bounds check;
-  // a mask still selects the padding (the load itself is legal for every lane).
-  if (const ir::Attribute* ib = op.attr("in_bounds"); ib && ib->getBool()) {
-    llvm::Value* v = plainLoad();
-    set(op.result(), {mask ? b_.CreateSelect(mask, v, pad) : v});
-    return;
-  }
   if (llvm::Value* v = predicatedLane(op, m, idx, mask, pad, false)) {
     set(op.result(), {v});
     return;
@@ -771,7 +758,10 @@ void KernelEmitter::emitLoad(ir::Operation& op) {
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_, "load.end", fn_);
   b_.CreateCondBr(ok, doLoad, merge);
   b_.SetInsertPoint(doLoad);
-  llvm::Value* val = plainLoad();
+  llvm::Type* mt = memType(m.elem, op);
+  llvm::LoadInst* ld = b_.CreateLoad(mt, elementPtr(m, idx, op));
+  ld->setAlignment(llvm::Align(mt->getPrimitiveSizeInBits() / 8));
+  llvm::Value* val = m.elem == ElemKind::I1 ? b_.CreateICmpNE(ld, b_.getInt8(0)) : static_cast<llvm::Value*>(ld);
   llvm::BasicBlock* loadEnd = b_.GetInsertBlock();
   b_.CreateBr(merge);
   b_.SetInsertPoint(merge);

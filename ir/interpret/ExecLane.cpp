@@ -5,8 +5,6 @@
 
 #include "ir/interpret/Numeric.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -50,12 +48,8 @@ void execLoad(Executor& ex, const ir::Operation& op) {
   const Tensor* mask = op.numOperands() == 2 + rank ? &perLane(ex, op, 1 + rank) : nullptr;
   Tensor r(m.buf->elem, {L});
   double pad = paddingOf(op);
-  const ir::Attribute* ib = op.attr("in_bounds");
-  bool inBounds = ib && ib->getBool();
   for (int64_t l = 0; l < L; ++l) {
     int64_t lin = ex.laneActive(l) ? laneAddress(ex, op, m, 1, l) : -1;  // inactive lanes read nothing
-    // in_bounds: the lowering proved the index inside (no check emitted); outside is a miscompile.
-    if (inBounds && ex.laneActive(l) && lin < 0) fail(op, fmt::format("lane.load in_bounds: lane {} indexes outside the memref", l));
     bool on = lin >= 0 && (!mask || mask->i[l]);
     if (r.isFloat()) r.f[l] = on ? memLoadF(op, ex, m, lin) : roundToElem(pad, r.elem);
     else r.i[l] = on ? memLoadI(op, ex, m, lin) : wrapToElem(floatToIntSat(pad, r.elem), r.elem);

@@ -161,8 +161,7 @@ void registerLaneOps() {
   pure.pure = true;
   OpTraits effects;  // memory or subgroup-convergent: never merged or removed blindly
   registerOp({"lane.load", effects, verifyLoad,
-              "one element at (i, j, ...) of a memref, or `padding` when out of bounds or masked off; with "
-              "`in_bounds = true` the index is known inside the memref (no bounds check; outside is an error)"});
+              "one element at (i, j, ...) of a memref, or `padding` when out of bounds or masked off"});
   registerOp({"lane.store", effects, verifyStore, "stores one element unless out of bounds or masked off"});
   registerOp({"lane.atomic", effects, verifyAtomic,
               "atomic read-modify-write of one element (old value; nothing and 0 when out of bounds or masked off)"});

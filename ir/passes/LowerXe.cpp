@@ -176,11 +176,10 @@ void KernelLowerXe::lowerUpdateOffset(Operation& op) {
 void KernelLowerXe::lowerPerLaneLoad(Operation& op) {
   // dg2: row block reads when the layout and (at run time) the memref allow (LowerXeBlockRead.cpp).
   if (lowerBlockReadLoad(op, [&] { return perLaneLoadValue(op); })) return;
-  if (lowerInsideGather(op)) return;
   vals_.set(op.result(), {perLaneLoadValue(op)});
 }
 
-Value* KernelLowerXe::perLaneLoadValue(Operation& op, bool inBounds) {
+Value* KernelLowerXe::perLaneLoadValue(Operation& op) {
   // One lane.load per register at the element the layout puts there, `padding` outside the memref.
   const TileState& t = vals_.tile(op.operand(0), op);
   const Type& rt = op.result()->type();
@@ -192,7 +191,6 @@ Value* KernelLowerXe::perLaneLoadValue(Operation& op, bool inBounds) {
     double v = p->isa(AttrKind::Float) ? p->getFloat() : static_cast<double>(p->getInt());
     attrs["padding"] = ir::isFloatElem(ek) ? Attribute::floating(v, ek) : Attribute::integer(static_cast<int64_t>(v), ek);
   }
-  if (inBounds) attrs["in_bounds"] = Attribute::boolean(true);
   std::vector<Value*> regs;
   for (int64_t r = 0; r < xe::registersOf(l); ++r) {
     std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});

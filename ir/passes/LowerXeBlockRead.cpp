@@ -209,39 +209,6 @@ bool KernelLowerXe::lowerBlockReadLoad(Operation& op, const std::function<Value*
   return true;
 }
 
-bool KernelLowerXe::lowerInsideGather(Operation& op) {
-  // A tile whose lane layout has no row slots (transpose's X: a column in the lanes) is gathered
-  // per lane, each lane.load with its bounds check (two 64-bit unsigned compares, a branch). When
-  // the whole tile is inside the memref no element needs one: under a subgroup-uniform guard on the
-  // tile's rows and columns (no alignment: a gather has none) the loads are in_bounds, else the
-  // checked loads. Only in a kernel without a loop, where mergeBlockGuards can make this guard and
-  // the block writes' one (a guard in a loop body would stay a branch per iteration).
-  if (t_.kind != targets::TargetKind::Dg2 || blockMode_.count(&op)) return false;
-  for (Operation* p = op.parentOp(); p; p = p->parentOp())
-    if (p->is("scf.for")) return false;
-  const TileState& t = vals_.tile(op.operand(0), op);
-  const Type& mt = t.mem->type();
-  if (!t.denseSurface || mt.rank() != 2 || !mt.strides().empty() || mt.memSpace() != ir::MemSpace::Global) return false;
-  const Type& rt = op.result()->type();
-  Type idx = Type::index();
-  Value* ok = nullptr;
-  for (int d = 0; d < 2; ++d) {
-    Value* dim = b_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result();
-    Value* in = andI1(cmpIndex("ult", t.offs[d], dim), cmpIndex("ule", addC(t.offs[d], rt.shape()[d]), dim));
-    ok = ok ? andI1(ok, in) : in;
-  }
-  Operation* ifOp = b_.create("scf.if", {ok}, {laneType(rt, op)}, {}, 2);
-  guards_.push_back(ifOp);
-  ir::Builder saved = b_;
-  b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
-  b_.create("scf.yield", {perLaneLoadValue(op, true)}, {});
-  b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
-  b_.create("scf.yield", {perLaneLoadValue(op)}, {});
-  b_ = saved;
-  vals_.set(op.result(), {ifOp->result(0)});
-  return true;
-}
-
 bool KernelLowerXe::holdsBarrier(Operation& loop) {
   bool found = false;
   loop.walk([&](Operation* o) { found = found || o->is("gpu.barrier"); });

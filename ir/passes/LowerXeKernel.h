@@ -108,9 +108,7 @@ private:
   void lowerUpdateOffset(Operation& op);
   void lowerLoadTile(Operation& op);
   void lowerPerLaneLoad(Operation& op);
-  // One lane.load per register; `inBounds`: the tile is known inside its memref (lane.load
-  // in_bounds = true, no bounds check: the guarded arm of lowerInsideGather).
-  Value* perLaneLoadValue(Operation& op, bool inBounds = false);
+  Value* perLaneLoadValue(Operation& op);
   // LowerXeBlockRead.cpp (dg2): a per-lane global load through row block reads behind a runtime
   // guard, the per-lane loads (`perLane`, built in the else branch) as the fallback; false when the
   // load's layout or memref does not allow block reads (nothing emitted).
@@ -133,10 +131,6 @@ private:
   // Whether a block message of the whole `vt` tile at `t` is legal: inside the memref, aligned.
   Value* blockGuard(const TileState& t, const Type& vt);
   bool lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane);
-  // dg2, a kernel without a loop: a per-lane load whose layout has no row slots (transpose's X) under
-  // a guard "the tile is inside its memref", its lane.loads in_bounds there, else checked; false
-  // when it does not apply (nothing emitted).
-  bool lowerInsideGather(Operation& op);
   // A store_tile of `regs` (lane layout `l`) through row block writes under blockGuard, the per-lane
   // stores the fallback; false when the layout or memref does not allow it (nothing emitted).
   bool lowerBlockWriteStore(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);

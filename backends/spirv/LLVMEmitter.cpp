@@ -852,7 +852,7 @@ void KernelEmitter::emitCrossLane(ir::Operation& op) {
 namespace {
 
 // Whether the index `v` is the same in every lane by construction: constants, kernel arguments,
-// memref extents, group and subgroup ids, sizes and counts, the induction variable of a loop whose
+// memref extents and base addresses, group and subgroup ids, sizes and counts, the induction variable of a loop whose
 // bounds are, and integer arithmetic of such values. Anything else (a lane id, a loaded or
 // loop-carried value) counts as differing between lanes.
 bool uniformIndex(const ir::Value* v, int depth = 16) {
@@ -868,7 +868,7 @@ bool uniformIndex(const ir::Value* v, int depth = 16) {
     }
     return false;
   }
-  for (const char* n : {"arith.constant", "memref.dim", "gpu.group_id", "gpu.num_groups", "gpu.local_size", "gpu.subgroup_id",
+  for (const char* n : {"arith.constant", "memref.dim", "xe.base_address", "gpu.group_id", "gpu.num_groups", "gpu.local_size", "gpu.subgroup_id",
                         "gpu.num_subgroups", "gpu.subgroup_size"})
     if (d->is(n)) return true;
   if (d->dialect() != "arith" || d->numResults() != 1 || !ir::isIntElem(d->result()->type().elem())) return false;
@@ -911,15 +911,16 @@ void KernelEmitter::emitReduce(ir::Operation& op) {
       k != ElemKind::Index)
     fail(op, fmt::format("lane.reduce on {} is not implemented yet in the SPIR-V backend", ir::elemName(k)));
   llvm::Value* x = get1(op.operand(0), op);
-  // pvc: the inline-vISA tree where every lane is on (VisaEmitter.h, visaReduceAddF32), if only
+  // pvc and dg2: the inline-vISA tree where every lane is on (VisaEmitter.h, visaReduceAddF32), if only
   // arithmetic reads the sum: its result is per lane where the builtin's is known uniform, and a
   // store of it is then a SIMD16 message where the builtin's was SIMD1 (RFC 2.2's 32 SLM stores of
   // row sums: 76 instructions more in the kernel, 32 movs and 44 syncs, measured), while arithmetic
   // costs the same count 16 wide.
   bool arithUsers = onlyArithmeticReads(op.result());
-  if (codegen_ == XeCodegen::Visa && target_.kind == targets::TargetKind::Pvc && k == ElemKind::F32 && kind == "add" &&
-      arithUsers && allLanesAt(op)) {
-    set(op.result(), {visaReduceAddF32(b_, x)});
+  bool xe = (target_.kind == targets::TargetKind::Pvc && target_.subgroupSize == 16) ||
+            (target_.kind == targets::TargetKind::Dg2 && target_.subgroupSize == 8);
+  if (codegen_ == XeCodegen::Visa && xe && k == ElemKind::F32 && kind == "add" && arithUsers && allLanesAt(op)) {
+    set(op.result(), {visaReduceAddF32(b_, x, static_cast<int>(target_.subgroupSize))});
     return;
   }
   std::string base = "sub_group_reduce_" + kind;

@@ -532,17 +532,15 @@ void prepareLoopHeaders(const ir::Operation& loop, XeEmitContext& ctx, XeCodegen
   }
 }
 
-llvm::Value* visaReduceAddF32(llvm::IRBuilderBase& b, llvm::Value* x) {
-  // Scoped (`{ }`): every reduction of the kernel declares the same name.
-  const char* text =
-      "{\n"
-      ".decl xtc_red v_type=G type=f num_elts=8 align=GRF\n"
-      "add (M1_NM, 8) xtc_red(0,0)<1> $1(0,0)<1;1,0> $1(0,8)<1;1,0>\n"
-      "add (M1_NM, 4) xtc_red(0,0)<1> xtc_red(0,0)<1;1,0> xtc_red(0,4)<1;1,0>\n"
-      "add (M1_NM, 2) xtc_red(0,0)<1> xtc_red(0,0)<1;1,0> xtc_red(0,2)<1;1,0>\n"
-      "add (M1_NM, 1) xtc_red(0,0)<1> xtc_red(0,0)<0;1,0> xtc_red(0,1)<0;1,0>\n"
-      "mov (M1_NM, 16) $0(0,0)<1> xtc_red(0,0)<0;1,0>\n"
-      "}";
+llvm::Value* visaReduceAddF32(llvm::IRBuilderBase& b, llvm::Value* x, int lanes) {
+  // Scoped (`{ }`): every reduction of the kernel declares the same name. The first add folds the
+  // upper half of the source into xtc_red, each further one halves xtc_red, the last is 1 wide.
+  std::string text = fmt::format("{{\n.decl xtc_red v_type=G type=f num_elts={} align=GRF\n", lanes / 2);
+  text += fmt::format("add (M1_NM, {0}) xtc_red(0,0)<1> $1(0,0)<1;1,0> $1(0,{0})<1;1,0>\n", lanes / 2);
+  for (int w = lanes / 4; w >= 2; w /= 2)
+    text += fmt::format("add (M1_NM, {0}) xtc_red(0,0)<1> xtc_red(0,0)<1;1,0> xtc_red(0,{0})<1;1,0>\n", w);
+  text += "add (M1_NM, 1) xtc_red(0,0)<1> xtc_red(0,0)<0;1,0> xtc_red(0,1)<0;1,0>\n";
+  text += fmt::format("mov (M1_NM, {}) $0(0,0)<1> xtc_red(0,0)<0;1,0>\n}}", lanes);
   auto* fty = llvm::FunctionType::get(b.getFloatTy(), {b.getFloatTy()}, false);
   // Convergent, as the builtin: no pass may move it into control flow where some lanes are off (the
   // NoMask reads would take lanes that did not compute x).

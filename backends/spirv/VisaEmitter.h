@@ -65,14 +65,15 @@ struct VisaHeaders {
 // their first value (stepX/stepY).
 void prepareLoopHeaders(const ir::Operation& loop, XeEmitContext& ctx, XeCodegen mode);
 
-// An f32 lane.reduce add over the 16 lanes as one inline-vISA statement (pvc, vISA mode): the tree
-// IGC's sub_group_reduce_add expands to (lanes 0-7 + 8-15, then 4, 2, 1 lanes, NoMask; the same
-// order, so the same sums), the sum broadcast to the 16 lanes, without the builtin's first step: a
-// SIMD16 NoMask mov of the identity into a copy of the source, which a masked copy then fills, so
-// that lanes disabled by divergent control flow add 0 (row_sum: 8 movs per step). Only where every
-// lane is enabled and has computed `x`, and only for a sum that arithmetic reads: the result is per
-// lane, where IGC knows the builtin's is uniform (LLVMEmitter.cpp, emitReduce). Probe
-// visa_reduce_add_f32.ir.
-llvm::Value* visaReduceAddF32(llvm::IRBuilderBase& b, llvm::Value* x);
+// An f32 lane.reduce add over the subgroup's `lanes` lanes (16 on pvc, 8 on dg2) as one inline-vISA
+// statement (vISA mode): the tree IGC's sub_group_reduce_add expands to (the upper half of the lanes
+// added to the lower, then halves again down to 1 lane, NoMask; the same order, so the same sums),
+// the sum broadcast to every lane, without the builtin's first step: a NoMask mov of the identity
+// into a copy of the source, which a masked copy then fills, so that lanes disabled by divergent
+// control flow add 0 (row_sum: 8 movs per step). Only where every lane is enabled and has computed
+// `x`, and only for a sum that arithmetic reads: the result is per lane, where IGC knows the
+// builtin's is uniform (LLVMEmitter.cpp, emitReduce). Probes visa_reduce_add_f32.ir (pvc) and
+// visa_reduce_dg2_add_f32.ir.
+llvm::Value* visaReduceAddF32(llvm::IRBuilderBase& b, llvm::Value* x, int lanes);
 
 }  // namespace xtc::backend

@@ -31,6 +31,7 @@
 #include "ir/passes/LowerXeKernel.h"
 
 #include "ir/OpRegistry.h"
+#include "ir/passes/IndexBounds.h"
 
 #include <algorithm>
 #include <set>
@@ -171,7 +172,9 @@ Value* KernelLowerXe::rowReads(const TileState& t, const Type& rt, const std::ve
 
 Value* KernelLowerXe::blockGuard(const TileState& t, const Type& vt) {
   // Rows [r0, r0 + R) and columns [c0, c0 + C) inside the memref (unsigned: a "negative" offset fails
-  // r0 < rows), the column offset a multiple of 16 bytes, base and pitch aligned.
+  // r0 < rows), the column offset a multiple of 16 bytes, base and pitch aligned. For an offset the
+  // IR shows non-negative and below 2^62 (IndexBounds.h: group ids times tile sizes) r0 + R <= rows
+  // implies r0 < rows (R >= 1, no wrap): impliedStarts_ records the pair for mergeBlockGuards.
   int64_t eb = ir::elemBits(vt.elem()) / 8;
   Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
   auto cmp = [&](const char* pred, Value* a, Value* b) { return cmpIndex(pred, a, b); };
@@ -179,7 +182,10 @@ Value* KernelLowerXe::blockGuard(const TileState& t, const Type& vt) {
   Value* ok = alignedSurface(t);
   for (int d = 0; d < 2; ++d) {
     Value* dim = b_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result();
-    ok = both(ok, both(cmp("ult", t.offs[d], dim), cmp("ule", addC(t.offs[d], vt.shape()[d]), dim)));
+    Value* fits = cmp("ule", addC(t.offs[d], vt.shape()[d]), dim);
+    Value* check = both(cmp("ult", t.offs[d], dim), fits);
+    if (std::optional<int> bound = unsignedBits(t.offs[d]); bound && *bound <= 62) impliedStarts_.emplace_back(check, fits);
+    ok = both(ok, check);
   }
   Value* low = b_.create("arith.andi", {t.offs[1], cIndex(16 / eb - 1)}, {idx})->result();
   return both(ok, cmp("eq", low, cIndex(0)));
@@ -428,6 +434,8 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
   // instructions on the block path, ~330 flag moves through GRFs, against 1939 with a guard per
   // tile); a loop, a barrier (subgroups of a workgroup could take different arms) or a cross-lane op
   // keeps the guards too.
+  std::vector<std::pair<Value*, Value*>> implied = std::move(impliedStarts_);
+  impliedStarts_.clear();
   if (guards_.size() < 2) return;
   Operation* term = body.terminator();
   Operation* first = guards_.front();
@@ -460,6 +468,10 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
   }
   for (Operation* o : body.opsSnapshot())
     if (slice.count(o)) o->moveBefore(first);
+  // The merged condition checks only what the block path needs: r0 + R <= rows where that implies
+  // r0 < rows (blockGuard); on dg2 each 64-bit unsigned compare is 3 `cmp`s (sg_bias_relu's block
+  // path 249 -> 212 instructions). The dead compares go in the next canonicalize.
+  for (auto [check, fits] : implied) check->replaceAllUsesWith(fits);
   ir::Builder b(&body);
   b.setInsertionPoint(first);
   b.setLoc(first->loc());

@@ -647,8 +647,10 @@ LoopOrigins beginLoopOrigins(const ir::Operation& loop, XeEmitContext& ctx, bool
       auto [C, c] = splitIndex(o->operand(first + 1));
       std::optional<int64_t> dr = baseStep(R, loop), dc = baseStep(C, loop);
       // Only a walking row costs a multiply in the body (R * pitch); a walking column alone costs a
-      // shift, no more than the carried offset's add (measured the same), and a live register more.
-      if (!dr || !dc || *dr == 0) continue;
+      // shift, no more than the carried offset's add in a 64-bit loop (measured the same), and a live
+      // register more. In a 32-bit loop the column's shift is a 64-bit one of its zero extension (a
+      // `shl` and a `shr` for the high half), so a column walk is carried there too (one add).
+      if (!dr || !dc || (*dr == 0 && (*dc == 0 || !narrow))) continue;
       LoopOrigins::Walk w{{mem, R, C}, nullptr, nullptr, nullptr};
       if (std::any_of(lo.walks.begin(), lo.walks.end(), [&](const LoopOrigins::Walk& x) { return x.key == w.key; }))
         continue;

@@ -55,13 +55,15 @@ struct BlockAddresses {
   std::map<std::tuple<const ir::Value*, const ir::Value*, const ir::Value*>, llvm::Value*> carried;
 };
 
-// dg2: the origins of the tiles a loop walks down, carried around it. A tile whose row offset the
+// dg2: the origins of the tiles a loop walks, carried around it. A tile whose row offset the
 // loop steps by a constant (the induction variable, or an offset the body yields as itself + c:
 // update_tile_offset; its column loop-invariant or stepped too) has its origin's byte offset
 // R * pitch + C * bytes made once before the loop and advanced by the step's bytes each iteration
 // (one add), instead of recomputed in the body: there R * pitch, with R walking (B's row in a K
 // loop), is a 64-bit multiply each step (IGC's mul/mach pairs on dg2). A tile walking only along its
-// row (A) keeps its origin in the body: C * bytes is a shift, no dearer than the carried add. An offset, not a pointer: through a pointer phi IGC no longer sees the
+// row (A) keeps its origin in the body in a 64-bit loop: C * bytes is a shift, no dearer than the
+// carried add; a 32-bit loop (narrow) carries it too (there the zero-extended column's shift costs
+// two instructions). An offset, not a pointer: through a pointer phi IGC no longer sees the
 // kernel argument and gives up its stateful (32-bit offset) messages for a64 ones (measured:
 // sg_gemm_f16 174 -> 313 instructions per K step). The kernel emitter calls beginLoopOrigins at the
 // end of the preheader (the initial offsets and steps), enterLoopOrigins in the loop header (the

@@ -1,12 +1,17 @@
-// unsignedBits (IndexBounds.h): a bound per op from its operands' bounds. Group, subgroup and lane
-// ids and counts are below 2^32 (the hardware's 32-bit dispatch registers); a memref extent counts
-// elements of an allocation in a 57-bit virtual address space. Any bound past 63 bits is no bound.
+// unsignedBits and indexRange (IndexBounds.h): a bound per op from its operands' bounds.
+// unsignedBits: group, subgroup and lane ids and counts are below 2^32 (the hardware's 32-bit
+// dispatch registers); a memref extent counts elements of an allocation in a 57-bit virtual address
+// space. Any bound past 63 bits is no bound. indexRange: a group id is below the kernel's grid size
+// when that is a constant of its launch region, a subgroup id below its num_subgroups, a lane id
+// below its sg_size; a static memref extent is itself; interval arithmetic with a known divisor
+// (gcd for sums, products for products) over the ops lower-xe's offsets are made of.
 #include "ir/passes/IndexBounds.h"
 
 #include "ir/Attribute.h"
 
 #include <algorithm>
 #include <bit>
+#include <numeric>
 
 namespace xtc::passes {
 
@@ -64,8 +69,97 @@ std::optional<int> bits(const ir::Value* v, int depth) {
   return std::nullopt;
 }
 
+// The kernel `op` is in (nullptr if none).
+const ir::Operation* kernelOf(const ir::Operation* op) {
+  for (const ir::Operation* p = op; p; p = p->parentOp())
+    if (p->is("xtc.kernel")) return p;
+  return nullptr;
+}
+
+std::optional<int64_t> constInt(const ir::Value* v) {
+  const ir::Operation* d = v->definingOp();
+  const ir::Attribute* a = d && d->is("arith.constant") ? d->attr("value") : nullptr;
+  if (!a || !a->isa(ir::AttrKind::Int)) return std::nullopt;
+  return a->getInt();
+}
+
+// The constant a kernel attribute or its grid gives as the count of an id: ids are in [0, count).
+std::optional<int64_t> idCount(const ir::Operation* d) {
+  const ir::Operation* k = kernelOf(d);
+  if (!k) return std::nullopt;
+  auto attrInt = [&](const char* n) -> std::optional<int64_t> {
+    const ir::Attribute* a = k->attr(n);
+    if (!a || !a->isa(ir::AttrKind::Int)) return std::nullopt;
+    return a->getInt();
+  };
+  if (d->is("gpu.subgroup_id")) return attrInt("num_subgroups");
+  if (d->is("gpu.lane_id")) return attrInt("sg_size");
+  if (!d->is("gpu.group_id") || k->numRegions() < 2 || k->region(1).empty()) return std::nullopt;
+  const ir::Attribute* dim = d->attr("dim");
+  const ir::Operation* grid = k->region(1).block().terminator();
+  if (!dim || !dim->isa(ir::AttrKind::Int) || !grid || !grid->is("xtc.grid")) return std::nullopt;
+  int64_t i = dim->getInt();
+  if (i < 0 || i >= static_cast<int64_t>(grid->numOperands())) return std::nullopt;
+  return constInt(grid->operand(static_cast<unsigned>(i)));
+}
+
+constexpr int64_t kRangeLimit = int64_t(1) << 62;
+
+std::optional<IndexRange> range(const ir::Value* v, int depth) {
+  if (depth == 0 || !v->type().isScalar() || (v->type().elem() != ir::ElemKind::Index && v->type().elem() != ir::ElemKind::I64))
+    return std::nullopt;
+  if (std::optional<int64_t> c = constInt(v)) {
+    if (*c <= -kRangeLimit || *c >= kRangeLimit) return std::nullopt;
+    return IndexRange{*c, *c, std::abs(*c)};
+  }
+  const ir::Operation* d = v->definingOp();
+  if (!d) return std::nullopt;
+  if (d->is("gpu.group_id") || d->is("gpu.subgroup_id") || d->is("gpu.lane_id")) {
+    std::optional<int64_t> n = idCount(d);
+    if (!n || *n < 1 || *n > (int64_t(1) << 32)) return std::nullopt;
+    return IndexRange{0, *n - 1, 1};
+  }
+  if (d->is("memref.dim")) {
+    const ir::Attribute* i = d->attr("index");
+    const ir::Type& mt = d->operand(0)->type();
+    if (!i || !i->isa(ir::AttrKind::Int) || i->getInt() < 0 || i->getInt() >= mt.rank()) return std::nullopt;
+    int64_t e = mt.shape()[static_cast<size_t>(i->getInt())];
+    if (e == ir::kDynamic) return std::nullopt;
+    return IndexRange{e, e, e};
+  }
+  if (d->dialect() != "arith" || d->numOperands() != 2) return std::nullopt;
+  std::optional<IndexRange> a = range(d->operand(0), depth - 1), b = range(d->operand(1), depth - 1);
+  if (!a || !b) return std::nullopt;
+  auto fits = [](int64_t x) { return x > -kRangeLimit && x < kRangeLimit; };
+  auto gcd = [](int64_t x, int64_t y) { return std::gcd(x, y); };
+  std::optional<IndexRange> r;
+  if (d->is("arith.addi")) {
+    r = IndexRange{a->lo + b->lo, a->hi + b->hi, gcd(a->multiple, b->multiple)};
+  } else if (d->is("arith.subi")) {
+    r = IndexRange{a->lo - b->hi, a->hi - b->lo, gcd(a->multiple, b->multiple)};
+  } else if (d->is("arith.muli")) {
+    // Both operands bounded below 2^62: the corner products cannot overflow 128 bits; check them in 64.
+    __int128 c[4] = {__int128(a->lo) * b->lo, __int128(a->lo) * b->hi, __int128(a->hi) * b->lo, __int128(a->hi) * b->hi};
+    __int128 lo = *std::min_element(c, c + 4), hi = *std::max_element(c, c + 4);
+    if (lo <= -kRangeLimit || hi >= kRangeLimit) return std::nullopt;
+    __int128 m = __int128(a->multiple) * b->multiple;
+    r = IndexRange{int64_t(lo), int64_t(hi), m >= kRangeLimit ? 1 : int64_t(m)};
+  } else if ((d->is("arith.divui") || d->is("arith.divsi") || d->is("arith.floordivsi")) && a->lo >= 0 && b->lo == b->hi &&
+             b->lo > 0) {
+    int64_t k = b->lo;
+    r = IndexRange{a->lo / k, a->hi / k, a->multiple % k == 0 ? a->multiple / k : 1};
+  } else if ((d->is("arith.remui") || d->is("arith.remsi")) && a->lo >= 0 && b->lo == b->hi && b->lo > 0) {
+    int64_t k = b->lo;
+    // Below k, and a multiple of what divides both the dividend's divisor and k.
+    r = a->hi < k ? *a : IndexRange{0, k - 1, gcd(a->multiple, k)};
+  }
+  if (r && fits(r->lo) && fits(r->hi) && r->lo <= r->hi && r->multiple >= 0) return r;
+  return std::nullopt;
+}
 }  // namespace
 
 std::optional<int> unsignedBits(const ir::Value* v) { return bits(v, 32); }
+
+std::optional<IndexRange> indexRange(const ir::Value* v) { return range(v, 32); }
 
 }  // namespace xtc::passes

@@ -17,7 +17,8 @@
 //    guard, and an edge loop over the rest, where they are the per-lane loads (zero fill, any
 //    alignment). No fallback code stays in the hot loop; the edge loop runs the last iterations
 //    when K is not a multiple of the step, and the whole K range in workgroups whose tiles cross the
-//    M or N edge (or with a misaligned memref);
+//    M or N edge (or with a misaligned memref); a loop with a barrier only where the IR proves the
+//    interior count the same in the whole workgroup (staticInterior);
 //  - any other such load becomes a subgroup-uniform scf.if (tile inside && aligned) -> block reads,
 //    else the per-lane loads; in a kernel without a loop whose rest is memory ops and plain
 //    arithmetic, the guards become one (mergeBlockGuards: no scf.if results to copy into).
@@ -231,18 +232,21 @@ bool KernelLowerXe::lowerForVersioned(Operation& op) {
   };
   std::optional<int64_t> step = constOf(op.operand(2));
   if (!step || *step <= 0) return false;
-  // A loop with a barrier stays whole: the interior count depends on the subgroup's tile offsets, so
-  // the subgroups of a workgroup would meet the barrier at different call sites (one in its interior
-  // loop, another in its edge loop), which a workgroup barrier does not allow. Slice loops are
-  // versioned all or none (benchmarks/run pairs interior and edge loops of a split kernel), so none
-  // when any slice loop has one (RFC 2.5's first slice loop: docs/passes.md).
-  // Its loads stay per lane (a guarded block read would put the fallback in the loop).
-  if (op.hasAttr("split") ? sliceBarrier_ : holdsBarrier(op)) {
+  // A loop with a barrier is versioned only where the interior count is the same in every subgroup
+  // of the workgroup: else the subgroups would meet the barrier at different call sites (one in its
+  // interior loop, another in its edge loop), which a workgroup barrier does not allow. That holds
+  // when the IR proves every walk inside its static memref and aligned in every iteration of every
+  // subgroup (staticInterior): the count is then the trip count or 0 on the memrefs' base alignment
+  // alone, a kernel argument's. Slice loops of a kernel where one has a barrier (RFC 2.5's first) all
+  // take that rule. Otherwise the loop stays whole, its loads per lane (a guarded block read would
+  // put the fallback in the loop).
+  bool barrier = op.hasAttr("split") ? sliceBarrier_ : holdsBarrier(op);
+  auto wholeLoop = [&]() {
     op.walk([&](Operation* o) {
       if (o->is("tile.load_tile")) blockMode_[o] = false;
     });
     return false;
-  }
+  };
   // The walks: per-lane loads of the body from a loop-carried tile that the yield advances by
   // constant, non-negative offsets (or keeps), whose layout and memref allow row block reads.
   struct Walk {
@@ -274,7 +278,7 @@ bool KernelLowerXe::lowerForVersioned(Operation& op) {
       continue;
     walks.push_back(w);
   }
-  if (walks.empty()) return false;
+  if (walks.empty()) return barrier ? wholeLoop() : false;
   // Iteration i sees offsets init + i * delta. Every walk's tile is inside its memref for
   // i < floor((dim - R - init) / delta) + 1 (delta > 0), or for all i or none (delta = 0); the
   // alignment of base, pitch and first column holds for all i or none (delta * bytes is a multiple
@@ -285,10 +289,30 @@ bool KernelLowerXe::lowerForVersioned(Operation& op) {
   auto cmp = [&](const char* pred, Value* a, Value* b) { return cmpIndex(pred, a, b); };
   Value* lb = vals_.get1(op.operand(0), op);
   Value* ub = vals_.get1(op.operand(1), op);
-  Value* n = bin("arith.maxsi", bin("arith.ceildivsi", bin("arith.subi", ub, lb), cIndex(*step)), cIndex(0));
+  std::vector<Operation*> walkLoads;
+  for (const Walk& w : walks) walkLoads.push_back(w.load);
+  Value* n = nullptr;
   Value* ok = nullptr;
   auto also = [&](Value* c) { ok = ok ? andI1(ok, c) : c; };
+  std::optional<std::vector<Carried>> carriedTiles;
+  if (barrier) {
+    std::vector<StaticWalk> sw;
+    for (const Walk& w : walks) sw.push_back({w.load, w.init, {w.delta[0], w.delta[1]}});
+    std::optional<int64_t> trips = staticInterior(op, sw);
+    if (!trips) return wholeLoop();
+    // Non-walk loads stay per lane, as in a loop that stays whole.
+    op.walk([&](Operation* o) {
+      if (o->is("tile.load_tile") && std::find(walkLoads.begin(), walkLoads.end(), o) == walkLoads.end()) blockMode_[o] = false;
+    });
+    n = cIndex(*trips);
+    for (const Walk& w : walks) also(alignedSurface(w.init));
+    carriedTiles = narrowable(op, walkLoads);
+    if (carriedTiles && !staticFits31(op, *carriedTiles, *trips)) carriedTiles.reset();
+  } else {
+    n = bin("arith.maxsi", bin("arith.ceildivsi", bin("arith.subi", ub, lb), cIndex(*step)), cIndex(0));
+  }
   for (const Walk& w : walks) {
+    if (barrier) break;
     const TileState& t = w.init;
     const Type& rt = w.load->result()->type();
     int64_t eb = ir::elemBits(rt.elem()) / 8;
@@ -302,10 +326,10 @@ bool KernelLowerXe::lowerForVersioned(Operation& op) {
       else n = bin("arith.minsi", n, bin("arith.maxsi", bin("arith.addi", bin("arith.floordivsi", room, cIndex(w.delta[d])), cIndex(1)), cIndex(0)));
     }
   }
-  std::vector<Operation*> walkLoads;
-  for (const Walk& w : walks) walkLoads.push_back(w.load);
-  std::optional<std::vector<Carried>> carriedTiles = narrowable(op, walkLoads);
-  if (carriedTiles) also(fits31(*carriedTiles, lb, *step, n));
+  if (!barrier) {
+    carriedTiles = narrowable(op, walkLoads);
+    if (carriedTiles) also(fits31(*carriedTiles, lb, *step, n));
+  }
   Value* interior = b_.create("arith.select", {ok, n, cIndex(0)}, {idx})->result();
   Value* mid = bin("arith.addi", lb, bin("arith.muli", interior, cIndex(*step)));
   mid->setNameHint("interior_end");
@@ -393,6 +417,58 @@ Value* KernelLowerXe::fits31(const std::vector<Carried>& carried, Value* lb, int
     also(cmp("sle", bin("arith.addi", bin("arith.muli", last(0), pitch), bin("arith.muli", last(1), cIndex(eb))), cIndex(lim)));
   }
   return ok;
+}
+
+std::optional<int64_t> KernelLowerXe::staticInterior(Operation& op, const std::vector<StaticWalk>& walks) {
+  // Constant bounds and, for every walk, offsets whose ranges (IndexBounds.h: the static grid and
+  // subgroup count bound the ids) keep the tile inside its static memref from the first iteration
+  // to the last, with a first column a multiple of 16 bytes. The trip count, or nullopt.
+  auto constant = [&](unsigned i) -> std::optional<int64_t> {
+    std::optional<IndexRange> r = indexRange(vals_.get1(op.operand(i), op));
+    if (!r || r->lo != r->hi) return std::nullopt;
+    return r->lo;
+  };
+  std::optional<int64_t> lb = constant(0), ub = constant(1), step = constant(2);
+  if (!lb || !ub || !step || *step <= 0 || *lb < 0) return std::nullopt;
+  int64_t trips = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+  for (const StaticWalk& w : walks) {
+    const Type& mt = w.init.mem->type();
+    const Type& rt = w.load->result()->type();
+    int64_t eb = ir::elemBits(rt.elem()) / 8;
+    for (int d = 0; d < 2; ++d) {
+      std::optional<IndexRange> r = indexRange(w.init.offs[d]);
+      int64_t dim = mt.shape()[static_cast<size_t>(d)];
+      if (!r || r->lo < 0 || dim == ir::kDynamic) return std::nullopt;
+      if (trips > 0 && r->hi + (trips - 1) * w.delta[d] + rt.shape()[d] > dim) return std::nullopt;
+    }
+    std::optional<IndexRange> c = indexRange(w.init.offs[1]);
+    if ((c->multiple * eb) % 16 != 0) return std::nullopt;
+  }
+  return trips;
+}
+
+bool KernelLowerXe::staticFits31(Operation& op, const std::vector<Carried>& carried, int64_t trips) {
+  // fits31's bounds from the ranges instead of run-time compares: the counter, every carried
+  // offset and every walk's byte offset below 2^31 in iterations 0 .. trips.
+  const int64_t lim = (int64_t(1) << 31) - 1;
+  std::optional<IndexRange> ub = indexRange(vals_.get1(op.operand(1), op));
+  if (!ub || ub->hi > lim) return false;
+  for (const Carried& c : carried) {
+    int64_t last[2];
+    for (int d = 0; d < 2; ++d) {
+      std::optional<IndexRange> r = indexRange(c.init.offs[d]);
+      if (!r || r->lo < 0) return false;
+      last[d] = r->hi + trips * c.delta[d];
+      if (last[d] > lim) return false;
+    }
+    if (!c.load) continue;
+    const Type& mt = c.init.mem->type();
+    int64_t eb = ir::elemBits(c.load->result()->type().elem()) / 8;
+    if (mt.shape()[1] == ir::kDynamic) return false;
+    int64_t pitch = mt.shape()[1] * eb;
+    if (pitch > lim || last[0] > lim / std::max<int64_t>(pitch, 1) || last[0] * pitch + last[1] * eb > lim) return false;
+  }
+  return true;
 }
 
 bool KernelLowerXe::lowerBlockWriteStore(Operation& op, const TileState& t, const layout::LinearLayout& l,

@@ -154,6 +154,17 @@ private:
     Operation* load;
   };
   std::optional<std::vector<Carried>> narrowable(Operation& op, const std::vector<Operation*>& walks);
+  // A loop with a barrier (lowerForVersioned): its trip count when the IR proves every walk (a load
+  // from a tile the loop steps by `delta`) inside its static memref in every iteration of every
+  // subgroup, its first column 16-byte aligned; nullopt otherwise. staticFits31: fits31 proven from
+  // the same ranges (no run-time compare, which would differ between subgroups).
+  struct StaticWalk {
+    Operation* load;
+    TileState init;
+    int64_t delta[2];
+  };
+  std::optional<int64_t> staticInterior(Operation& op, const std::vector<StaticWalk>& walks);
+  bool staticFits31(Operation& op, const std::vector<Carried>& carried, int64_t trips);
   // The condition (i1) that the counter and every carried offset and walk byte offset stay in
   // [0, 2^31) for iterations 0..n of a loop from lb by step.
   Value* fits31(const std::vector<Carried>& carried, Value* lb, int64_t step, Value* n);

@@ -2,7 +2,8 @@
 // expected value worked out by hand from the rules (ids below 2^32, extents below 2^57, constants
 // their own width, + adds a bit, * adds the widths), and nothing where the IR does not show a
 // non-negative value (a subtraction, a negative constant, a loaded or loop-carried value, i32
-// arithmetic that could wrap).
+// arithmetic that could wrap). Then indexRange on RFC 2.5's subgroup offsets (grid 8 x 16, 32
+// subgroups), each interval and divisor worked out by hand.
 #include "ir/passes/IndexBounds.h"
 
 #include "tests/unit/passes/PassTestSupport.h"
@@ -82,6 +83,93 @@ TEST(IndexBounds, NothingWhereTheIrDoesNotShowIt) {
   EXPECT_EQ(boundOf(*m, "ldm"), std::nullopt);  // arithmetic of one
   EXPECT_EQ(boundOf(*m, "sq"), std::nullopt);   // 57 + 57 bits: past 63
   EXPECT_EQ(boundOf(*m, "m32"), std::nullopt);  // i32 arithmetic may wrap
+}
+
+// RFC 2.5's offsets after wg-distribute (examples/rfc_2_5_gemm_two_cache_levels.xt on dg2): a row
+// i + (sg / 4) * 64 + 48 of A and a column j + (sg % 4) * 64 + 16 of B.
+const char* kRanges = R"(
+builtin.module {
+  xtc.kernel @k(%A: memref<4096x4096xf16>, %D: memref<?x?xf16>) {arg_names = ["A", "D"], num_subgroups = 32} launch {
+    %c8 = arith.constant {value = 8 : index} : () -> (index)
+    %c16 = arith.constant {value = 16 : index} : () -> (index)
+    %c1 = arith.constant {value = 1 : index} : () -> (index)
+    xtc.grid %c8, %c16, %c1 : (index, index, index) -> ()
+  } body {
+    %sg_id = gpu.subgroup_id : () -> (index)
+    %c4 = arith.constant {value = 4 : index} : () -> (index)
+    %c6 = arith.constant {value = 6 : index} : () -> (index)
+    %c16 = arith.constant {value = 16 : index} : () -> (index)
+    %c48 = arith.constant {value = 48 : index} : () -> (index)
+    %c64 = arith.constant {value = 64 : index} : () -> (index)
+    %c256 = arith.constant {value = 256 : index} : () -> (index)
+    %c512 = arith.constant {value = 512 : index} : () -> (index)
+    %g0 = gpu.group_id {dim = 0} : () -> (index)
+    %g1 = gpu.group_id {dim = 1} : () -> (index)
+    %g2 = gpu.group_id {dim = 2} : () -> (index)
+    %i = arith.muli %g0, %c512 : (index, index) -> (index)
+    %j = arith.muli %g1, %c256 : (index, index) -> (index)
+    %q = arith.divui %sg_id, %c4 : (index, index) -> (index)
+    %r = arith.remui %sg_id, %c4 : (index, index) -> (index)
+    %qo = arith.muli %q, %c64 : (index, index) -> (index)
+    %ro = arith.muli %r, %c64 : (index, index) -> (index)
+    %row0 = arith.addi %i, %qo : (index, index) -> (index)
+    %row = arith.addi %row0, %c48 : (index, index) -> (index)
+    %col0 = arith.addi %j, %ro : (index, index) -> (index)
+    %col = arith.addi %col0, %c16 : (index, index) -> (index)
+    %odd = arith.addi %col, %c6 : (index, index) -> (index)
+    %back = arith.subi %row, %c512 : (index, index) -> (index)
+    %rows = memref.dim %A {index = 0} : (memref<4096x4096xf16>) -> (index)
+    %drows = memref.dim %D {index = 0} : (memref<?x?xf16>) -> (index)
+    xtc.return : () -> ()
+  }
+}
+)";
+
+std::optional<passes::IndexRange> rangeOf(const ir::Operation& module, const std::string& name) {
+  const ir::Value* found = nullptr;
+  const_cast<ir::Operation&>(module).walk([&](ir::Operation* o) {
+    for (unsigned i = 0; i < o->numResults(); ++i)
+      if (o->result(i)->nameHint() == name) found = o->result(i);
+  });
+  EXPECT_TRUE(found) << name;
+  return found ? passes::indexRange(found) : std::nullopt;
+}
+
+void expectRange(const ir::Operation& m, const std::string& name, int64_t lo, int64_t hi, int64_t multiple) {
+  std::optional<passes::IndexRange> r = rangeOf(m, name);
+  ASSERT_TRUE(r) << name;
+  EXPECT_EQ(r->lo, lo) << name;
+  EXPECT_EQ(r->hi, hi) << name;
+  EXPECT_EQ(r->multiple, multiple) << name;
+}
+
+TEST(IndexBounds, RangesOfRfc25Offsets) {
+  IRFixture f;
+  auto m = f.parse(kRanges);
+  ASSERT_TRUE(m);
+  expectRange(*m, "g0", 0, 7, 1);         // grid 8 along dim 0
+  expectRange(*m, "g1", 0, 15, 1);        // grid 16 along dim 1
+  expectRange(*m, "g2", 0, 0, 1);         // grid 1
+  expectRange(*m, "sg_id", 0, 31, 1);     // num_subgroups = 32
+  expectRange(*m, "i", 0, 3584, 512);     // 7 * 512
+  expectRange(*m, "q", 0, 7, 1);          // 31 / 4
+  expectRange(*m, "r", 0, 3, 1);          // below 4
+  expectRange(*m, "row", 48, 4080, 16);   // 3584 + 448 + 48; gcd(512, 64, 48) = 16
+  expectRange(*m, "col", 16, 4048, 16);   // 15 * 256 + 192 + 16
+  expectRange(*m, "odd", 22, 4054, 2);    // + 6: gcd(16, 6) = 2
+  expectRange(*m, "back", -464, 3568, 16);
+  expectRange(*m, "rows", 4096, 4096, 4096);
+  EXPECT_FALSE(rangeOf(*m, "drows").has_value());  // a dynamic extent
+}
+
+TEST(IndexBounds, NoRangeWithoutAStaticGrid) {
+  IRFixture f;
+  auto m = f.parse(kKernel);  // grid from a constant 1 in its launch: group ids are 0
+  ASSERT_TRUE(m);
+  expectRange(*m, "gid", 0, 0, 1);
+  EXPECT_FALSE(rangeOf(*m, "rows").has_value());  // memref<?x?xf32>
+  EXPECT_FALSE(rangeOf(*m, "ld").has_value());    // a loaded value
+  EXPECT_FALSE(rangeOf(*m, "sg").has_value());    // no num_subgroups attribute
 }
 
 }  // namespace

@@ -697,12 +697,11 @@ llvm::Value* KernelEmitter::elementPtr(const MemRefValue& m, const std::vector<l
 
 llvm::Value* KernelEmitter::predicatedLane(const ir::Operation& op, const MemRefValue& m, const std::vector<llvm::Value*>& idx,
                                            llvm::Value* mask, llvm::Value* data, bool store) {
-  // pvc (16 lanes) or dg2 (8: the statement's execution size), vISA mode, global memory, and one
-  // index to check: every other one a constant inside its static extent (VisaLanes.h); else the
-  // branch form.
-  bool xe = (target_.kind == targets::TargetKind::Pvc && target_.subgroupSize == 16) ||
-            (target_.kind == targets::TargetKind::Dg2 && target_.subgroupSize == 8);
-  if (!xe || codegen_ != XeCodegen::Visa || m.ptr->getType()->getPointerAddressSpace() != 1) return nullptr;
+  // pvc (16 lanes: the statement's execution size), vISA mode, global memory, and one index to
+  // check: every other one a constant inside its static extent (VisaLanes.h); else the branch form.
+  if (target_.kind != targets::TargetKind::Pvc || target_.subgroupSize != 16 || codegen_ != XeCodegen::Visa ||
+      m.ptr->getType()->getPointerAddressSpace() != 1)
+    return nullptr;
   int checked = -1;
   for (size_t d = 0; d < idx.size(); ++d) {
     auto* i = llvm::dyn_cast<llvm::ConstantInt>(idx[d]);
@@ -714,7 +713,7 @@ llvm::Value* KernelEmitter::predicatedLane(const ir::Operation& op, const MemRef
   if (checked < 0) return nullptr;
   llvm::Value* addr = b_.CreatePtrToInt(elementPtr(m, idx, op), b_.getInt64Ty());
   auto c = static_cast<size_t>(checked);
-  LaneMessage lm{store, m.elem, addr, idx[c], m.dims[c], mask ? mask : b_.getTrue(), data, static_cast<int>(target_.subgroupSize)};
+  LaneMessage lm{store, m.elem, addr, idx[c], m.dims[c], mask ? mask : b_.getTrue(), data};
   std::optional<llvm::Value*> r = emitPredicatedLaneMessage(b_, lm);
   if (!r) {
     // Not this form: drop the address (ptrtoint, then its GEP) so the branch form's output is unchanged.

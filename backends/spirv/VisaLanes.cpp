@@ -70,7 +70,7 @@ struct Inputs {
 
 // One side of a 32-bit compare: an immediate, or a per-lane region of the input (through a ud alias
 // for an unsigned compare; IGC declares an i32 input as d and a float input as f).
-std::optional<std::string> side32(llvm::Value* v, bool isUnsigned, Inputs& in, int lanes) {
+std::optional<std::string> side32(llvm::Value* v, bool isUnsigned, Inputs& in) {
   if (auto* f = llvm::dyn_cast<llvm::ConstantFP>(v)) {
     if (!f->getType()->isFloatTy()) return std::nullopt;
     return fmt::format("0x{:08X}:f", std::bit_cast<uint32_t>(f->getValueAPF().convertToFloat()));
@@ -81,18 +81,18 @@ std::optional<std::string> side32(llvm::Value* v, bool isUnsigned, Inputs& in, i
   }
   if (!v->getType()->isFloatTy() && !v->getType()->isIntegerTy(32)) return std::nullopt;
   unsigned n = in.add(v, "rw");
-  if (isUnsigned) return in.alias(n, "ud", lanes) + "(0,0)<1;1,0>";
+  if (isUnsigned) return in.alias(n, "ud", 16) + "(0,0)<1;1,0>";
   return fmt::format("${}(0,0)<1;1,0>", n);
 }
 
 // A leaf of the mask as one vISA compare into laneq; std::nullopt for compares it does not make.
-std::optional<std::string> leafCompare(llvm::CmpInst* c, Inputs& in, int lanes) {
+std::optional<std::string> leafCompare(llvm::CmpInst* c, Inputs& in) {
   using P = llvm::CmpInst::Predicate;
   llvm::Value* a = c->getOperand(0);
   llvm::Value* b = c->getOperand(1);
   P p = c->getPredicate();
-  auto line = [&](const char* op, const std::string& x, const std::string& y) {
-    return fmt::format("cmp.{} (M1, {}) laneq {} {}\n", op, lanes, x, y);
+  auto line = [](const char* op, const std::string& x, const std::string& y) {
+    return fmt::format("cmp.{} (M1, 16) laneq {} {}\n", op, x, y);
   };
   if (llvm::isa<llvm::FCmpInst>(c)) {
     // Ordered compares are false on a NaN, as vISA's; `une` is vISA's ne (true on a NaN).
@@ -100,7 +100,7 @@ std::optional<std::string> leafCompare(llvm::CmpInst* c, Inputs& in, int lanes) 
                                                  {P::FCMP_OGT, "gt"}, {P::FCMP_OGE, "ge"}, {P::FCMP_UNE, "ne"}};
     auto it = ops.find(p);
     if (it == ops.end() || !a->getType()->isFloatTy()) return std::nullopt;
-    auto x = side32(a, false, in, lanes), y = side32(b, false, in, lanes);
+    auto x = side32(a, false, in), y = side32(b, false, in);
     if (!x || !y) return std::nullopt;
     return line(it->second, *x, *y);
   }
@@ -112,7 +112,7 @@ std::optional<std::string> leafCompare(llvm::CmpInst* c, Inputs& in, int lanes) 
     auto it = ops.find(p);
     if (it == ops.end()) return std::nullopt;
     bool u = llvm::ICmpInst::isUnsigned(p);
-    auto x = side32(a, u, in, lanes), y = side32(b, u, in, lanes);
+    auto x = side32(a, u, in), y = side32(b, u, in);
     if (!x || !y) return std::nullopt;
     return line(it->second, *x, *y);
   }
@@ -129,7 +129,7 @@ std::optional<std::string> leafCompare(llvm::CmpInst* c, Inputs& in, int lanes) 
   bool negative = (p == P::ICMP_SLT && kv == 0) || (p == P::ICMP_SLE && kv == -1);
   bool nonNegative = (p == P::ICMP_SGE && kv == 0) || (p == P::ICMP_SGT && kv == -1);
   if (!negative && !nonNegative) return std::nullopt;
-  std::string hi = in.alias(in.add(a, "rw"), "d", 2 * lanes) + "(0,1)<2;1,0>";
+  std::string hi = in.alias(in.add(a, "rw"), "d", 32) + "(0,1)<2;1,0>";
   return line(negative ? "lt" : "ge", hi, "0x0:d");
 }
 
@@ -174,8 +174,7 @@ std::optional<llvm::Value*> emitPredicatedLaneMessage(llvm::IRBuilder<>& b, cons
   if (!shape || !collectLeaves(m.mask, leaves)) return std::nullopt;
   Inputs in{m.store ? 0u : 1u, {}, {}, {}, {}};
   unsigned addr = in.add(m.address, "rw");
-  const int L = m.lanes;
-  std::string index = in.alias(in.add(m.index, "rw"), "ud", 2 * L);
+  std::string index = in.alias(in.add(m.index, "rw"), "ud", 32);
   std::string dimLo, dimHi;
   if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(m.dim)) {
     dimLo = fmt::format("0x{:X}:ud", static_cast<uint32_t>(c->getZExtValue()));
@@ -187,32 +186,31 @@ std::optional<llvm::Value*> emitPredicatedLaneMessage(llvm::IRBuilder<>& b, cons
   }
   unsigned data = m.store ? in.add(m.data, "rw") : 0;
   std::string body = fmt::format(
-      "cmp.lt (M1, {3}) lanep {0}(0,0)<2;1,0> {1}\n"
-      "cmp.eq (M1, {3}) laneq {0}(0,1)<2;1,0> {2}\n"
-      "and (M1, {3}) lanep lanep laneq\n"
-      "cmp.lt (M1, {3}) laner {0}(0,1)<2;1,0> {2}\n"
-      "or (M1, {3}) lanep lanep laner\n",
-      index, dimLo, dimHi, L);
+      "cmp.lt (M1, 16) lanep {0}(0,0)<2;1,0> {1}\n"
+      "cmp.eq (M1, 16) laneq {0}(0,1)<2;1,0> {2}\n"
+      "and (M1, 16) lanep lanep laneq\n"
+      "cmp.lt (M1, 16) laner {0}(0,1)<2;1,0> {2}\n"
+      "or (M1, 16) lanep lanep laner\n",
+      index, dimLo, dimHi);
   for (llvm::CmpInst* c : leaves) {
-    std::optional<std::string> cmp = leafCompare(c, in, L);
+    std::optional<std::string> cmp = leafCompare(c, in);
     if (!cmp) return std::nullopt;
-    body += *cmp + fmt::format("and (M1, {}) lanep lanep laneq\n", L);
+    body += *cmp + "and (M1, 16) lanep lanep laneq\n";
   }
   std::string send;
   if (m.store) {
-    send = fmt::format("(lanep) lsc_store.ugm (M1, {}) flat[${}]:a64 ${}:{}\n", L, addr, data, shape);
+    send = fmt::format("(lanep) lsc_store.ugm (M1, 16) flat[${}]:a64 ${}:{}\n", addr, data, shape);
   } else {
     // The padding first, as an immediate (tied to an input, IGC would copy it through a scalar it
     // also keeps); the send then overwrites the enabled lanes only.
     std::optional<std::string> pad = padImmediate(m.data);
     if (!pad) return std::nullopt;
-    send = fmt::format("mov (M1, {0}) $0(0,0)<1> {1}\n(lanep) lsc_load.ugm (M1, {0}) $0:{2} flat[${3}]:a64\n", L, *pad, shape, addr);
+    send = fmt::format("mov (M1, 16) $0(0,0)<1> {}\n(lanep) lsc_load.ugm (M1, 16) $0:{} flat[${}]:a64\n", *pad, shape, addr);
   }
-  // The first line names the message for --verify-isa (predicatedLanePattern); SIMD8 (dg2) says so.
   std::string text = fmt::format(
-      "/* lsc_{}.ugm {} predicated{} */\n{{\n{}.decl lanep v_type=P num_elts={}\n.decl laneq v_type=P num_elts={}\n"
-      ".decl laner v_type=P num_elts={}\n{}{}}}",
-      m.store ? "store" : "load", shape, L == 16 ? "" : fmt::format(" simd{}", L), in.decls, L, L, L, body, send);
+      "/* lsc_{}.ugm {} predicated */\n{{\n{}.decl lanep v_type=P num_elts=16\n.decl laneq v_type=P num_elts=16\n"
+      ".decl laner v_type=P num_elts=16\n{}{}}}",
+      m.store ? "store" : "load", shape, in.decls, body, send);
 
   std::vector<llvm::Value*> args = in.values;
   std::string constraints = m.store ? "" : "=rw,";
@@ -229,11 +227,8 @@ std::optional<llvm::Value*> emitPredicatedLaneMessage(llvm::IRBuilder<>& b, cons
 std::optional<std::string> predicatedLanePattern(const std::string& asmText) {
   for (const char* kind : {"load", "store"})
     for (const char* shape : {"d32", "d64"})
-      for (int lanes : {16, 8}) {
-        std::string simd = lanes == 16 ? "" : fmt::format(" simd{}", lanes);
-        if (asmText.starts_with(fmt::format("/* lsc_{}.ugm {} predicated{} */", kind, shape, simd)))
-          return fmt::format(R"(^\s*\(~?f[0-9]+\.[0-9]+\) +send\.ugm \({}\|M0\) .*{}\.ugm\.{}\.a64)", lanes, kind, shape);
-      }
+      if (asmText.starts_with(fmt::format("/* lsc_{}.ugm {} predicated */", kind, shape)))
+        return fmt::format(R"(^\s*\(~?f[0-9]+\.[0-9]+\) +send\.ugm \(16\|M0\) .*{}\.ugm\.{}\.a64)", kind, shape);
   return std::nullopt;
 }
 

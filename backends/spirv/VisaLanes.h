@@ -35,7 +35,6 @@ struct LaneMessage {
   llvm::Value* dim = nullptr;            // i64: the memref's extent
   llvm::Value* mask = nullptr;           // i1
   llvm::Value* data = nullptr;           // store: the value stored; load: the padding
-  int lanes = 16;                        // the execution size: the subgroup (16 on pvc, 8 on dg2)
 };
 
 // Emits the statement at the builder's insertion point: a load returns the lane's value (the padding

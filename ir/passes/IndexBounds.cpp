@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <map>
 #include <numeric>
 
 namespace xtc::passes {
@@ -28,7 +29,19 @@ std::optional<int> constBits(const ir::Value* v) {
   return static_cast<int>(std::bit_width(static_cast<uint64_t>(a->getInt())));
 }
 
-std::optional<int> bits(const ir::Value* v, int depth) {
+// Memo per top-level query: an expression DAG that reuses a value (x + x) is visited once per value,
+// not once per path.
+template <typename T>
+using Memo = std::map<const ir::Value*, std::optional<T>>;
+
+std::optional<int> bitsOf(const ir::Value* v, int depth, Memo<int>& memo);
+
+std::optional<int> bits(const ir::Value* v, int depth, Memo<int>& memo) {
+  if (auto it = memo.find(v); it != memo.end()) return it->second;
+  return memo[v] = bitsOf(v, depth, memo);
+}
+
+std::optional<int> bitsOf(const ir::Value* v, int depth, Memo<int>& memo) {
   // 64-bit values only: a narrower one would wrap below the bounds this adds up.
   if (depth == 0 || !v->type().isScalar() || (v->type().elem() != ir::ElemKind::Index && v->type().elem() != ir::ElemKind::I64))
     return std::nullopt;
@@ -41,7 +54,7 @@ std::optional<int> bits(const ir::Value* v, int depth) {
   if (d->is("memref.dim")) return kExtentBits;
   if (d->dialect() != "arith" || d->numOperands() == 0) return std::nullopt;
   std::vector<std::optional<int>> in;  // the operands' bounds
-  for (const ir::Value* o : d->operands()) in.push_back(bits(o, depth - 1));
+  for (const ir::Value* o : d->operands()) in.push_back(bits(o, depth - 1, memo));
   auto both = [&]() { return d->numOperands() == 2 && in[0] && in[1]; };
   std::optional<int> r;
   if (d->is("arith.addi") && both()) r = std::max(*in[0], *in[1]) + 1;
@@ -105,7 +118,14 @@ std::optional<int64_t> idCount(const ir::Operation* d) {
 
 constexpr int64_t kRangeLimit = int64_t(1) << 62;
 
-std::optional<IndexRange> range(const ir::Value* v, int depth) {
+std::optional<IndexRange> rangeOf(const ir::Value* v, int depth, Memo<IndexRange>& memo);
+
+std::optional<IndexRange> range(const ir::Value* v, int depth, Memo<IndexRange>& memo) {
+  if (auto it = memo.find(v); it != memo.end()) return it->second;
+  return memo[v] = rangeOf(v, depth, memo);
+}
+
+std::optional<IndexRange> rangeOf(const ir::Value* v, int depth, Memo<IndexRange>& memo) {
   if (depth == 0 || !v->type().isScalar() || (v->type().elem() != ir::ElemKind::Index && v->type().elem() != ir::ElemKind::I64))
     return std::nullopt;
   if (std::optional<int64_t> c = constInt(v)) {
@@ -128,7 +148,7 @@ std::optional<IndexRange> range(const ir::Value* v, int depth) {
     return IndexRange{e, e, e};
   }
   if (d->dialect() != "arith" || d->numOperands() != 2) return std::nullopt;
-  std::optional<IndexRange> a = range(d->operand(0), depth - 1), b = range(d->operand(1), depth - 1);
+  std::optional<IndexRange> a = range(d->operand(0), depth - 1, memo), b = range(d->operand(1), depth - 1, memo);
   if (!a || !b) return std::nullopt;
   auto fits = [](int64_t x) { return x > -kRangeLimit && x < kRangeLimit; };
   auto gcd = [](int64_t x, int64_t y) { return std::gcd(x, y); };
@@ -158,8 +178,14 @@ std::optional<IndexRange> range(const ir::Value* v, int depth) {
 }
 }  // namespace
 
-std::optional<int> unsignedBits(const ir::Value* v) { return bits(v, 32); }
+std::optional<int> unsignedBits(const ir::Value* v) {
+  Memo<int> memo;
+  return bits(v, 32, memo);
+}
 
-std::optional<IndexRange> indexRange(const ir::Value* v) { return range(v, 32); }
+std::optional<IndexRange> indexRange(const ir::Value* v) {
+  Memo<IndexRange> memo;
+  return range(v, 32, memo);
+}
 
 }  // namespace xtc::passes

@@ -172,5 +172,30 @@ TEST(IndexBounds, NoRangeWithoutAStaticGrid) {
   EXPECT_FALSE(rangeOf(*m, "sg").has_value());    // no num_subgroups attribute
 }
 
+// x_{i+1} = x_i + x_i, 30 times: each value is visited once (a walk of the paths would take 2^30
+// steps). The bound of x_30 = 2^30 * gid is 32 + 30 bits; its range [0, 2^30 * 7]; a multiple of 1 only
+// (a sum's divisor is the gcd of its operands': the rule does not see that x + x is 2x).
+TEST(IndexBounds, SharedOperandsAreVisitedOnce) {
+  std::string body;
+  for (int i = 0; i < 30; ++i) body += "    %x" + std::to_string(i + 1) + " = arith.addi %x" + std::to_string(i) + ", %x" +
+                                      std::to_string(i) + " : (index, index) -> (index)\n";
+  IRFixture f;
+  auto m = f.parse(R"(
+builtin.module {
+  xtc.kernel @k(%X: memref<?xf32>) {arg_names = ["X"]} launch {
+    %c8 = arith.constant {value = 8 : index} : () -> (index)
+    %c1 = arith.constant {value = 1 : index} : () -> (index)
+    xtc.grid %c8, %c1, %c1 : (index, index, index) -> ()
+  } body {
+    %x0 = gpu.group_id {dim = 0} : () -> (index)
+)" + body + R"(    xtc.return : () -> ()
+  }
+}
+)");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(boundOf(*m, "x30"), 62);
+  expectRange(*m, "x30", 0, int64_t(7) << 30, 1);
+}
+
 }  // namespace
 }  // namespace xtc::testing

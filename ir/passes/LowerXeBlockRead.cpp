@@ -439,10 +439,11 @@ std::optional<int64_t> KernelLowerXe::staticInterior(Operation& op, const std::v
       std::optional<IndexRange> r = indexRange(w.init.offs[d]);
       int64_t dim = mt.shape()[static_cast<size_t>(d)];
       if (!r || r->lo < 0 || dim == ir::kDynamic) return std::nullopt;
-      if (trips > 0 && r->hi + (trips - 1) * w.delta[d] + rt.shape()[d] > dim) return std::nullopt;
+      // In 128 bits: the trip count and the step come from the program (ranges below 2^62).
+      if (trips > 0 && __int128(r->hi) + __int128(trips - 1) * w.delta[d] + rt.shape()[d] > dim) return std::nullopt;
     }
     std::optional<IndexRange> c = indexRange(w.init.offs[1]);
-    if ((c->multiple * eb) % 16 != 0) return std::nullopt;
+    if ((c->multiple % 16) * eb % 16 != 0) return std::nullopt;
   }
   return trips;
 }
@@ -458,8 +459,9 @@ bool KernelLowerXe::staticFits31(Operation& op, const std::vector<Carried>& carr
     for (int d = 0; d < 2; ++d) {
       std::optional<IndexRange> r = indexRange(c.init.offs[d]);
       if (!r || r->lo < 0) return false;
-      last[d] = r->hi + trips * c.delta[d];
-      if (last[d] > lim) return false;
+      __int128 end = __int128(r->hi) + __int128(trips) * c.delta[d];
+      if (end > lim) return false;
+      last[d] = static_cast<int64_t>(end);
     }
     if (!c.load) continue;
     const Type& mt = c.init.mem->type();

@@ -526,8 +526,8 @@ std::string emitGlobalBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::I
   return "";
 }
 
-// xe.lane_read (dg2): an ordinary load of 1, 2 or 4 dwords from each lane's own element address, which
-// IGC makes one untyped surface read of that many channels (`with x`, `xy`, `xyzw`) per lane group
+// xe.lane_read (dg2): an ordinary load of 1, 2, 4 or 8 dwords from each lane's own element address, which
+// IGC makes one untyped surface read of that many channels (`with x`, `xy`, `xyzw`; 8: two `xyzw`) per lane group
 // (tests/isa/builtins/lane_read_dg2_f32.ir); register i of the lane is
 // element i of the dwords (16-bit data: the low half of dword i / 2 first). No builtin: nothing for
 // IGC to drop, the probe shows the message count.
@@ -538,7 +538,7 @@ std::string emitLaneRead(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBu
   unsigned regBits = ir::elemBits(vt.elem()), P = static_cast<unsigned>(ir::blockUnit(op).value_or(1));
   unsigned n = static_cast<unsigned>(vt.shape()[0]), units = n / P;
   llvm::Type* regTy = regTypeOf(b, vt.elem());
-  if (!regTy || regBits * P != 32 || (units != 1 && units != 2 && units != 4))
+  if (!regTy || regBits * P != 32 || (units != 1 && units != 2 && units != 4 && units != 8))
     return fmt::format("'xe.lane_read' of {} in {}-bit units has no form proven by an ISA test yet (not implemented yet)", vt.str(),
                        regBits * P);
   llvm::Value* elem = ctx.elementPointer(op.operand(0), {ctx.get(op.operand(1)).at(0), ctx.get(op.operand(2)).at(0)});

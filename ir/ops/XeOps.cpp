@@ -228,7 +228,8 @@ std::string verifyBlockRead(const Operation& op) {
 // xe.lane_read %mem, %row, %col -> vector<N x T>: each lane reads N consecutive elements of one row of a
 // rank-2 memref from its own (row, col): register i of the lane = mem[row, col + i] (dg2: one untyped
 // surface read of N / P dwords per lane, P = 2 with elem_bits = 32 on 16-bit data; no bounds check).
-// The probed forms: 1, 2 or 4 units of 32 bits (tests/isa/builtins/lane_read_dg2_f32.ir).
+// The probed forms: 1, 2, 4 or 8 units of 32 bits (tests/isa/builtins/lane_read_dg2_f32.ir; 8 is two
+// `xyzw` reads into one 8-register variable).
 std::string verifyLaneRead(const Operation& op) {
   XTC_REQUIRE(op.numOperands() == 3 && op.operand(0)->type().isMemRef() && op.operand(0)->type().rank() == 2,
               "expects a rank-2 memref and a row and a column index");
@@ -239,8 +240,8 @@ std::string verifyLaneRead(const Operation& op) {
               "the result must be a register vector of the memref's element type");
   XTC_CHECK(verifyBlockUnit(op, r));
   int64_t P = blockUnit(op).value_or(1), units = r.shape()[0] / P;
-  XTC_REQUIRE(elemBits(r.elem()) * P == 32 && (units == 1 || units == 2 || units == 4),
-              fmt::format("reads 1, 2 or 4 units of 32 bits per lane, got {} of {} bits", units, elemBits(r.elem()) * P));
+  XTC_REQUIRE(elemBits(r.elem()) * P == 32 && (units == 1 || units == 2 || units == 4 || units == 8),
+              fmt::format("reads 1, 2, 4 or 8 units of 32 bits per lane, got {} of {} bits", units, elemBits(r.elem()) * P));
   return "";
 }
 

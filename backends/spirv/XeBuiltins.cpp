@@ -541,7 +541,15 @@ std::string emitLaneRead(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBu
   if (!regTy || regBits * P != 32 || (units != 1 && units != 2 && units != 4 && units != 8))
     return fmt::format("'xe.lane_read' of {} in {}-bit units has no form proven by an ISA test yet (not implemented yet)", vt.str(),
                        regBits * P);
-  llvm::Value* elem = ctx.elementPointer(op.operand(0), {ctx.get(op.operand(1)).at(0), ctx.get(op.operand(2)).at(0)});
+  // The lane's row start (row * pitch: loop-invariant in a K loop, where LLVM hoists it) plus the
+  // column's bytes: per message one add of the walked column, where the element index
+  // row * cols + col made IGC add, shift and add again (per K step on dg2: gemm_bt 168 -> 166, RFC 2.3
+  // 1018 -> 974, RFC 2.2 1380 -> 1306; transpose's block path 210 -> 190).
+  llvm::Value* col = ctx.get(op.operand(2)).at(0);
+  llvm::Value* rowStart = ctx.elementPointer(op.operand(0), {ctx.get(op.operand(1)).at(0), llvm::ConstantInt::get(col->getType(), 0)});
+  llvm::Type* i8 = b.getInt8Ty();
+  llvm::Value* elem = b.CreateInBoundsGEP(i8, b.CreatePointerCast(rowStart, llvm::PointerType::get(i8, 1)),
+                                          b.CreateMul(col, llvm::ConstantInt::get(col->getType(), regBits / 8)));
   llvm::Type* dataTy = vectorOrScalar(b.getInt32Ty(), units);
   llvm::Value* ptr = b.CreatePointerCast(elem, llvm::PointerType::get(dataTy, 1));
   ctx.set(op.result(), unpack(b, b.CreateAlignedLoad(dataTy, ptr, llvm::Align(4)), regBits, regTy, n));

@@ -8,6 +8,7 @@
 #include "backends/spirv/EmitMemory.h"
 #include "backends/spirv/VisaEmitter.h"
 #include "backends/spirv/VisaLanes.h"
+#include "backends/spirv/Dg2VisaLoop.h"
 #include "backends/spirv/VisaLoop.h"
 #include "backends/spirv/XeBuiltins.h"
 
@@ -939,7 +940,10 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   if (codegen_ == XeCodegen::Visa) {
     // pvc: a DPAS K loop as one inline-vISA statement when it matches (VisaLoop.h), else op by op.
     XeEmitContext xc = xeContext(op);
-    if (std::optional<std::string> r = emitVisaLoop(op, xc, visaLoops_)) {
+    // dg2: the interior DPAS K loop of lower-xe's block reads as one statement (Dg2VisaLoop.h).
+    std::optional<std::string> r = emitVisaLoop(op, xc, visaLoops_);
+    if (!r) r = emitDg2VisaLoop(op, xc, visaLoops_);
+    if (r) {
       ++visaLoops_;
       if (!r->empty()) fail(op, *r);
       return;

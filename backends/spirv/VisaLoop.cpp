@@ -1198,7 +1198,8 @@ void keepLoopRolled(llvm::BranchInst& latch) {
 }
 
 std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
-  if (!text.starts_with("{\n") || (text.find("raw_sends.15.") == std::string::npos && text.find("lsc_load.slm") == std::string::npos))
+  if (!text.starts_with("{\n") || (text.find("raw_sends.15.") == std::string::npos && text.find("lsc_load.slm") == std::string::npos &&
+                                    text.find("lsc_load.ugm") == std::string::npos))
     return {};
   std::map<std::string, std::string> shapes;  // header variable -> "WxHxB"
   std::map<std::string, isa::HardwareCall> calls;
@@ -1209,6 +1210,8 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
   static const std::regex send(R"(^raw_sends\.15\.1\.0\.(\d+) \(M1, 1\) 0x0:ud 0x([0-9a-f]+):ud (\w+)\.0 )");
   static const std::regex dpas(R"(^dpas\.\w+\.\w+\.8\.(\d) )");
   static const std::regex slm(R"(^lsc_(load|store)\.slm \(M1_NM, 1\) .*:(d\d+x\d+t)\b)");
+  // dg2's whole-loop row reads (Dg2VisaLoop.cpp): SIMD1 transposed LSC loads from a 64-bit address.
+  static const std::regex ugm(R"(^lsc_load\.ugm \(M1_NM, 1\) \w+:(d32x\d+t) flat\[\w+\]:a64$)");
   while (std::getline(in, line)) {
     std::string name, pattern, shape;
     if (std::regex_search(line, m, hdr)) {
@@ -1230,6 +1233,9 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
       // The SIMD1 transposed SLM block messages (one address register): IGC's disassembly names them.
       pattern = fmt::format(R"(send\.slm \(1\|M0\) .*{}\.slm\.{}\.a32)", m[1].str(), m[2].str());
       name = fmt::format("inline vISA loop: SLM block {} {}", m[1].str(), m[2].str());
+    } else if (std::regex_search(line, m, ugm)) {
+      pattern = fmt::format(R"(send\.ugm \(1\|M0\) .*load\.ugm\.{}\.a64)", m[1].str());
+      name = fmt::format("inline vISA loop: row read {}", m[1].str());
     } else if (line == "lsc_fence.slm.none.group" || line == "barrier") {
       bool fence = line != "barrier";
       pattern = fence ? R"(\bfence\.slm\.none\.group\b)" : R"(\bsync\.bar\b)";

@@ -12,7 +12,8 @@
 #      double of a silent IGC): exit 3 naming the inline-vISA store;
 #   7. the 16x8x2 A load renamed to the m4 form (`--xe-codegen=builtins`): IGC still emits a d16 2D
 #      load, but its header says 16x4x2: exit 3 naming the shape;
-#   8. an ocloc that drops the dpas of the whole-loop asm statement: exit 3 naming it;
+#   8. an ocloc that drops the dpas of the whole-loop asm statement: exit 3 naming it; the same on
+#      dg2's statement (gemm_i8), and an ocloc that drops dg2's A row reads (gemm_f16);
 #   9. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs);
 #  10. the predicated per-lane messages pass, and an ocloc whose disassembly drops the predicates of
 #      the sends (a wrapper) makes them an internal error naming the statement.
@@ -85,6 +86,18 @@ chmod +x "$work/dpas-dropping-ocloc"
 expect loop-dpas-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA loop: dpas 8x8" -- \
   env XTC_OCLOC="$work/dpas-dropping-ocloc" "$xtc" compile "$gemm" --target pvc --verify-isa -o "$work/ld.spv"
 [ -e "$work/ld.spv" ] && fail "loop-dpas-dropped: an output file was written"
+
+# dg2's whole-loop statement (backends/spirv/Dg2VisaLoop.cpp): gemm_f16 passes; an ocloc that drops
+# its A row reads (the transposed LSC d32x8t loads), or its dpas, makes it an internal error.
+sed 's/store_block2d/load\\.ugm\\.d32x8t/' "$work/dropping-ocloc" >"$work/rows-dropping-ocloc"
+chmod +x "$work/rows-dropping-ocloc"
+expect dg2-loop-ok 0 "" -- "$xtc" compile "$src/examples/gemm_f16.xt" --target dg2 --verify-isa -o "$work/dg2.spv"
+expect dg2-rows-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA loop: row read d32x8t" -- \
+  env XTC_OCLOC="$work/rows-dropping-ocloc" "$xtc" compile "$src/examples/gemm_f16.xt" --target dg2 --verify-isa -o "$work/dr.spv"
+[ -e "$work/dr.spv" ] && fail "dg2-rows-dropped: an output file was written"
+expect dg2-dpas-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: dpas 8x8" -- \
+  env XTC_OCLOC="$work/dpas-dropping-ocloc" "$xtc" compile "$src/examples/gemm_i8.xt" --target dg2 --verify-isa -o "$work/dd.spv"
+[ -e "$work/dd.spv" ] && fail "dg2-dpas-dropped: an output file was written"
 
 # The predicated per-lane messages (backends/spirv/VisaLanes.cpp) must stay predicated: an ocloc whose
 # disassembly loses the predicate of every send (a test double of an IGC that ignored it) fails them.

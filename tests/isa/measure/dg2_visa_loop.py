@@ -6,6 +6,8 @@ xe-isa-notes.md "dg2 K loops in one asm statement").
   dg2_visa_loop.py ll M N KSTEP TYPE   LLVM IR of a kernel whose K loop is the statement (stdout)
   dg2_visa_loop.py sim                 runs the statement text of every shape below on random tiles
                                        against C = A x B (and mutated texts, which must fail)
+  dg2_visa_loop.py sim-ll M N KSTEP TYPE ROLES ORDER [OLD=>NEW...] < module.ll
+                                       the same model run on the statement xtc emitted (sim_module)
 
 The statement (TYPE hf, bf: f16/bf16 -> f32, K step 16; s8 -> s32, K step 32; M, N multiples of 8):
   - A: M row reads per K step, `lsc_load.ugm (M1_NM, 1) xA<i>:d32x8t flat[xa<i>]:a64` (SIMD1,
@@ -154,10 +156,14 @@ def bf16(bits):
     return struct.unpack("<f", (bits << 16).to_bytes(4, "little"))[0]
 
 
-def simulate(lines, M, N, KS, T, K, seed):
+def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None):
     """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
     returns the number of output elements that differ from C = A x B (computed here in Python
-    arithmetic from the same element values)."""
+    arithmetic from the same element values). `roles` names the inputs after the tied initial
+    values: "A" / "B" (the per-lane row addresses of the next 8 rows of A / B at column 0, lane l =
+    row 8g + l), "K" (the trip bound), "lb" (the counter's start, 0), "bstep" (B's bytes per step);
+    default this generator's order. `block(o)` is the (row block, column block) of C that output o
+    holds; default o = row block * N / 8 + column block."""
     eb = 1 if T == "s8" else 2
     rnd = random.Random(seed)
     lda, ldb = K * eb + 64, N * eb + 32
@@ -196,15 +202,25 @@ def simulate(lines, M, N, KS, T, K, seed):
         regs[f"${o}"] = bytearray(8 * GRF)
         types[f"${o}"] = acct
     n = 2 * NO  # operands NO..2NO-1 are the tied initial values: the outputs' own registers
-    for base, pitch, groups in ((Abase, lda, MB), (Bbase, ldb, KS // 8)):
-        for g in range(groups):
+    if roles is None:
+        roles = ["A"] * MB + ["B"] * (KS // 8) + ["K", "bstep"]
+    groups = {"A": 0, "B": 0}
+    for role in roles:
+        if role in groups:
+            base, pitch = (Abase, lda) if role == "A" else (Bbase, ldb)
+            g = groups[role]
+            groups[role] += 1
             regs[f"${n}"] = bytearray(b"".join((base + (8 * g + l) * pitch).to_bytes(8, "little") for l in range(8)))
             types[f"${n}"] = "uq"
-            n += 1
-    regs[f"${n}"] = bytearray(K.to_bytes(4, "little"))
-    types[f"${n}"] = "d"
-    regs[f"${n + 1}"] = bytearray((KS * ldb).to_bytes(8, "little"))
-    types[f"${n + 1}"] = "uq"
+        elif role in ("K", "lb"):
+            regs[f"${n}"] = bytearray((K if role == "K" else 0).to_bytes(4, "little"))
+            types[f"${n}"] = "d"
+        else:
+            assert role == "bstep", role
+            regs[f"${n}"] = bytearray((KS * ldb).to_bytes(8, "little"))
+            types[f"${n}"] = "uq"
+        n += 1
+    assert groups == {"A": MB, "B": KS // 8}, groups
 
     def loc(name):
         return alias.get(name, (name, 0))
@@ -321,7 +337,7 @@ def simulate(lines, M, N, KS, T, K, seed):
         raise SystemExit(f"dg2_visa_loop: the model does not know the line: {l}")
     bad = 0
     for o in range(NO):
-        a, t = divmod(o, NB)
+        a, t = block(o) if block else divmod(o, NB)
         for mr in range(8):
             for nn in range(8):
                 got = rd(f"${o}", 4 * (8 * mr + nn), types[f"${o}"])
@@ -346,7 +362,40 @@ def mutations(lines):
     return out
 
 
+def emitted(text):
+    """The first inline-vISA statement of an LLVM module (xtc --emit=llvm) as lines, without braces."""
+    m = re.search(r'asm sideeffect "\{\\0A(.*?)\}\\0A"', text, re.S)
+    if not m:
+        raise SystemExit("dg2_visa_loop: no inline-vISA statement in the module")
+    return [l for l in m.group(1).split("\\0A") if l]
+
+
+def sim_module(args):
+    """sim-ll M N KSTEP TYPE ROLES ORDER [MUTATION...] < module.ll: runs xtc's emitted statement.
+    ROLES: the inputs after the tied values, comma-separated (see simulate); ORDER: "mfast" when
+    output o is C block (o % MB, o / MB), "nfast" when (o / NB, o % NB). A MUTATION "OLD=>NEW"
+    replaces text in every line first (the test's deliberate mistakes)."""
+    M, N, KS, T = int(args[0]), int(args[1]), int(args[2]), args[3]
+    roles = args[4].split(",")
+    MB, NB = M // 8, N // 8
+    block = (lambda o: (o % MB, o // MB)) if args[5] == "mfast" else (lambda o: divmod(o, NB))
+    lines = emitted(sys.stdin.read())
+    for mut in args[6:]:
+        old, new = mut.split("=>")
+        changed = [l.replace(old, new) for l in lines]
+        assert changed != lines, f"mutation {mut} changes nothing"
+        lines = changed
+    bad = 0
+    for K, seed in ((3 * KS, 1), (KS, 2), (0, 3)):
+        e = simulate(lines, M, N, KS, T, K, seed, roles, block)
+        print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} of {M * N} elements differ")
+        bad |= e != 0
+    return 1 if bad else 0
+
+
 def main():
+    if len(sys.argv) >= 8 and sys.argv[1] == "sim-ll":
+        return sim_module(sys.argv[2:])
     if len(sys.argv) == 6 and sys.argv[1] == "ll":
         sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]))
         return 0

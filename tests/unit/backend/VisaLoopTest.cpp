@@ -125,5 +125,40 @@ TEST(VisaLoop, OtherAsmIsNotAWholeLoopStatement) {
   EXPECT_TRUE(visaLoopHardwareCalls("{\nmov (M1,1) x(0,0)<1> 0x1:ud\n}\n").empty());
 }
 
+// dg2's statement (Dg2VisaLoop.cpp): each transposed LSC row read is a call of its own size, the
+// dpas a dpas 8x8 call; the packing movs and address adds are not hardware calls.
+TEST(VisaLoop, Dg2RowReadsAreCalls) {
+  const char* loop =
+      "{\n"
+      "xtc_d0_loop:\n"
+      "lsc_load.ugm (M1_NM, 1) xtc_d0_A0:d32x8t flat[xtc_d0_a0]:a64\n"
+      "lsc_load.ugm (M1_NM, 1) xtc_d0_A1:d32x8t flat[xtc_d0_a1]:a64\n"
+      "lsc_load.ugm (M1_NM, 1) xtc_d0_R0:d32x16t flat[xtc_d0_a2]:a64\n"
+      "mov (M1, 8) xtc_d0_B(0,0)<2> xtc_d0_R(0,0)<1;1,0>\n"
+      "dpas.hf.hf.8.8 (M1, 8) $0.0 $0.0 xtc_d0_Bd.0 xtc_d0_A(0,0)\n"
+      "add (M1_NM, 1) xtc_d0_a0(0,0)<1> xtc_d0_a0(0,0)<0;1,0> 0x20:uq\n"
+      "(xtc_d0_p) jmp (M1,1) xtc_d0_loop\n"
+      "}\n";
+  std::vector<isa::HardwareCall> calls = visaLoopHardwareCalls(loop);
+  ASSERT_EQ(calls.size(), 3u);
+  const isa::HardwareCall *x8 = nullptr, *x16 = nullptr, *dp = nullptr;
+  for (const isa::HardwareCall& c : calls) {
+    if (c.builtin == "inline vISA loop: row read d32x8t") x8 = &c;
+    if (c.builtin == "inline vISA loop: row read d32x16t") x16 = &c;
+    if (c.builtin == "inline vISA loop: dpas 8x8") dp = &c;
+  }
+  ASSERT_NE(x8, nullptr);
+  ASSERT_NE(x16, nullptr);
+  ASSERT_NE(dp, nullptr);
+  EXPECT_EQ(x8->insideLoops, 2u);
+  EXPECT_EQ(x16->insideLoops, 1u);
+  // The disassembly line of dg2-visa.sh's measurement (send.ugm SIMD1, load.ugm.d32x16t.a64).
+  EXPECT_TRUE(std::regex_search("(W)     send.ugm (1|M0)          r24      r104    null:0  0x0            0x0220D580           "
+                                "{A@2,$6} // wr:1+0, rd:2; load.ugm.d32x16t.a64",
+                                std::regex(x16->isaPattern)));
+  EXPECT_FALSE(std::regex_search("(W) send.ugm (1|M0) r24 r104 null:0 0x0 0x0220D580 // wr:1+0, rd:2; load.ugm.d32x16t.a64",
+                                 std::regex(x8->isaPattern)));
+}
+
 }  // namespace
 }  // namespace xtc::backend

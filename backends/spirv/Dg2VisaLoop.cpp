@@ -1,0 +1,520 @@
+// dg2's interior DPAS K loop as one inline-vISA statement (Dg2VisaLoop.h). Two parts:
+//  1. Match (pure IR): the body holds only index math (LoopCoords.h's "base + constant"), global
+//     xe.block_read, vector.extract/from_elements, xe.dpas (M = N = 8: f16/bf16 -> f32 K 16, i8 -> i32
+//     K 32, the forms dg2-visa.sh measured) and the yield. Every element is traced to (read, element),
+//     (accumulator argument, element) or (dpas, element). Each DPAS A operand must be 8 dword reads
+//     (elem_bits = 32) of consecutive rows at one column, element P*i + h = element h of row i's read
+//     (the dg2 A layout: register i = row i, lane j = dword j; reference §4), so the row reads are the
+//     operand's registers. Each B operand must be element t of K consecutive row reads (elem_bits =
+//     element bits) at one column: lane n of element t is column 8t + n (XeOps.h blockElement), so
+//     B register i, lane n packs rows P*i .. P*i + P-1 of column 8t + n (§4). Each accumulator chunk of
+//     8 elements is a chain of dpas that starts at the argument and ends in the yield at the same place.
+//     Anything else: no match, and the loop is emitted op by op.
+//  2. Emit (the text dg2_visa_loop.py's generator measured): before the loop, each group of 8 messages
+//     (consecutive rows of one memref at one column) comes in as one per-lane i64 address and is spread
+//     into one register per message (an LSC address must start a register); in the loop, the row reads
+//     (`lsc_load.ugm (M1_NM, 1) … :d32x{4,8,16}t flat[…]:a64`), one packing `mov (M1, 8)` per B row
+//     slot on word/byte views, the dpas on the tied accumulator outputs, one 64-bit add per message
+//     address, the counter's add/cmp/jmp.
+#include "backends/spirv/Dg2VisaLoop.h"
+
+#include "backends/spirv/LoopCoords.h"
+#include "ir/ops/XeOps.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <sstream>
+
+namespace xtc::backend {
+
+namespace {
+
+using ir::ElemKind;
+
+constexpr int64_t kGrf = 32;  // bytes per register (dg2)
+
+enum class Src : uint8_t { Read, Acc, Dpas };
+struct Elem {
+  Src kind;
+  int src;  // read / dpas number, or accumulator argument (block argument index)
+  int idx;  // element
+  bool operator==(const Elem& o) const = default;
+};
+
+// One xe.block_read of a global row: `n` registers per lane in units of P elements.
+struct Read {
+  const ir::Operation* op;
+  const ir::Value* mem;
+  Sym row, col;
+  int64_t eb, P, n;  // element bytes, elements per unit, registers per lane
+  int64_t bytes() const { return n * 8 * eb; }  // the row bytes the message reads (8 lanes)
+};
+
+struct Dpas {
+  const ir::Operation* op;
+  int chunk;                 // the accumulator chunk (8 elements) it adds into
+  int aOp, bOp;              // its A and B operands (indices into aOps_ / bOps_)
+};
+
+// A DPAS A operand: its 8 row reads (rows i = 0..7); a B operand: its K row reads and the element t.
+struct AOperand {
+  std::vector<int> rows;
+  bool operator==(const AOperand& o) const = default;
+};
+struct BOperand {
+  std::vector<int> rows;  // row r of the K rows
+  int t;
+  bool operator==(const BOperand& o) const = default;
+};
+
+class Matcher {
+ public:
+  explicit Matcher(const ir::Operation& op) : for_(op), body_(op.region(0).block()) {}
+  bool match();
+
+  const ir::Operation& for_;
+  const ir::Block& body_;
+  std::map<const ir::Value*, std::vector<Elem>> elems_;
+  std::vector<Read> reads_;
+  std::vector<AOperand> aOps_;
+  std::vector<BOperand> bOps_;
+  std::vector<Dpas> dpas_;
+  std::map<unsigned, int> accBase_;  // accumulator argument -> its first chunk
+  std::map<const ir::Value*, int64_t> steps_;  // loop-carried index argument -> its step
+  int chunks_ = 0;
+  ElemKind in_ = ElemKind::F16, acc_ = ElemKind::F32;
+  int64_t step_ = 0;
+
+ private:
+  bool walk(const ir::Operation& op);
+  bool read(const ir::Operation& op);
+  bool dpas(const ir::Operation& op);
+  bool yield(const ir::Operation& op);
+  const std::vector<Elem>* elems(const ir::Value* v) const {
+    auto it = elems_.find(v);
+    return it == elems_.end() ? nullptr : &it->second;
+  }
+  // The reads an A (B) operand's elements name, checked against the dg2 operand layout.
+  std::optional<AOperand> aOperand(const std::vector<Elem>& e) const;
+  std::optional<BOperand> bOperand(const std::vector<Elem>& e) const;
+  int64_t P() const { return in_ == ElemKind::I8 ? 4 : 2; }
+};
+
+bool Matcher::match() {
+  if (for_.numRegions() != 1 || for_.numOperands() < 3 || body_.numArguments() != for_.numOperands() - 2) return false;
+  std::optional<int64_t> step = constInt(for_.operand(2));
+  if (!step || *step <= 0) return false;
+  step_ = *step;
+  // Arguments: vector accumulators (one element kind) and index coordinates.
+  bool seenAcc = false;
+  for (unsigned a = 1; a < body_.numArguments(); ++a) {
+    const ir::Type& t = body_.argument(a)->type();
+    if (t.isScalar() && t.elem() == ElemKind::Index) continue;
+    if (!t.isVector() || t.rank() != 1 || t.shape()[0] % 8 != 0 || (t.elem() != ElemKind::F32 && t.elem() != ElemKind::I32))
+      return false;
+    if (seenAcc && t.elem() != acc_) return false;
+    seenAcc = true;
+    acc_ = t.elem();
+    accBase_[a] = chunks_;
+    std::vector<Elem> es;
+    for (int64_t i = 0; i < t.shape()[0]; ++i) es.push_back({Src::Acc, static_cast<int>(a), static_cast<int>(i)});
+    elems_[body_.argument(a)] = std::move(es);
+    chunks_ += static_cast<int>(t.shape()[0] / 8);
+  }
+  if (!seenAcc) return false;
+  for (const auto& o : body_.opList())
+    if (!walk(*o)) return false;
+  return !dpas_.empty();
+}
+
+bool Matcher::walk(const ir::Operation& op) {
+  if (op.numRegions() != 0) return false;
+  if (op.is("arith.constant")) return true;
+  if (op.is("arith.addi") || op.is("arith.subi") || op.is("arith.convert")) {
+    // Index math: each use must see it as base + constant (bodySym, checked where used).
+    return op.numResults() == 1 && op.result()->type().isScalar() && ir::isIntElem(op.result()->type().elem());
+  }
+  if (op.is("xe.block_read")) return read(op);
+  if (op.is("vector.extract")) {
+    const std::vector<Elem>* s = elems(op.operand(0));
+    int64_t i = op.intAttr("index", -1);
+    if (!s || i < 0 || i >= static_cast<int64_t>(s->size()) || !op.result()->type().isScalar()) return false;
+    elems_[op.result()] = {(*s)[static_cast<size_t>(i)]};
+    return true;
+  }
+  if (op.is("vector.from_elements")) {
+    std::vector<Elem> es;
+    for (unsigned i = 0; i < op.numOperands(); ++i) {
+      const std::vector<Elem>* s = elems(op.operand(i));
+      if (!s || s->size() != 1) return false;
+      es.push_back((*s)[0]);
+    }
+    elems_[op.result()] = std::move(es);
+    return true;
+  }
+  if (op.is("xe.dpas")) return dpas(op);
+  if (op.is("scf.yield")) return yield(op);
+  return false;
+}
+
+// A global row read at "base + constant" coordinates, its memref defined outside the loop: the dword
+// reads of A rows (one dword per lane, 32 bytes) and the element reads of B rows (16, 32 or 64 bytes,
+// the d32x4t/x8t/x16t messages dg2-visa.sh measured).
+bool Matcher::read(const ir::Operation& op) {
+  if (op.numOperands() != 3) return false;
+  const ir::Value* mem = op.operand(0);
+  const ir::Type& mt = mem->type();
+  const ir::Type& vt = op.result()->type();
+  if (!mt.isMemRef() || mt.memSpace() == ir::MemSpace::Slm || mt.rank() != 2 || !definedOutside(mem, for_)) return false;
+  std::optional<int64_t> unit = ir::blockUnit(op);
+  std::optional<Sym> row = bodySym(op.operand(1), for_), col = bodySym(op.operand(2), for_);
+  if (!unit || !row || !col || row->div != 1 || col->div != 1 || !vt.isVector() || vt.rank() != 1 || vt.elem() != mt.elem())
+    return false;
+  if (!baseStep(row->base, for_) || !baseStep(col->base, for_)) return false;
+  Read r{&op, mem, *row, *col, ir::elemBits(vt.elem()) / 8, *unit, vt.shape()[0]};
+  if (r.eb != 1 && r.eb != 2) return false;
+  int64_t bytes = r.bytes();
+  bool aRow = r.P * r.eb == 4 && r.n == r.P;  // one dword per lane
+  bool bRow = r.P == 1 && (bytes == 16 || bytes == 32 || bytes == 64);
+  if (!aRow && !bRow) return false;
+  std::vector<Elem> es;
+  for (int64_t e = 0; e < r.n; ++e) es.push_back({Src::Read, static_cast<int>(reads_.size()), static_cast<int>(e)});
+  elems_[op.result()] = std::move(es);
+  reads_.push_back(r);
+  return true;
+}
+
+// Two reads of one memref at one column whose rows are `d` apart.
+bool rowsApart(const Read& a, const Read& b, int64_t d) {
+  return a.mem == b.mem && a.row.base == b.row.base && b.row.off == a.row.off + d && a.col.base == b.col.base && a.col.off == b.col.off;
+}
+
+std::optional<AOperand> Matcher::aOperand(const std::vector<Elem>& e) const {
+  int64_t p = P();
+  if (static_cast<int64_t>(e.size()) != 8 * p) return std::nullopt;
+  AOperand a;
+  for (int64_t i = 0; i < 8; ++i) {
+    for (int64_t h = 0; h < p; ++h) {
+      const Elem& x = e[static_cast<size_t>(p * i + h)];
+      if (x.kind != Src::Read || x.idx != h || x.src != e[static_cast<size_t>(p * i)].src) return std::nullopt;
+    }
+    const Read& r = reads_[static_cast<size_t>(e[static_cast<size_t>(p * i)].src)];
+    if (r.P != p || r.n != p) return std::nullopt;
+    a.rows.push_back(e[static_cast<size_t>(p * i)].src);
+    if (i > 0 && !rowsApart(reads_[static_cast<size_t>(a.rows[0])], r, i)) return std::nullopt;
+  }
+  return a;
+}
+
+std::optional<BOperand> Matcher::bOperand(const std::vector<Elem>& e) const {
+  int64_t k = 8 * P();
+  if (static_cast<int64_t>(e.size()) != k || e[0].kind != Src::Read) return std::nullopt;
+  BOperand b{{}, e[0].idx};
+  for (int64_t r = 0; r < k; ++r) {
+    const Elem& x = e[static_cast<size_t>(r)];
+    if (x.kind != Src::Read || x.idx != b.t) return std::nullopt;
+    const Read& rd = reads_[static_cast<size_t>(x.src)];
+    if (rd.P != 1) return std::nullopt;
+    if (r > 0 && !rowsApart(reads_[static_cast<size_t>(b.rows[0])], rd, r)) return std::nullopt;
+    b.rows.push_back(x.src);
+  }
+  return b;
+}
+
+bool Matcher::dpas(const ir::Operation& op) {
+  ElemKind a = op.operand(1)->type().elem(), bk = op.operand(2)->type().elem(), c = op.result()->type().elem();
+  bool fp = (a == ElemKind::F16 || a == ElemKind::BF16) && c == ElemKind::F32 && op.intAttr("k", 0) == 16;
+  bool i8 = a == ElemKind::I8 && c == ElemKind::I32 && op.intAttr("k", 0) == 32;
+  if (a != bk || (!fp && !i8) || op.intAttr("m", 0) != 8 || op.intAttr("n", 0) != 8 || c != acc_) return false;
+  if (!dpas_.empty() && a != in_) return false;
+  in_ = a;
+  const std::vector<Elem>*ce = elems(op.operand(0)), *ae = elems(op.operand(1)), *be = elems(op.operand(2));
+  if (!ce || !ae || !be || ce->size() != 8) return false;
+  // The accumulator: 8 consecutive elements of an argument at a chunk boundary, or a whole dpas result.
+  int chunk = -1;
+  const Elem& c0 = (*ce)[0];
+  for (size_t i = 0; i < 8; ++i) {
+    const Elem& x = (*ce)[i];
+    if (x.kind != c0.kind || x.src != c0.src || x.idx != c0.idx + static_cast<int>(i)) return false;
+  }
+  if (c0.kind == Src::Acc && c0.idx % 8 == 0) chunk = accBase_.at(static_cast<unsigned>(c0.src)) + c0.idx / 8;
+  else if (c0.kind == Src::Dpas && c0.idx == 0) chunk = dpas_[static_cast<size_t>(c0.src)].chunk;
+  else return false;
+  // Each chunk is one chain: a dpas extends the chunk's last link (or starts it from the argument).
+  int last = -1;
+  for (size_t d = 0; d < dpas_.size(); ++d)
+    if (dpas_[d].chunk == chunk) last = static_cast<int>(d);
+  if (c0.kind == Src::Acc ? last != -1 : last != c0.src) return false;
+  std::optional<AOperand> ao = aOperand(*ae);
+  std::optional<BOperand> bo = bOperand(*be);
+  if (!ao || !bo) return false;
+  auto index = [](auto& list, const auto& x) {
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i] == x) return static_cast<int>(i);
+    list.push_back(x);
+    return static_cast<int>(list.size() - 1);
+  };
+  int ai = index(aOps_, *ao), bi = index(bOps_, *bo);
+  std::vector<Elem> out;
+  for (int i = 0; i < 8; ++i) out.push_back({Src::Dpas, static_cast<int>(dpas_.size()), i});
+  elems_[op.result()] = std::move(out);
+  dpas_.push_back({&op, chunk, ai, bi});
+  return true;
+}
+
+// Accumulators: each chunk yields the last dpas of its chain (elements 0..7 in order) or itself
+// unchanged; coordinates: themselves plus a constant.
+bool Matcher::yield(const ir::Operation& op) {
+  if (op.numOperands() != body_.numArguments() - 1) return false;
+  for (unsigned a = 1; a < body_.numArguments(); ++a) {
+    const ir::Value* y = op.operand(a - 1);
+    if (!accBase_.count(a)) {
+      std::optional<int64_t> s = carriedStep(body_.argument(a), bodySym(y, for_));
+      if (!s) return false;
+      steps_[body_.argument(a)] = *s;
+      continue;
+    }
+    const std::vector<Elem>* es = elems(y);
+    if (!es || es->size() != elems(body_.argument(a))->size()) return false;
+    for (size_t c = 0; c < es->size() / 8; ++c) {
+      int chunk = accBase_.at(a) + static_cast<int>(c);
+      int last = -1;
+      for (size_t d = 0; d < dpas_.size(); ++d)
+        if (dpas_[d].chunk == chunk) last = static_cast<int>(d);
+      for (int i = 0; i < 8; ++i) {
+        Elem want = last < 0 ? Elem{Src::Acc, static_cast<int>(a), static_cast<int>(8 * c) + i} : Elem{Src::Dpas, last, i};
+        if ((*es)[8 * c + static_cast<size_t>(i)] != want) return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : k == ElemKind::I8 ? "s8" : "hf"; }
+
+}  // namespace
+
+std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId) {
+  if (ctx.target.kind != targets::TargetKind::Dg2 || ctx.target.subgroupSize != 8 || !ctx.memrefDim) return std::nullopt;
+  Matcher lm(op);
+  if (!lm.match()) return std::nullopt;
+  const ir::Block& body = lm.body_;
+
+  // The messages in groups of 8 consecutive rows (one per-lane address each): each A operand's rows,
+  // then each B operand's rows not yet placed. A read placed twice at different places: no match.
+  std::vector<int> order;
+  std::vector<int> slot(lm.reads_.size(), -1);
+  auto place = [&](const std::vector<int>& rows) {
+    bool all = true, none = true;
+    for (int r : rows) (slot[static_cast<size_t>(r)] < 0 ? all : none) = false;
+    if (all) {  // already placed: must be the same consecutive slots
+      for (size_t i = 0; i < rows.size(); ++i)
+        if (slot[static_cast<size_t>(rows[i])] != slot[static_cast<size_t>(rows[0])] + static_cast<int>(i)) return false;
+      return slot[static_cast<size_t>(rows[0])] % 8 == 0;
+    }
+    if (!none) return false;
+    for (int r : rows) {
+      slot[static_cast<size_t>(r)] = static_cast<int>(order.size());
+      order.push_back(r);
+    }
+    return true;
+  };
+  for (const AOperand& a : lm.aOps_)
+    if (!place(a.rows)) return std::nullopt;
+  size_t nA = order.size();
+  for (const BOperand& b : lm.bOps_)
+    if (!place(b.rows)) return std::nullopt;
+  if (order.size() != lm.reads_.size()) return std::nullopt;  // a read no operand uses
+  // Every B read has one size; its registers.
+  int64_t bBytes = 0;
+  for (size_t i = nA; i < order.size(); ++i) {
+    int64_t by = lm.reads_[static_cast<size_t>(order[i])].bytes();
+    if (bBytes && by != bBytes) return std::nullopt;
+    bBytes = by;
+  }
+  int64_t G = std::max<int64_t>(1, bBytes / kGrf);
+  // Each group of 8 messages comes in as one per-lane address: consecutive rows of one memref at one
+  // column (lane l = row R + l).
+  if (order.size() % 8 != 0) return std::nullopt;
+  for (size_t g = 0; g < order.size() / 8; ++g) {
+    const Read& r0 = lm.reads_[static_cast<size_t>(order[8 * g])];
+    for (size_t l = 1; l < 8; ++l)
+      if (!rowsApart(r0, lm.reads_[static_cast<size_t>(order[8 * g + l])], static_cast<int64_t>(l))) return std::nullopt;
+  }
+  // Past this point the statement is emitted (no more nullopt, no IR made before it).
+
+  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
+  const size_t nOut = static_cast<size_t>(lm.chunks_);
+  std::vector<llvm::Value*> inputs(nOut, nullptr);
+  std::string constraints;
+  for (size_t i = 0; i < nOut; ++i) constraints += (i ? ",=rw" : "=rw");
+  for (size_t i = 0; i < nOut; ++i) constraints += fmt::format(",{}", i);
+  auto arg = [&](llvm::Value* v, const char* c) {
+    for (size_t i = nOut; i < inputs.size(); ++i)
+      if (inputs[i] == v) return fmt::format("${}", nOut + i);
+    inputs.push_back(v);
+    constraints += fmt::format(",{}", c);
+    return fmt::format("${}", nOut + inputs.size() - 1);
+  };
+  auto i64 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(64) ? v : b.CreateSExt(v, b.getInt64Ty()); };
+  auto i32 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(32) ? v : b.CreateTrunc(v, b.getInt32Ty()); };
+  // A coordinate's value at loop entry (i64).
+  auto initial = [&](const Sym& s) -> llvm::Value* {
+    if (!s.base) return b.getInt64(static_cast<uint64_t>(s.off));
+    llvm::Value* base = nullptr;
+    if (s.base == body.argument(0)) base = ctx.get(op.operand(0)).at(0);
+    for (unsigned a = 1; !base && a < body.numArguments(); ++a)
+      if (s.base == body.argument(a)) base = ctx.get(op.operand(a + 2)).at(0);
+    if (!base) base = ctx.get(const_cast<ir::Value*>(s.base)).at(0);
+    base = i64(base);
+    return s.off ? b.CreateAdd(base, b.getInt64(static_cast<uint64_t>(s.off))) : base;
+  };
+  auto stepOf = [&](const Sym& s) -> int64_t {
+    if (!s.base) return 0;
+    if (auto it = lm.steps_.find(s.base); it != lm.steps_.end()) return it->second;
+    return *baseStep(s.base, op);
+  };
+
+  std::string p = fmt::format("xtc_d{}_", loopId);
+  int64_t eb = lm.in_ == ElemKind::I8 ? 1 : 2, P = 4 / eb;
+  std::string sub = eb == 1 ? "ub" : "uw";
+  size_t nB = order.size() - nA;
+  std::ostringstream t;
+  t << "{\n";
+  t << fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * order.size());
+  t << fmt::format(".decl {}A v_type=G type=ud num_elts={} align=GRF\n", p, 8 * std::max<size_t>(nA, 1));
+  t << fmt::format(".decl {}R v_type=G type={} num_elts={} align=GRF\n", p, sub, static_cast<int64_t>(nB) * G * kGrf / eb);
+  t << fmt::format(".decl {}B v_type=G type={} num_elts={} align=GRF\n", p, sub, static_cast<int64_t>(lm.bOps_.size()) * 8 * kGrf / eb);
+  t << fmt::format(".decl {}Bd v_type=G type=ud num_elts={} align=GRF alias=<{}B,0>\n", p, lm.bOps_.size() * 64, p);
+  t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
+  for (size_t i = 0; i < order.size(); ++i) {
+    t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
+    if (i < nA)
+      t << fmt::format(".decl {}A{} v_type=G type=ud num_elts=8 align=GRF alias=<{}A,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
+    else
+      t << fmt::format(".decl {}R{} v_type=G type=ud num_elts={} align=GRF alias=<{}R,{}>\n", p, i - nA, 8 * G, p,
+                       kGrf * G * static_cast<int64_t>(i - nA));
+  }
+  // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry.
+  llvm::Function* laneFn = llvm::cast<llvm::Function>(
+      ctx.module.getOrInsertFunction("_Z22get_sub_group_local_idv", llvm::FunctionType::get(b.getInt32Ty(), false)).getCallee());
+  laneFn->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  llvm::CallInst* laneCall = b.CreateCall(laneFn);
+  laneCall->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  llvm::Value* lane = b.CreateZExt(laneCall, b.getInt64Ty());
+  std::map<const ir::Value*, llvm::Value*> pitches;
+  auto pitch = [&](const Read& r) {
+    llvm::Value*& v = pitches[r.mem];
+    return v ? v : v = b.CreateMul(i64(ctx.memrefDim(const_cast<ir::Value*>(r.mem), 1)), b.getInt64(static_cast<uint64_t>(r.eb)));
+  };
+  for (size_t g = 0; g < order.size() / 8; ++g) {
+    const Read& r0 = lm.reads_[static_cast<size_t>(order[8 * g])];
+    llvm::Value* base = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r0.mem)), b.getInt64Ty());
+    llvm::Value* row = b.CreateAdd(initial(r0.row), lane);
+    llvm::Value* addr = b.CreateAdd(b.CreateAdd(base, b.CreateMul(row, pitch(r0))),
+                                    b.CreateMul(initial(r0.col), b.getInt64(static_cast<uint64_t>(r0.eb))));
+    std::string a = arg(addr, "rw");
+    for (int q = 0; q < 4; ++q)
+      t << fmt::format("mov (M1_NM, 2) {}a({},0)<4> {}(0,{})<1;1,0>\n", p, 8 * g + 2 * static_cast<size_t>(q), a, 2 * q);
+  }
+  std::string ub = arg(i32(ctx.get(op.operand(1)).at(0)), "rw.u");
+  t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0)), "rw.u"));
+  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
+  t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
+  const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Read& r = lm.reads_[static_cast<size_t>(order[i])];
+    if (i < nA) t << fmt::format("lsc_load.ugm (M1_NM, 1) {}A{}:d32x8t flat[{}a{}]:a64\n", p, i, p, i);
+    else t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i - nA, msg[r.bytes() / 16], p, i);
+  }
+  // B register i of operand q, lane n, part h = row P*i + h, column 8t + n: one mov per row slot.
+  int64_t epr = kGrf / eb;
+  for (size_t q = 0; q < lm.bOps_.size(); ++q) {
+    const BOperand& bo = lm.bOps_[q];
+    for (int64_t i = 0; i < 8; ++i)
+      for (int64_t h = 0; h < P; ++h) {
+        size_t rr = static_cast<size_t>(slot[static_cast<size_t>(bo.rows[static_cast<size_t>(P * i + h)])]) - nA;
+        int64_t off = static_cast<int64_t>(rr) * G * epr + bo.t * 8;
+        t << fmt::format("mov (M1, 8) {}B({},{})<{}> {}R({},{})<1;1,0>\n", p, 8 * static_cast<int64_t>(q) + i, h, P, p, off / epr,
+                         off % epr);
+      }
+  }
+  for (const Dpas& d : lm.dpas_) {
+    int first = slot[static_cast<size_t>(lm.aOps_[static_cast<size_t>(d.aOp)].rows[0])];
+    t << fmt::format("dpas.{}.{}.8.8 (M1, 8) ${}.0 ${}.0 {}Bd.{} {}A({},0)\n", precision(lm.in_), precision(lm.in_), d.chunk, d.chunk, p,
+                     8 * kGrf * d.bOp, p, first);
+  }
+  // One 64-bit add per message: its row step times the pitch plus its column step times the bytes.
+  std::map<const ir::Value*, std::string> rowSteps;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Read& r = lm.reads_[static_cast<size_t>(order[i])];
+    int64_t rs = stepOf(r.row), cs = stepOf(r.col) * r.eb;
+    std::string by;
+    if (rs == 0) {
+      if (cs == 0) continue;
+      by = fmt::format("{:#x}:uq", static_cast<uint64_t>(cs));
+    } else {
+      std::string& s = rowSteps[r.mem];
+      if (s.empty())
+        s = arg(b.CreateAdd(b.CreateMul(pitch(r), b.getInt64(static_cast<uint64_t>(rs))), b.getInt64(static_cast<uint64_t>(cs))),
+                "rw.u");
+      by = s + "(0,0)<0;1,0>";
+    }
+    t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
+  }
+  t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, lm.step_);
+  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
+  t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);
+
+  // The accumulator chunks, tied to their initial values.
+  llvm::Type* et = lm.acc_ == ElemKind::F32 ? b.getFloatTy() : b.getInt32Ty();
+  llvm::Type* ct = llvm::FixedVectorType::get(et, 8);
+  for (auto [a, first] : lm.accBase_) {
+    const std::vector<llvm::Value*>& regs = ctx.get(op.operand(a + 2));
+    for (size_t c = 0; c < regs.size() / 8; ++c) {
+      llvm::Value* v = llvm::UndefValue::get(ct);
+      for (unsigned i = 0; i < 8; ++i) v = b.CreateInsertElement(v, regs[8 * c + i], b.getInt32(i));
+      inputs[static_cast<size_t>(first) + c] = v;
+    }
+  }
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* v : inputs) types.push_back(v->getType());
+  llvm::Type* rt = nOut == 1 ? ct : static_cast<llvm::Type*>(llvm::StructType::get(b.getContext(), std::vector<llvm::Type*>(nOut, ct)));
+  auto* fty = llvm::FunctionType::get(rt, types, false);
+  llvm::Value* out = b.CreateCall(llvm::InlineAsm::get(fty, t.str(), constraints, /*hasSideEffects=*/true), inputs);
+
+  // Results: accumulators from the outputs, coordinates advanced by the trip count.
+  llvm::Value* lb = ctx.get(op.operand(0)).at(0);
+  llvm::Value* ubv = ctx.get(op.operand(1)).at(0);
+  llvm::Value* stepv = ctx.get(op.operand(2)).at(0);
+  llvm::Value* trips = b.CreateSDiv(b.CreateAdd(b.CreateSub(ubv, lb), b.CreateSub(stepv, llvm::ConstantInt::get(stepv->getType(), 1))), stepv);
+  trips = b.CreateSelect(b.CreateICmpSLT(lb, ubv), trips, llvm::ConstantInt::get(stepv->getType(), 0));
+  for (unsigned a = 1; a < body.numArguments(); ++a) {
+    ir::Value* res = op.result(a - 1);
+    if (auto it = lm.accBase_.find(a); it != lm.accBase_.end()) {
+      std::vector<llvm::Value*> regs;
+      int64_t n = body.argument(a)->type().shape()[0];
+      for (int64_t i = 0; i < n; ++i) {
+        unsigned c = static_cast<unsigned>(it->second + i / 8);
+        llvm::Value* ch = nOut == 1 ? out : b.CreateExtractValue(out, {c});
+        regs.push_back(b.CreateExtractElement(ch, b.getInt32(static_cast<uint32_t>(i % 8))));
+      }
+      ctx.set(res, std::move(regs));
+    } else {
+      llvm::Value* init = ctx.get(op.operand(a + 2)).at(0);
+      int64_t st = lm.steps_.at(body.argument(a));
+      ctx.set(res, {b.CreateAdd(init, b.CreateMul(b.CreateSExtOrTrunc(trips, init->getType()),
+                                                  llvm::ConstantInt::get(init->getType(), static_cast<uint64_t>(st))))});
+    }
+  }
+  return std::string();
+}
+
+}  // namespace xtc::backend

@@ -41,10 +41,13 @@ std::optional<int> bits(const ir::Value* v, int depth, Memo<int>& memo) {
   return memo[v] = bitsOf(v, depth, memo);
 }
 
+// 64-bit values only: a narrower one would wrap below the bounds the rules add up.
+bool wide(const ir::Value* v) {
+  return v->type().isScalar() && (v->type().elem() == ir::ElemKind::Index || v->type().elem() == ir::ElemKind::I64);
+}
+
 std::optional<int> bitsOf(const ir::Value* v, int depth, Memo<int>& memo) {
-  // 64-bit values only: a narrower one would wrap below the bounds this adds up.
-  if (depth == 0 || !v->type().isScalar() || (v->type().elem() != ir::ElemKind::Index && v->type().elem() != ir::ElemKind::I64))
-    return std::nullopt;
+  if (depth == 0 || !wide(v)) return std::nullopt;
   if (std::optional<int> c = constBits(v)) return c;
   const ir::Operation* d = v->definingOp();
   if (!d) return std::nullopt;
@@ -126,8 +129,7 @@ std::optional<IndexRange> range(const ir::Value* v, int depth, Memo<IndexRange>&
 }
 
 std::optional<IndexRange> rangeOf(const ir::Value* v, int depth, Memo<IndexRange>& memo) {
-  if (depth == 0 || !v->type().isScalar() || (v->type().elem() != ir::ElemKind::Index && v->type().elem() != ir::ElemKind::I64))
-    return std::nullopt;
+  if (depth == 0 || !wide(v)) return std::nullopt;
   if (std::optional<int64_t> c = constInt(v)) {
     if (*c <= -kRangeLimit || *c >= kRangeLimit) return std::nullopt;
     return IndexRange{*c, *c, std::abs(*c)};

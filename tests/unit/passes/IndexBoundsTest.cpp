@@ -46,14 +46,20 @@ builtin.module {
 }
 )";
 
-std::optional<int> boundOf(const ir::Operation& module, const std::string& name) {
+// The value the IR text names %name (its name hint); fails the test if there is none.
+const ir::Value* valueNamed(const ir::Operation& module, const std::string& name) {
   const ir::Value* found = nullptr;
   const_cast<ir::Operation&>(module).walk([&](ir::Operation* o) {
     for (unsigned i = 0; i < o->numResults(); ++i)
       if (o->result(i)->nameHint() == name) found = o->result(i);
   });
   EXPECT_TRUE(found) << name;
-  return found ? passes::unsignedBits(found) : std::nullopt;
+  return found;
+}
+
+std::optional<int> boundOf(const ir::Operation& module, const std::string& name) {
+  const ir::Value* v = valueNamed(module, name);
+  return v ? passes::unsignedBits(v) : std::nullopt;
 }
 
 TEST(IndexBounds, BoundsFromTheRules) {
@@ -126,13 +132,8 @@ builtin.module {
 )";
 
 std::optional<passes::IndexRange> rangeOf(const ir::Operation& module, const std::string& name) {
-  const ir::Value* found = nullptr;
-  const_cast<ir::Operation&>(module).walk([&](ir::Operation* o) {
-    for (unsigned i = 0; i < o->numResults(); ++i)
-      if (o->result(i)->nameHint() == name) found = o->result(i);
-  });
-  EXPECT_TRUE(found) << name;
-  return found ? passes::indexRange(found) : std::nullopt;
+  const ir::Value* v = valueNamed(module, name);
+  return v ? passes::indexRange(v) : std::nullopt;
 }
 
 void expectRange(const ir::Operation& m, const std::string& name, int64_t lo, int64_t hi, int64_t multiple) {

@@ -7,9 +7,18 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <string>
+#include <vector>
 
 namespace xtc::backend {
 namespace {
+
+// The call whose builtin name contains `name`, or null.
+const isa::HardwareCall* callNamed(const std::vector<isa::HardwareCall>& calls, const std::string& name) {
+  for (const isa::HardwareCall& c : calls)
+    if (c.builtin.find(name) != std::string::npos) return &c;
+  return nullptr;
+}
 
 const char* kLoop =
     "{\n"
@@ -101,11 +110,8 @@ TEST(VisaLoop, SlmBlockMessagesAreCalls) {
       "}\n";
   std::vector<isa::HardwareCall> calls = visaLoopHardwareCalls(loop);
   ASSERT_EQ(calls.size(), 3u);
-  const isa::HardwareCall *rd = nullptr, *wr = nullptr;
-  for (const isa::HardwareCall& c : calls) {
-    if (c.builtin.find("SLM block load d32x64t") != std::string::npos) rd = &c;
-    if (c.builtin.find("SLM block store d64x16t") != std::string::npos) wr = &c;
-  }
+  const isa::HardwareCall* rd = callNamed(calls, "SLM block load d32x64t");
+  const isa::HardwareCall* wr = callNamed(calls, "SLM block store d64x16t");
   ASSERT_NE(rd, nullptr);
   ASSERT_NE(wr, nullptr);
   EXPECT_EQ(rd->insideLoops, 2u);
@@ -141,12 +147,9 @@ TEST(VisaLoop, Dg2RowReadsAreCalls) {
       "}\n";
   std::vector<isa::HardwareCall> calls = visaLoopHardwareCalls(loop);
   ASSERT_EQ(calls.size(), 3u);
-  const isa::HardwareCall *x8 = nullptr, *x16 = nullptr, *dp = nullptr;
-  for (const isa::HardwareCall& c : calls) {
-    if (c.builtin == "inline vISA loop: row read d32x8t") x8 = &c;
-    if (c.builtin == "inline vISA loop: row read d32x16t") x16 = &c;
-    if (c.builtin == "inline vISA loop: dpas 8x8") dp = &c;
-  }
+  const isa::HardwareCall* x8 = callNamed(calls, "inline vISA loop: row read d32x8t");
+  const isa::HardwareCall* x16 = callNamed(calls, "inline vISA loop: row read d32x16t");
+  const isa::HardwareCall* dp = callNamed(calls, "inline vISA loop: dpas 8x8");
   ASSERT_NE(x8, nullptr);
   ASSERT_NE(x16, nullptr);
   ASSERT_NE(dp, nullptr);

@@ -5,10 +5,10 @@
 // Itanium-mangled names; the translator turns them into SPIR-V builtin variables, OpGroup* and
 // OpenCL.std instructions.
 #include "backends/spirv/LLVMEmitter.h"
+#include "backends/spirv/Dg2VisaLoop.h"
 #include "backends/spirv/EmitMemory.h"
 #include "backends/spirv/VisaEmitter.h"
 #include "backends/spirv/VisaLanes.h"
-#include "backends/spirv/Dg2VisaLoop.h"
 #include "backends/spirv/VisaLoop.h"
 #include "backends/spirv/XeBuiltins.h"
 
@@ -853,8 +853,8 @@ void KernelEmitter::emitCrossLane(ir::Operation& op) {
 namespace {
 
 // Whether the index `v` is the same in every lane by construction: constants, kernel arguments,
-// memref extents and base addresses, group and subgroup ids, sizes and counts, the induction variable of a loop whose
-// bounds are, and integer arithmetic of such values. Anything else (a lane id, a loaded or
+// memref extents and base addresses, group and subgroup ids, sizes and counts, the induction
+// variable of a loop whose bounds are, and integer arithmetic of such values. Anything else (a lane id, a loaded or
 // loop-carried value) counts as differing between lanes.
 bool uniformIndex(const ir::Value* v, int depth = 16) {
   if (depth == 0) return false;

@@ -86,7 +86,8 @@ Target makeDg2() {
   for (unsigned m : {8u, 4u, 2u, 1u}) t.dpas.push_back({"bf16", "bf16", "f32", m, 8, 16});
   t.dpas.push_back({"f16", "f16", "f32", 8, 8, 16});
   t.dpas.push_back({"i8", "i8", "i32", 8, 8, 32});  // u8: no unsigned 8-bit type in the IR
-  // Inline vISA (backends/spirv/VisaEmitter.h): the f32 row-sum tree (probe visa_reduce_dg2_add_f32.ir).
+  // Inline vISA: the f32 row-sum tree (VisaEmitter.h, probe visa_reduce_dg2_add_f32.ir) and the
+  // interior DPAS K loop as one statement (Dg2VisaLoop.h, forms measured by tests/isa/measure/dg2-visa.sh).
   t.spirvExtensions = {"SPV_INTEL_subgroups", "SPV_INTEL_inline_assembly"};
   return t;
 }

@@ -438,11 +438,13 @@ std::pair<ir::Value*, int64_t> splitIndex(ir::Value* v) {
   return {const_cast<ir::Value*>(s.base), s.off};  // a value of the IR being emitted (ctx.get takes it mutable)
 }
 
-// R * pitch + C * bytes: a tile origin's byte offset from the memref's base; R, C null: 0.
+// R * pitch + C * bytes: a tile origin's byte offset from the memref's base, in pitch's type; R, C
+// null: 0.
 llvm::Value* originOffset(llvm::Value* R, llvm::Value* C, llvm::Value* pitch, unsigned elemBytes, llvm::IRBuilder<>& b) {
-  llvm::Value* off = b.getInt64(0);
+  llvm::Type* ty = pitch->getType();
+  llvm::Value* off = llvm::ConstantInt::get(ty, 0);
   if (R) off = b.CreateMul(R, pitch);
-  if (C) off = b.CreateAdd(off, b.CreateMul(C, b.getInt64(elemBytes)));
+  if (C) off = b.CreateAdd(off, b.CreateMul(C, llvm::ConstantInt::get(ty, elemBytes)));
   return off;
 }
 
@@ -452,31 +454,48 @@ llvm::Value* rowPitch(ir::Value* mem, unsigned elemBytes, XeEmitContext& ctx, ll
 
 // The address of the element at (row, col) of a dense 2-D global memref for a dg2 block message, in
 // the form IGC turns into one instruction per message (docs/hardware.md, "dg2 block-message
-// addresses"): with row = R + r and col = C + c (r, c constants), the tile's origin
-// base + R * pitch + C * bytes is made once per tile and LLVM block (or carried around the loop that
-// walks it: beginLoopOrigins), row r is the origin plus r * pitch (loop-invariant: LLVM computes it
-// before the loop) and the message adds c * bytes, a constant. As a plain (row * pitch + col) * bytes
-// per message, a K loop recomputed every row's 64-bit product each step where the row walks with K
+// addresses"): with row = R + r and col = C + c (r, c constants), the tile's origin offset
+// R * pitch + C * bytes is made once per tile and LLVM block (or carried around the loop that walks
+// it: beginLoopOrigins), row r is the origin plus r * pitch (loop-invariant: LLVM computes it before
+// the loop) and the message adds c * bytes, a constant. As a plain (row * pitch + col) * bytes per
+// message, a K loop recomputed every row's 64-bit product each step where the row walks with K
 // (IGC's mul/mach pairs: ~8 instructions per message).
+// In a kernel without a loop (wide false) the origin is a 32-bit offset, zero-extended once per
+// message: a dg2 kernel's buffers are below 4 GiB (docs/abi.md: no greater-than-4GB build option,
+// the runtime allocates no larger buffer and IGC addresses them through 32-bit surface offsets), so
+// the element's byte offset from the base, which the guard keeps inside the memref, is exact modulo
+// 2^32 whatever the sign of r and c. In 64 bits IGC still made the high halves of R * pitch
+// (mul/mach pairs, adds) that its 32-bit surface offsets never read (sg_bias_relu's block path
+// 212 -> 197 instructions, bias_relu 230 -> 216). A kernel with a loop keeps 64 bits: there the
+// 32-bit form moved the loops' counts by -25 to +7 per K step with IGC's register allocation.
 // Plain (not inbounds) GEPs: the origin need not be an element of the memref (only R + r is).
-llvm::Value* blockMessageAddress(ir::Value* mem, ir::Value* row, ir::Value* col, unsigned elemBytes, XeEmitContext& ctx,
-                                 llvm::IRBuilder<>& b) {
+llvm::Value* blockMessageAddress(ir::Value* mem, ir::Value* row, ir::Value* col, unsigned elemBytes, bool wide,
+                                 XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   auto [R, r] = splitIndex(row);
   auto [C, c] = splitIndex(col);
   llvm::Type* i8 = b.getInt8Ty();
   llvm::Value* pitch = rowPitch(mem, elemBytes, ctx, b);
+  llvm::Value* base = b.CreatePointerCast(ctx.memrefPointer(mem), llvm::PointerType::get(i8, 1));
   BlockAddresses& ba = *ctx.blockAddresses;
   auto key = [&, here = b.GetInsertBlock()](int64_t i) { return std::make_tuple(mem, R, C, here, i); };
+  auto carried = ba.carried.find({mem, R, C});
+  if (carried == ba.carried.end() && !wide) {
+    llvm::Type* i32 = b.getInt32Ty();
+    llvm::Value* pitch32 = b.CreateTrunc(pitch, i32);
+    llvm::Value*& origin = ba.offsets[key(0)];
+    if (!origin) {
+      auto value = [&](ir::Value* x) { return x ? b.CreateTrunc(ctx.get(x).at(0), i32) : nullptr; };
+      origin = originOffset(value(R), value(C), pitch32, elemBytes, b);
+    }
+    llvm::Value*& p = ba.offsets[key(r)];
+    if (!p) p = b.CreateAdd(origin, b.CreateMul(pitch32, b.getInt32(static_cast<uint32_t>(r))));
+    llvm::Value* off = c == 0 ? p : b.CreateAdd(p, b.getInt32(static_cast<uint32_t>(c * elemBytes)));
+    return b.CreateGEP(i8, base, b.CreateZExt(off, b.getInt64Ty()));
+  }
   llvm::Value*& origin = ba.rows[key(0)];
   if (!origin) {
-    llvm::Value* off = nullptr;
-    if (auto it = ba.carried.find({mem, R, C}); it != ba.carried.end()) {
-      off = it->second;
-    } else {
-      auto value = [&](ir::Value* x) { return x ? ctx.get(x).at(0) : nullptr; };
-      off = originOffset(value(R), value(C), pitch, elemBytes, b);
-    }
-    origin = b.CreateGEP(i8, b.CreatePointerCast(ctx.memrefPointer(mem), llvm::PointerType::get(i8, 1)), off);
+    auto value = [&](ir::Value* x) { return x ? ctx.get(x).at(0) : nullptr; };
+    origin = b.CreateGEP(i8, base, carried != ba.carried.end() ? carried->second : originOffset(value(R), value(C), pitch, elemBytes, b));
   }
   llvm::Value*& p = ba.rows[key(r)];
   if (!p) p = b.CreateGEP(i8, origin, b.CreateMul(pitch, b.getInt64(static_cast<uint64_t>(r))));
@@ -508,7 +527,15 @@ std::string emitGlobalBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::I
   llvm::Type* ptrTy = llvm::PointerType::get(it, 1);
   llvm::Value* elem = nullptr;
   if (originAddressed(op) && ctx.blockAddresses && ctx.memrefDim) {
-    elem = blockMessageAddress(mem, op.operand(first), op.operand(first + 1), regBits / 8, ctx, b);
+    // Whether the kernel (the outermost op holding this one) has a loop, once per kernel.
+    std::optional<bool>& loops = ctx.blockAddresses->kernelLoops;
+    if (!loops) {
+      const ir::Operation* kernel = &op;
+      while (kernel->parentOp()) kernel = kernel->parentOp();
+      loops = false;
+      const_cast<ir::Operation*>(kernel)->walk([&](ir::Operation* x) { *loops = *loops || x->is("scf.for"); });
+    }
+    elem = blockMessageAddress(mem, op.operand(first), op.operand(first + 1), regBits / 8, *loops, ctx, b);
   } else {
     std::vector<llvm::Value*> idx;
     for (unsigned d = first; d < op.numOperands(); ++d) idx.push_back(ctx.get(op.operand(d)).at(0));

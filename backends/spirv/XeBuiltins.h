@@ -49,7 +49,10 @@ struct XeEmitContext {
 // constant parts, the LLVM block the pointer was made in, r; r = 0 is the origin); a pointer is reused
 // only in the block that made it, where it dominates.
 struct BlockAddresses {
-  std::map<std::tuple<const ir::Value*, const ir::Value*, const ir::Value*, const llvm::BasicBlock*, int64_t>, llvm::Value*> rows;
+  using Key = std::tuple<const ir::Value*, const ir::Value*, const ir::Value*, const llvm::BasicBlock*, int64_t>;
+  std::map<Key, llvm::Value*> rows;     // from a carried origin: i8 pointers
+  std::map<Key, llvm::Value*> offsets;  // in a kernel without a loop: i32 byte offsets from the base
+  std::optional<bool> kernelLoops;      // whether the kernel has a loop (blockMessageAddress' form)
   // The origins of the tiles the loops being emitted walk (LoopOrigins), by (memref, row and column
   // offsets): the phi of the origin's byte offset from the memref's base; it dominates the loop body.
   std::map<std::tuple<const ir::Value*, const ir::Value*, const ir::Value*>, llvm::Value*> carried;

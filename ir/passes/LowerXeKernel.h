@@ -127,9 +127,13 @@ private:
   std::optional<std::vector<RowRead>> readPlan(const TileState& t, const Type& rt, const Operation& op);
   // The block reads of `plan` (no guard), as the load's lane vector.
   Value* rowReads(const TileState& t, const Type& rt, const std::vector<RowRead>& plan, const Operation& op);
+  // A memref's (base | row pitch in bytes) & 15 (surfaceLowBits) and whether it is 0 (alignedSurface).
+  Value* surfaceLowBits(const TileState& t);
   Value* alignedSurface(const TileState& t);
   // Whether a block message of the whole `vt` tile at `t` is legal: inside the memref, aligned.
   Value* blockGuard(const TileState& t, const Type& vt);
+  // The same condition as one compare of ORed bits, in 32-bit arithmetic (mergeBlockGuards' form).
+  Value* compactGuard(const TileState& t, const Type& vt);
   bool lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane);
   // A store_tile of `regs` (lane layout `l`) through row block writes under blockGuard, the per-lane
   // stores the fallback; false when the layout or memref does not allow it (nothing emitted).
@@ -140,11 +144,7 @@ private:
   // A kernel without a loop with more than one such guard: one guard for all (mergeBlockGuards).
   void mergeBlockGuards(ir::Block& body);
   std::vector<Operation*> guards_;  // the scf.ifs of lowerBlockReadLoad/lowerBlockWriteStore, in order
-  // Bounds checks `offset < size && offset + extent <= size` of blockGuard whose offset IndexBounds
-  // shows non-negative and far from overflow: the conjunction and its second half, which implies the
-  // first. mergeBlockGuards keeps only the second half (measured on dg2: 3 `cmp`s less per check on
-  // the merged block path; softmax's per-tile guards without the first half spill, so they keep it).
-  std::vector<std::pair<Value*, Value*>> impliedStarts_;
+  std::vector<Value*> compactGuards_;  // each guard's compactGuard
   // The interior loop's 32-bit counting (index_bits = 32): the tiles it carries (each with its
   // constant step and its walk's load, if one reads it) when every index it carries is such a tile's
   // offset and its only tile loads are the walks; nullopt otherwise.
@@ -168,7 +168,7 @@ private:
   // The condition (i1) that the counter and every carried offset and walk byte offset stay in
   // [0, 2^31) for iterations 0..n of a loop from lb by step.
   Value* fits31(const std::vector<Carried>& carried, Value* lb, int64_t step, Value* n);
-  std::map<const Value*, Value*> alignedSurface_;
+  std::map<const Value*, Value*> alignedSurface_, surfaceLowBits_;
   std::map<const Operation*, bool> blockMode_;  // loads of a versioned loop: block reads or per-lane
   static bool holdsBarrier(Operation& loop);     // a gpu.barrier at any depth
   bool sliceBarrier_ = false;  // a slice loop (split-accumulators) holds a barrier: none is versioned

@@ -1,12 +1,8 @@
-// Bounds of an index from how the IR computes it, both unit-tested in tests/unit/passes/IndexBoundsTest.cpp:
-//  - unsignedBits: the number of bits B such that 0 <= v < 2^B holds for every execution, or nothing
-//    when the IR does not show it (a loaded value, a block argument, a subtraction, a negative
-//    constant). lower-xe's block-read guards use it to drop the `offset < size` half of a bounds
-//    check whose `offset + extent <= size` half already implies it;
-//  - indexRange: the interval [lo, hi] and a known divisor of v, where the kernel's static grid and
-//    subgroup count bound its ids. lower-xe uses it to prove a K loop's tiles inside static memrefs
-//    and aligned in every iteration of every subgroup of every workgroup, so a loop with a barrier
-//    can take block reads with a condition the whole workgroup shares (LowerXeBlockRead.cpp).
+// The bounds of an index from how the IR computes it, unit-tested in tests/unit/passes/IndexBoundsTest.cpp:
+// indexRange, the interval [lo, hi] and a known divisor of v, where the kernel's static grid and
+// subgroup count bound its ids. lower-xe uses it to prove a K loop's tiles inside static memrefs and
+// aligned in every iteration of every subgroup of every workgroup, so a loop with a barrier can take
+// block reads with a condition the whole workgroup shares (LowerXeBlockRead.cpp).
 #pragma once
 
 #include "ir/Operation.h"
@@ -14,9 +10,6 @@
 #include <optional>
 
 namespace xtc::passes {
-
-// Bits of an upper bound of `v` (0 <= v < 2^bits), at most 63, or nullopt.
-std::optional<int> unsignedBits(const ir::Value* v);
 
 // lo <= v <= hi, and v is a multiple of `multiple` (0: v is 0), in every execution.
 struct IndexRange {

@@ -419,12 +419,16 @@ const std::vector<GlobalBlockForm>& globalBlockForms() {
   return forms;
 }
 
+// A dense 2-D global memref: its elements are base + row * pitch + column * bytes.
+bool dense2dGlobal(const ir::Type& mt) {
+  return mt.memSpace() != ir::MemSpace::Slm && mt.rank() == 2 && mt.strides().empty();
+}
+
 // Whether a dg2 global block message is addressed from its tile's origin (blockMessageAddress): a
 // dense 2-D global memref (other ranks and strided views take the plain element address).
 bool originAddressed(const ir::Operation& op) {
   if (!op.is("xe.block_read") && !op.is("xe.block_write")) return false;
-  const ir::Type& mt = op.operand(op.is("xe.block_write") ? 1 : 0)->type();
-  return mt.memSpace() != ir::MemSpace::Slm && mt.rank() == 2 && mt.strides().empty();
+  return dense2dGlobal(op.operand(op.is("xe.block_write") ? 1 : 0)->type());
 }
 
 // A message's row or column index as (the tile's offset, the message's constant place in the tile):
@@ -436,6 +440,19 @@ std::pair<ir::Value*, int64_t> splitIndex(ir::Value* v) {
   if (s.base && !s.base->type().isIndex() && !(s.base->type().isScalar() && ir::elemBits(s.base->type().elem()) == 64))
     return {v, 0};
   return {const_cast<ir::Value*>(s.base), s.off};  // a value of the IR being emitted (ctx.get takes it mutable)
+}
+
+// Whether the kernel (the outermost op holding `op`) has a loop, found once per kernel: without one,
+// dg2 global messages take 32-bit byte offsets (blockMessageAddress, emitLaneRead).
+bool kernelHasLoop(const ir::Operation& op, XeEmitContext& ctx) {
+  std::optional<bool>& loops = ctx.blockAddresses->kernelLoops;
+  if (!loops) {
+    const ir::Operation* kernel = &op;
+    while (kernel->parentOp()) kernel = kernel->parentOp();
+    loops = false;
+    const_cast<ir::Operation*>(kernel)->walk([&](ir::Operation* x) { *loops = *loops || x->is("scf.for"); });
+  }
+  return *loops;
 }
 
 // R * pitch + C * bytes: a tile origin's byte offset from the memref's base, in pitch's type; R, C
@@ -527,15 +544,7 @@ std::string emitGlobalBlock(const ir::Operation& op, XeEmitContext& ctx, llvm::I
   llvm::Type* ptrTy = llvm::PointerType::get(it, 1);
   llvm::Value* elem = nullptr;
   if (originAddressed(op) && ctx.blockAddresses && ctx.memrefDim) {
-    // Whether the kernel (the outermost op holding this one) has a loop, once per kernel.
-    std::optional<bool>& loops = ctx.blockAddresses->kernelLoops;
-    if (!loops) {
-      const ir::Operation* kernel = &op;
-      while (kernel->parentOp()) kernel = kernel->parentOp();
-      loops = false;
-      const_cast<ir::Operation*>(kernel)->walk([&](ir::Operation* x) { *loops = *loops || x->is("scf.for"); });
-    }
-    elem = blockMessageAddress(mem, op.operand(first), op.operand(first + 1), regBits / 8, *loops, ctx, b);
+    elem = blockMessageAddress(mem, op.operand(first), op.operand(first + 1), regBits / 8, kernelHasLoop(op, ctx), ctx, b);
   } else {
     std::vector<llvm::Value*> idx;
     for (unsigned d = first; d < op.numOperands(); ++d) idx.push_back(ctx.get(op.operand(d)).at(0));
@@ -573,10 +582,23 @@ std::string emitLaneRead(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBu
   // row * cols + col made IGC add, shift and add again (per K step on dg2: gemm_bt 168 -> 166, RFC 2.3
   // 1018 -> 974, RFC 2.2 1380 -> 1306; transpose's block path 210 -> 190).
   llvm::Value* col = ctx.get(op.operand(2)).at(0);
-  llvm::Value* rowStart = ctx.elementPointer(op.operand(0), {ctx.get(op.operand(1)).at(0), llvm::ConstantInt::get(col->getType(), 0)});
+  llvm::Value* row = ctx.get(op.operand(1)).at(0);
   llvm::Type* i8 = b.getInt8Ty();
-  llvm::Value* elem = b.CreateInBoundsGEP(i8, b.CreatePointerCast(rowStart, llvm::PointerType::get(i8, 1)),
-                                          b.CreateMul(col, llvm::ConstantInt::get(col->getType(), regBits / 8)));
+  llvm::Value* elem = nullptr;
+  if (dense2dGlobal(op.operand(0)->type()) && ctx.blockAddresses && ctx.memrefDim && !kernelHasLoop(op, ctx)) {
+    // A kernel without a loop: the byte offset row * pitch + col * bytes in 32 bits, as its block
+    // messages (blockMessageAddress: buffers below 4 GiB), without IGC's mul/mach pairs of the
+    // 64-bit row * pitch.
+    llvm::Type* i32 = b.getInt32Ty();
+    llvm::Value* pitch = b.CreateTrunc(rowPitch(op.operand(0), regBits / 8, ctx, b), i32);
+    llvm::Value* off = originOffset(b.CreateTrunc(row, i32), b.CreateTrunc(col, i32), pitch, regBits / 8, b);
+    llvm::Value* base = b.CreatePointerCast(ctx.memrefPointer(op.operand(0)), llvm::PointerType::get(i8, 1));
+    elem = b.CreateGEP(i8, base, b.CreateZExt(off, b.getInt64Ty()));
+  } else {
+    llvm::Value* rowStart = ctx.elementPointer(op.operand(0), {row, llvm::ConstantInt::get(col->getType(), 0)});
+    elem = b.CreateInBoundsGEP(i8, b.CreatePointerCast(rowStart, llvm::PointerType::get(i8, 1)),
+                               b.CreateMul(col, llvm::ConstantInt::get(col->getType(), regBits / 8)));
+  }
   llvm::Type* dataTy = vectorOrScalar(b.getInt32Ty(), units);
   llvm::Value* ptr = b.CreatePointerCast(elem, llvm::PointerType::get(dataTy, 1));
   ctx.set(op.result(), unpack(b, b.CreateAlignedLoad(dataTy, ptr, llvm::Align(4)), regBits, regTy, n));

@@ -9,11 +9,14 @@ xe-isa-notes.md "dg2 K loops in one asm statement").
   dg2_visa_loop.py sim-ll M N KSTEP TYPE ROLES ORDER [OLD=>NEW...] < module.ll
                                        the same model run on the statement xtc emitted (sim_module)
 
-The statement (TYPE hf, bf: f16/bf16 -> f32, K step 16; s8 -> s32, K step 32; M, N multiples of 8):
+The statement (TYPE hf, bf: f16/bf16 -> f32, K step 16 or 32; s8 -> s32, K step 32; M, N multiples of 8):
   - A: M row reads per K step, `lsc_load.ugm (M1_NM, 1) xA<i>:d32x8t flat[xa<i>]:a64` (SIMD1,
     transposed: 8 dwords of row i into one 32-byte GRF, lane j = dword j = the K pair 2j, 2j+1, or
     the 4 bytes 4j..4j+3). Row i of an 8-row block is register i of the DPAS A operand (reference
-    §4, dg2), so the sends write the operand's registers: no copy.
+    §4, dg2), so the sends write the operand's registers: no copy. K step 32 in 16 bits (the split
+    kernels' slice loops): a 64-byte row belongs to two DPAS operands (K 0-15, K 16-31); a response
+    is consecutive registers, so each half is its own d32x8t read into its own operand (2 sends and
+    2 address adds per row: no mov, no read waiting on another).
   - B: KSTEP row reads of N elements (d32x4t/x8t/x16t: 16/32/64 bytes), into a row buffer xR.
   - B packing: a DPAS B register i of n-block t holds in lane n the dword B[2i][n] | B[2i+1][n] << 16
     (8-bit: 4 rows, bytes), so each row slot (8 columns of one row) is one
@@ -42,33 +45,37 @@ def statement(M, N, KS, T):
     eb = 1 if T == "s8" else 2
     pack = 4 // eb
     sub = "ub" if eb == 1 else "uw"
-    assert KS * eb == 32 and M % 8 == 0 and N % 8 == 0
+    # KH = 2: a 64-byte A row (bf16/f16, K step 32) is two messages, one per K half, each straight
+    # into the register of its own DPAS operand (the split kernels' slice loops).
+    KH = KS * eb // 32
+    assert KH in (1, 2) and (KH == 1 or eb == 2) and M % 8 == 0 and N % 8 == 0
     rowb = N * eb
     G = max(1, rowb // GRF)
     bmsg = {16: "d32x4t", 32: "d32x8t", 64: "d32x16t"}[rowb]
     NB, MB = N // 8, M // 8
     NO = MB * NB
+    NA = M * KH  # A messages: (row block a, half h, row r) -> register 8 (a KH + h) + r
     L = []
     d = L.append
-    d(f".decl xa v_type=G type=uq num_elts={4 * M} align=GRF")
+    d(f".decl xa v_type=G type=uq num_elts={4 * NA} align=GRF")
     d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
-    d(f".decl xA v_type=G type=ud num_elts={8 * M} align=GRF")
+    d(f".decl xA v_type=G type=ud num_elts={8 * NA} align=GRF")
     d(f".decl xR v_type=G type={sub} num_elts={KS * G * GRF // eb} align=GRF")
-    d(f".decl xB v_type=G type={sub} num_elts={NB * 8 * GRF // eb} align=GRF")
-    d(f".decl xBd v_type=G type=ud num_elts={NB * 64} align=GRF alias=<xB,0>")
+    d(f".decl xB v_type=G type={sub} num_elts={NB * KH * 8 * GRF // eb} align=GRF")
+    d(f".decl xBd v_type=G type=ud num_elts={NB * KH * 64} align=GRF alias=<xB,0>")
     d(".decl xk v_type=G type=d num_elts=1 align=dword")
     d(".decl xp v_type=P num_elts=1")
-    for i in range(M):
+    for i in range(NA):
         d(f".decl xa{i} v_type=G type=uq num_elts=1 alias=<xa,{GRF * i}>")
         d(f".decl xA{i} v_type=G type=ud num_elts=8 align=GRF alias=<xA,{GRF * i}>")
     for r in range(KS):
         d(f".decl xb{r} v_type=G type=uq num_elts=1 alias=<xb,{GRF * r}>")
         d(f".decl xR{r} v_type=G type=ud num_elts={8 * G} align=GRF alias=<xR,{GRF * G * r}>")
-    ai = [2 * NO + g for g in range(MB)]  # operands: NO outputs, NO tied initial values, then these
-    bi = [2 * NO + MB + g for g in range(KS // 8)]
-    kin = 2 * NO + MB + KS // 8
+    ai = [2 * NO + g for g in range(MB * KH)]  # operands: NO outputs, NO tied initial values, then these
+    bi = [2 * NO + MB * KH + g for g in range(KS // 8)]
+    kin = 2 * NO + MB * KH + KS // 8
     bst = kin + 1
-    for g in range(MB):
+    for g in range(MB * KH):
         for q in range(4):
             d(f"mov (M1_NM, 2) xa({8 * g + 2 * q},0)<4> ${ai[g]}(0,{2 * q})<1;1,0>")
     for g in range(KS // 8):
@@ -78,23 +85,26 @@ def statement(M, N, KS, T):
     d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
     d("(!xp) jmp (M1,1) xend")
     d("xloop:")
-    for i in range(M):
+    for i in range(NA):
         d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x8t flat[xa{i}]:a64")
     for r in range(KS):
         d(f"lsc_load.ugm (M1_NM, 1) xR{r}:{bmsg} flat[xb{r}]:a64")
     epr = GRF // eb
-    for t in range(NB):
-        for i in range(8):
-            for h in range(pack):
-                off = (pack * i + h) * G * epr + t * 8  # row pack*i + h, columns 8t..8t+7
-                d(f"mov (M1, 8) xB({8 * t + i},{h})<{pack}> xR({off // epr},{off % epr})<1;1,0>")
+    for h2 in range(KH):  # B operand (half h2, column block t) at register 8 (h2 NB + t)
+        for t in range(NB):
+            for i in range(8):
+                for h in range(pack):
+                    row = 8 * pack * h2 + pack * i + h
+                    off = row * G * epr + t * 8  # columns 8t..8t+7
+                    d(f"mov (M1, 8) xB({8 * (h2 * NB + t) + i},{h})<{pack}> xR({off // epr},{off % epr})<1;1,0>")
     o = 0
     for a in range(MB):
         for t in range(NB):
-            d(f"dpas.{T}.{T}.8.8 (M1, 8) ${o}.0 ${o}.0 xBd.{8 * GRF * t} xA({8 * a},0)")
+            for h2 in range(KH):
+                d(f"dpas.{T}.{T}.8.8 (M1, 8) ${o}.0 ${o}.0 xBd.{8 * GRF * (h2 * NB + t)} xA({8 * (a * KH + h2)},0)")
             o += 1
-    for i in range(M):
-        d(f"add (M1_NM, 1) xa{i}(0,0)<1> xa{i}(0,0)<0;1,0> 0x20:uq")
+    for i in range(NA):
+        d(f"add (M1_NM, 1) xa{i}(0,0)<1> xa{i}(0,0)<0;1,0> {KS * eb:#x}:uq")
     for r in range(KS):
         d(f"add (M1_NM, 1) xb{r}(0,0)<1> xb{r}(0,0)<0;1,0> ${bst}(0,0)<0;1,0>")
     d(f"add (M1,1) xk(0,0)<1> xk(0,0)<0;1,0> {KS}:d")
@@ -108,15 +118,17 @@ def llvm(M, N, KS, T):
     eb = 1 if T == "s8" else 2
     MB, NB = M // 8, N // 8
     NO = MB * NB
+    KH = KS * eb // 32
     text = "{\\0A" + "\\0A".join(statement(M, N, KS, T)) + "\\0A}\\0A"
     V = f"<8 x {'i32' if T == 's8' else 'float'}>"
     S = "{ " + ", ".join([V] * NO) + " }"
-    cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (MB + KS // 8) + ["rw.u", "rw.u"])
-    args = ", ".join([f"{V} zeroinitializer"] * NO + [f"i64 %aa{g}" for g in range(MB)] + [f"i64 %bb{g}" for g in range(KS // 8)] +
+    cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (MB * KH + KS // 8) + ["rw.u", "rw.u"])
+    args = ", ".join([f"{V} zeroinitializer"] * NO + [f"i64 %aa{g}x" for g in range(MB * KH)] + [f"i64 %bb{g}" for g in range(KS // 8)] +
                      ["i32 %K", "i64 %bstep"])
     body = []
-    for g in range(MB):
-        body.append(f"  %ar{g} = add i64 %lane, {8 * g}\n  %ao{g} = mul i64 %ar{g}, %lda\n  %aa{g} = add i64 %ai, %ao{g}")
+    for g in range(MB * KH):  # row block g // KH, K half g % KH (32 bytes further)
+        body.append(f"  %ar{g} = add i64 %lane, {8 * (g // KH)}\n  %ao{g} = mul i64 %ar{g}, %lda\n"
+                    f"  %aa{g} = add i64 %ai, %ao{g}\n  %aa{g}x = add i64 %aa{g}, {32 * (g % KH)}")
     for g in range(KS // 8):
         body.append(f"  %br{g} = add i64 %lane, {8 * g}\n  %bo{g} = mul i64 %br{g}, %ldb\n  %bb{g} = add i64 %bi, %bo{g}")
     stores = []
@@ -161,7 +173,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None):
     returns the number of output elements that differ from C = A x B (computed here in Python
     arithmetic from the same element values). `roles` names the inputs after the tied initial
     values: "A" / "B" (the per-lane row addresses of the next 8 rows of A / B at column 0, lane l =
-    row 8g + l), "K" (the trip bound), "lb" (the counter's start, 0), "bstep" (B's bytes per step);
+    row 8g + l), "A+BYTES" (the last "A" rows' addresses BYTES further: a 64-byte row's second half), "K" (the trip bound), "lb" (the counter's start, 0), "bstep" (B's bytes per step);
     default this generator's order. `block(o)` is the (row block, column block) of C that output o
     holds; default o = row block * N / 8 + column block."""
     eb = 1 if T == "s8" else 2
@@ -202,15 +214,18 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None):
         regs[f"${o}"] = bytearray(8 * GRF)
         types[f"${o}"] = acct
     n = 2 * NO  # operands NO..2NO-1 are the tied initial values: the outputs' own registers
+    KH = KS * eb // 32
     if roles is None:
-        roles = ["A"] * MB + ["B"] * (KS // 8) + ["K", "bstep"]
+        roles = ["A" if h == 0 else "A+32" for _ in range(MB) for h in range(KH)] + ["B"] * (KS // 8) + ["K", "bstep"]
     groups = {"A": 0, "B": 0}
     for role in roles:
-        if role in groups:
-            base, pitch = (Abase, lda) if role == "A" else (Bbase, ldb)
-            g = groups[role]
-            groups[role] += 1
-            regs[f"${n}"] = bytearray(b"".join((base + (8 * g + l) * pitch).to_bytes(8, "little") for l in range(8)))
+        if role[0] in groups and role[1:2] in ("", "+"):
+            base, pitch = (Abase, lda) if role[0] == "A" else (Bbase, ldb)
+            extra = int(role[2:]) if role[1:] else 0
+            if not extra:
+                groups[role[0]] += 1
+            g = groups[role[0]] - 1
+            regs[f"${n}"] = bytearray(b"".join((base + (8 * g + l) * pitch + extra).to_bytes(8, "little") for l in range(8)))
             types[f"${n}"] = "uq"
         elif role in ("K", "lb"):
             regs[f"${n}"] = bytearray((K if role == "K" else 0).to_bytes(4, "little"))
@@ -346,7 +361,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None):
     return bad
 
 
-SHAPES = [(8, 32, 16, "hf"), (16, 32, 16, "hf"), (16, 16, 32, "s8"), (8, 16, 16, "bf")]
+SHAPES = [(8, 32, 16, "hf"), (16, 32, 16, "hf"), (16, 16, 32, "s8"), (8, 16, 16, "bf"), (16, 16, 32, "bf")]
 
 
 def mutations(lines):
@@ -358,7 +373,12 @@ def mutations(lines):
     dp = [i for i, l in enumerate(lines) if l.startswith("dpas")]
     out.append(("dpas on the wrong B operand", dp[0], lines[dp[0]].replace("xBd.0 ", "xBd.256 ")))
     ad = [i for i, l in enumerate(lines) if l.startswith("add (M1_NM, 1) xa0")]
-    out.append(("A row address not advanced", ad[0], lines[ad[0]].replace("0x20:uq", "0x0:uq")))
+    out.append(("A row address not advanced", ad[0], re.sub(r"0x[0-9a-f]+:uq", "0x0:uq", lines[ad[0]])))
+    if any(l.startswith("add (M1_NM, 1) xa31") for l in lines):  # 64-byte A rows: a second half
+        ad = [i for i, l in enumerate(lines) if l.startswith("add (M1_NM, 1) xa8(")]
+        out.append(("second half's address not advanced", ad[0], re.sub(r"0x[0-9a-f]+:uq", "0x0:uq", lines[ad[0]])))
+        dp = [i for i, l in enumerate(lines) if l.startswith("dpas") and "xA(8,0)" in l]
+        out.append(("dpas on the wrong K half of A", dp[0], lines[dp[0]].replace("xA(8,0)", "xA(0,0)")))
     return out
 
 

@@ -5,14 +5,18 @@
 //     (accumulator argument, element) or (dpas, element). Each DPAS A operand must be 8 dword reads
 //     (elem_bits = 32) of consecutive rows at one column, element P*i + h = element h of row i's read
 //     (the dg2 A layout: register i = row i, lane j = dword j; reference §4), so the row reads are the
-//     operand's registers. Each B operand must be element t of K consecutive row reads (elem_bits =
-//     element bits) at one column: lane n of element t is column 8t + n (XeOps.h blockElement), so
+//     operand's registers. A 64-byte row (two dwords per lane, the split kernels' slice loops) is two
+//     messages, one per 32-byte half (elements 0..P-1 / P..2P-1: dword j / 8 + j, blockElement), each
+//     into its own operand's register: a response fills consecutive registers, and the halves belong
+//     to two operands (the form dg2-visa.sh measured; one read and a mov per row would make the next
+//     row's read wait for that mov). Each B operand must be element t of K consecutive row reads
+//     (elem_bits = element bits) at one column: lane n of element t is column 8t + n (XeOps.h blockElement), so
 //     B register i, lane n packs rows P*i .. P*i + P-1 of column 8t + n (§4). Each accumulator chunk of
 //     8 elements is a chain of dpas that starts at the argument and ends in the yield at the same place.
 //     Anything else: no match, and the loop is emitted op by op.
 //  2. Emit (the text dg2_visa_loop.py's generator measured): before the loop, each group of 8 messages
-//     (consecutive rows of one memref at one column) comes in as one per-lane i64 address and is spread
-//     into one register per message (an LSC address must start a register); in the loop, the row reads
+//     (consecutive rows of one memref at one column and half) comes in as one per-lane i64 address and
+//     is spread into one register per message (an LSC address must start a register); in the loop, the row reads
 //     (`lsc_load.ugm (M1_NM, 1) … :d32x{4,8,16}t flat[…]:a64`), one packing `mov (M1, 8)` per B row
 //     slot on word/byte views, the dpas on the tied accumulator outputs, one 64-bit add per message
 //     address, the counter's add/cmp/jmp.
@@ -54,7 +58,8 @@ struct Read {
   const ir::Value* mem;
   Sym row, col;
   int64_t eb, P, n;  // element bytes, elements per unit, registers per lane
-  int64_t bytes() const { return n * 8 * eb; }  // the row bytes the message reads (8 lanes)
+  int64_t bytes() const { return n * 8 * eb; }  // the row bytes the read covers (8 lanes)
+  int msgs() const { return P > 1 && n == 2 * P ? 2 : 1; }  // a 64-byte A row: one message per half
 };
 
 struct Dpas {
@@ -66,6 +71,7 @@ struct Dpas {
 // A DPAS A operand: its 8 row reads (rows i = 0..7); a B operand: its K row reads and the element t.
 struct AOperand {
   std::vector<int> rows;
+  int half;  // the 32-byte half of each row read (0 unless the rows are 64 bytes)
   bool operator==(const AOperand& o) const = default;
 };
 struct BOperand {
@@ -165,7 +171,7 @@ bool Matcher::walk(const ir::Operation& op) {
 }
 
 // A global row read at "base + constant" coordinates, its memref defined outside the loop: the dword
-// reads of A rows (one dword per lane, 32 bytes) and the element reads of B rows (16, 32 or 64 bytes,
+// reads of A rows (one or two dwords per lane, 32 or 64 bytes) and the element reads of B rows (16, 32 or 64 bytes,
 // the d32x4t/x8t/x16t messages dg2-visa.sh measured).
 bool Matcher::read(const ir::Operation& op) {
   if (op.numOperands() != 3) return false;
@@ -181,7 +187,7 @@ bool Matcher::read(const ir::Operation& op) {
   Read r{&op, mem, *row, *col, ir::elemBits(vt.elem()) / 8, *unit, vt.shape()[0]};
   if (r.eb != 1 && r.eb != 2) return false;
   int64_t bytes = r.bytes();
-  bool aRow = r.P * r.eb == 4 && r.n == r.P;  // one dword per lane
+  bool aRow = r.P * r.eb == 4 && (r.n == r.P || r.n == 2 * r.P);  // one or two dwords per lane
   bool bRow = r.P == 1 && (bytes == 16 || bytes == 32 || bytes == 64);
   if (!aRow && !bRow) return false;
   std::vector<Elem> es;
@@ -199,14 +205,15 @@ bool rowsApart(const Read& a, const Read& b, int64_t d) {
 std::optional<AOperand> Matcher::aOperand(const std::vector<Elem>& e) const {
   int64_t p = P();
   if (static_cast<int64_t>(e.size()) != 8 * p) return std::nullopt;
-  AOperand a;
+  if (e[0].kind != Src::Read || e[0].idx % p != 0) return std::nullopt;
+  AOperand a{{}, static_cast<int>(e[0].idx / p)};
   for (int64_t i = 0; i < 8; ++i) {
     for (int64_t h = 0; h < p; ++h) {
       const Elem& x = e[static_cast<size_t>(p * i + h)];
-      if (x.kind != Src::Read || x.idx != h || x.src != e[static_cast<size_t>(p * i)].src) return std::nullopt;
+      if (x.kind != Src::Read || x.idx != p * a.half + h || x.src != e[static_cast<size_t>(p * i)].src) return std::nullopt;
     }
     const Read& r = reads_[static_cast<size_t>(e[static_cast<size_t>(p * i)].src)];
-    if (r.P != p || r.n != p) return std::nullopt;
+    if (r.P != p || r.n < p * (a.half + 1)) return std::nullopt;
     a.rows.push_back(e[static_cast<size_t>(p * i)].src);
     if (i > 0 && !rowsApart(reads_[static_cast<size_t>(a.rows[0])], r, i)) return std::nullopt;
   }
@@ -311,9 +318,16 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   const ir::Block& body = lm.body_;
 
   // The messages in groups of 8 consecutive rows (one per-lane address each): each A operand's rows,
-  // then each B operand's rows not yet placed. A read placed twice at different places: no match.
+  // then each B operand's rows not yet placed. A message placed twice at different places: no
+  // match. Message m is half m % 2 of read m / 2 (32 bytes each for A; B's reads are one message).
   std::vector<int> order;
-  std::vector<int> slot(lm.reads_.size(), -1);
+  std::vector<int> slot(2 * lm.reads_.size(), -1);
+  auto readOf = [&](int m) -> const Read& { return lm.reads_[static_cast<size_t>(m / 2)]; };
+  auto msgRows = [](const std::vector<int>& rows, int half) {
+    std::vector<int> ms;
+    for (int r : rows) ms.push_back(2 * r + half);
+    return ms;
+  };
   auto place = [&](const std::vector<int>& rows) {
     bool all = true, none = true;
     for (int r : rows) (slot[static_cast<size_t>(r)] < 0 ? all : none) = false;
@@ -330,26 +344,30 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     return true;
   };
   for (const AOperand& a : lm.aOps_)
-    if (!place(a.rows)) return std::nullopt;
+    if (!place(msgRows(a.rows, a.half))) return std::nullopt;
   size_t nA = order.size();
   for (const BOperand& b : lm.bOps_)
-    if (!place(b.rows)) return std::nullopt;
-  if (order.size() != lm.reads_.size()) return std::nullopt;  // a read no operand uses
+    if (!place(msgRows(b.rows, 0))) return std::nullopt;
+  size_t msgs = 0;
+  for (const Read& r : lm.reads_) msgs += static_cast<size_t>(r.msgs());
+  if (order.size() != msgs) return std::nullopt;  // a read (or half of one) no operand uses
   // Every B read has one size; its registers.
   int64_t bBytes = 0;
   for (size_t i = nA; i < order.size(); ++i) {
-    int64_t by = lm.reads_[static_cast<size_t>(order[i])].bytes();
+    int64_t by = readOf(order[i]).bytes();
     if (bBytes && by != bBytes) return std::nullopt;
     bBytes = by;
   }
   int64_t G = std::max<int64_t>(1, bBytes / kGrf);
   // Each group of 8 messages comes in as one per-lane address: consecutive rows of one memref at one
-  // column (lane l = row R + l).
+  // column and half (lane l = row R + l).
   if (order.size() % 8 != 0) return std::nullopt;
   for (size_t g = 0; g < order.size() / 8; ++g) {
-    const Read& r0 = lm.reads_[static_cast<size_t>(order[8 * g])];
-    for (size_t l = 1; l < 8; ++l)
-      if (!rowsApart(r0, lm.reads_[static_cast<size_t>(order[8 * g + l])], static_cast<int64_t>(l))) return std::nullopt;
+    int m0 = order[8 * g];
+    for (size_t l = 1; l < 8; ++l) {
+      int m = order[8 * g + l];
+      if (m % 2 != m0 % 2 || !rowsApart(readOf(m0), readOf(m), static_cast<int64_t>(l))) return std::nullopt;
+    }
   }
   // Past this point the statement is emitted (no more nullopt, no IR made before it).
 
@@ -418,11 +436,12 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     return v ? v : v = b.CreateMul(i64(ctx.memrefDim(const_cast<ir::Value*>(r.mem), 1)), b.getInt64(static_cast<uint64_t>(r.eb)));
   };
   for (size_t g = 0; g < order.size() / 8; ++g) {
-    const Read& r0 = lm.reads_[static_cast<size_t>(order[8 * g])];
+    const Read& r0 = readOf(order[8 * g]);
     llvm::Value* base = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r0.mem)), b.getInt64Ty());
     llvm::Value* row = b.CreateAdd(initial(r0.row), lane);
     llvm::Value* addr = b.CreateAdd(b.CreateAdd(base, b.CreateMul(row, pitch(r0))),
                                     b.CreateMul(initial(r0.col), b.getInt64(static_cast<uint64_t>(r0.eb))));
+    if (order[8 * g] % 2) addr = b.CreateAdd(addr, b.getInt64(static_cast<uint64_t>(kGrf)));  // a row's second half
     std::string a = arg(addr, "rw");
     for (int q = 0; q < 4; ++q)
       t << fmt::format("mov (M1_NM, 2) {}a({},0)<4> {}(0,{})<1;1,0>\n", p, 8 * g + 2 * static_cast<size_t>(q), a, 2 * q);
@@ -433,7 +452,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
   for (size_t i = 0; i < order.size(); ++i) {
-    const Read& r = lm.reads_[static_cast<size_t>(order[i])];
+    const Read& r = readOf(order[i]);
     if (i < nA) t << fmt::format("lsc_load.ugm (M1_NM, 1) {}A{}:d32x8t flat[{}a{}]:a64\n", p, i, p, i);
     else t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i - nA, msg[r.bytes() / 16], p, i);
   }
@@ -443,21 +462,22 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     const BOperand& bo = lm.bOps_[q];
     for (int64_t i = 0; i < 8; ++i)
       for (int64_t h = 0; h < P; ++h) {
-        size_t rr = static_cast<size_t>(slot[static_cast<size_t>(bo.rows[static_cast<size_t>(P * i + h)])]) - nA;
+        size_t rr = static_cast<size_t>(slot[2 * static_cast<size_t>(bo.rows[static_cast<size_t>(P * i + h)])]) - nA;
         int64_t off = static_cast<int64_t>(rr) * G * epr + bo.t * 8;
         t << fmt::format("mov (M1, 8) {}B({},{})<{}> {}R({},{})<1;1,0>\n", p, 8 * static_cast<int64_t>(q) + i, h, P, p, off / epr,
                          off % epr);
       }
   }
   for (const Dpas& d : lm.dpas_) {
-    int first = slot[static_cast<size_t>(lm.aOps_[static_cast<size_t>(d.aOp)].rows[0])];
+    const AOperand& ao = lm.aOps_[static_cast<size_t>(d.aOp)];
+    int first = slot[static_cast<size_t>(2 * ao.rows[0] + ao.half)];
     t << fmt::format("dpas.{}.{}.8.8 (M1, 8) ${}.0 ${}.0 {}Bd.{} {}A({},0)\n", precision(lm.in_), precision(lm.in_), d.chunk, d.chunk, p,
                      8 * kGrf * d.bOp, p, first);
   }
   // One 64-bit add per message: its row step times the pitch plus its column step times the bytes.
   std::map<const ir::Value*, std::string> rowSteps;
   for (size_t i = 0; i < order.size(); ++i) {
-    const Read& r = lm.reads_[static_cast<size_t>(order[i])];
+    const Read& r = readOf(order[i]);
     int64_t rs = stepOf(r.row), cs = stepOf(r.col) * r.eb;
     std::string by;
     if (rs == 0) {

@@ -13,7 +13,7 @@
 #   7. the 16x8x2 A load renamed to the m4 form (`--xe-codegen=builtins`): IGC still emits a d16 2D
 #      load, but its header says 16x4x2: exit 3 naming the shape;
 #   8. an ocloc that drops the dpas of the whole-loop asm statement: exit 3 naming it; the same on
-#      dg2's statement (gemm_i8), and an ocloc that drops dg2's A row reads (gemm_f16);
+#      dg2's statement (gemm_i8), and an ocloc that drops dg2's A row reads (gemm_f16, gemm_bf16);
 #   9. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs);
 #  10. the predicated per-lane messages pass, and an ocloc whose disassembly drops the predicates of
 #      the sends (a wrapper) makes them an internal error naming the statement.
@@ -95,6 +95,10 @@ expect dg2-loop-ok 0 "" -- "$xtc" compile "$src/examples/gemm_f16.xt" --target d
 expect dg2-rows-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA loop: row read d32x8t" -- \
   env XTC_OCLOC="$work/rows-dropping-ocloc" "$xtc" compile "$src/examples/gemm_f16.xt" --target dg2 --verify-isa -o "$work/dr.spv"
 [ -e "$work/dr.spv" ] && fail "dg2-rows-dropped: an output file was written"
+# gemm_bf16's slice loops, whose 64-byte A rows are two d32x8t reads each: the same.
+expect dg2-split-rows-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA loop: row read d32x8t" -- \
+  env XTC_OCLOC="$work/rows-dropping-ocloc" "$xtc" compile "$src/examples/gemm_bf16.xt" --target dg2 --verify-isa -o "$work/dsr.spv"
+[ -e "$work/dsr.spv" ] && fail "dg2-split-rows-dropped: an output file was written"
 expect dg2-dpas-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: dpas 8x8" -- \
   env XTC_OCLOC="$work/dpas-dropping-ocloc" "$xtc" compile "$src/examples/gemm_i8.xt" --target dg2 --verify-isa -o "$work/dd.spv"
 [ -e "$work/dd.spv" ] && fail "dg2-dpas-dropped: an output file was written"

@@ -93,6 +93,20 @@ loopcase gemm_f16 16 32 16 hf d32x16t hf "$W" 144
 loopcase gemm_i8 16 16 32 s8 d32x4t b "$Bt" 170
 loopcase bf16_8x16 8 16 16 bf d32x8t bf "$W" 88
 loopcase bf16_16x16_k32 16 16 32 bf d32x8t bf "$W" 211
+# The floor's form of a 64-byte A row (benchmarks/ideals.json: one read and one mov per row): one
+# d32x16t read into registers X + i, X + i + 1, the second half moved into the other operand. Row
+# i + 1's read overwrites X + i + 1, so it waits for that mov: 4 instructions fewer than two reads per
+# row (16 reads and adds fewer, 16 movs more, 12 syncs more), and a chain of 8 reads per step.
+python3 "$here/dg2_visa_loop.py" ll 16 16 32 bf serial >"$work/serial.ll"
+build serial "$work/serial.ll"; rc=$?
+expect "serial: ocloc status" "$rc" "0"
+if [ $rc -eq 0 ]; then
+  expect "serial: A row reads load.ugm.d32x16t.a64 per step" "$(count serial "send\.ugm \(1\|M0\) .*load\.ugm\.d32x16t\.a64")" 16
+  expect "serial: movs per step (64 packing + 16 A halves)" "$(count serial '\bmov\b')" 80
+  expect "serial: 64-bit address adds per step" "$(count serial '^\(W\) +add \(1\|M0\) +r[0-9]+\.0<1>:uq')" 48
+  expect "serial: syncs per step" "$(count serial '\bsync\b')" 20
+  expect "serial: instructions per step" "$(count serial '^\s*(\(|[a-z])')" 207
+fi
 
 # ---- 2. an LSC address inside a register ------------------------------------------------------------
 cat >"$work/misaligned.ll" <<'LL'

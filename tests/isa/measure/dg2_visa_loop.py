@@ -3,7 +3,8 @@
 executable model of that statement's text (docs/hardware.md "dg2: inline vISA", benchmarks/
 xe-isa-notes.md "dg2 K loops in one asm statement").
 
-  dg2_visa_loop.py ll M N KSTEP TYPE   LLVM IR of a kernel whose K loop is the statement (stdout)
+  dg2_visa_loop.py ll M N KSTEP TYPE [serial]
+                                       LLVM IR of a kernel whose K loop is the statement (stdout)
   dg2_visa_loop.py sim                 runs the statement text of every shape below on random tiles
                                        against C = A x B (and mutated texts, which must fail)
   dg2_visa_loop.py sim-ll M N KSTEP TYPE ROLES ORDER [OLD=>NEW...] < module.ll
@@ -40,8 +41,11 @@ import sys
 GRF = 32  # bytes per register on dg2
 
 
-def statement(M, N, KS, T):
-    """The statement's vISA lines and its operand list (outputs, then inputs)."""
+def statement(M, N, KS, T, serial=False):
+    """The statement's vISA lines and its operand list (outputs, then inputs). serial (64-byte A
+    rows only): the floor's form instead, one d32x16t read per row into registers X + i, X + i + 1 of
+    a 9-register block and one mov of the second half into the other operand, Y + i (the next row's
+    read overwrites X + i + 1, so it waits for that mov)."""
     eb = 1 if T == "s8" else 2
     pack = 4 // eb
     sub = "ub" if eb == 1 else "uw"
@@ -54,12 +58,16 @@ def statement(M, N, KS, T):
     bmsg = {16: "d32x4t", 32: "d32x8t", 64: "d32x16t"}[rowb]
     NB, MB = N // 8, M // 8
     NO = MB * NB
-    NA = M * KH  # A messages: (row block a, half h, row r) -> register 8 (a KH + h) + r
+    assert not serial or KH == 2
+    NA = M if serial else M * KH  # A messages: (row block a, half h, row r) -> register 8 (a KH + h) + r
+    NG = NA // 8  # A address groups
     L = []
     d = L.append
     d(f".decl xa v_type=G type=uq num_elts={4 * NA} align=GRF")
     d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
-    d(f".decl xA v_type=G type=ud num_elts={8 * NA} align=GRF")
+    d(f".decl xA v_type=G type=ud num_elts={8 * (9 * MB if serial else NA)} align=GRF")
+    if serial:
+        d(f".decl xY v_type=G type=ud num_elts={64 * MB} align=GRF")
     d(f".decl xR v_type=G type={sub} num_elts={KS * G * GRF // eb} align=GRF")
     d(f".decl xB v_type=G type={sub} num_elts={NB * KH * 8 * GRF // eb} align=GRF")
     d(f".decl xBd v_type=G type=ud num_elts={NB * KH * 64} align=GRF alias=<xB,0>")
@@ -67,15 +75,18 @@ def statement(M, N, KS, T):
     d(".decl xp v_type=P num_elts=1")
     for i in range(NA):
         d(f".decl xa{i} v_type=G type=uq num_elts=1 alias=<xa,{GRF * i}>")
-        d(f".decl xA{i} v_type=G type=ud num_elts=8 align=GRF alias=<xA,{GRF * i}>")
+        if serial:
+            d(f".decl xA{i} v_type=G type=ud num_elts=16 align=GRF alias=<xA,{GRF * (9 * (i // 8) + i % 8)}>")
+        else:
+            d(f".decl xA{i} v_type=G type=ud num_elts=8 align=GRF alias=<xA,{GRF * i}>")
     for r in range(KS):
         d(f".decl xb{r} v_type=G type=uq num_elts=1 alias=<xb,{GRF * r}>")
         d(f".decl xR{r} v_type=G type=ud num_elts={8 * G} align=GRF alias=<xR,{GRF * G * r}>")
-    ai = [2 * NO + g for g in range(MB * KH)]  # operands: NO outputs, NO tied initial values, then these
-    bi = [2 * NO + MB * KH + g for g in range(KS // 8)]
-    kin = 2 * NO + MB * KH + KS // 8
+    ai = [2 * NO + g for g in range(NG)]  # operands: NO outputs, NO tied initial values, then these
+    bi = [2 * NO + NG + g for g in range(KS // 8)]
+    kin = 2 * NO + NG + KS // 8
     bst = kin + 1
-    for g in range(MB * KH):
+    for g in range(NG):
         for q in range(4):
             d(f"mov (M1_NM, 2) xa({8 * g + 2 * q},0)<4> ${ai[g]}(0,{2 * q})<1;1,0>")
     for g in range(KS // 8):
@@ -86,7 +97,11 @@ def statement(M, N, KS, T):
     d("(!xp) jmp (M1,1) xend")
     d("xloop:")
     for i in range(NA):
-        d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x8t flat[xa{i}]:a64")
+        if serial:
+            d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x16t flat[xa{i}]:a64")
+            d(f"mov (M1, 8) xY({i},0)<1> xA({9 * (i // 8) + i % 8 + 1},0)<1;1,0>")
+        else:
+            d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x8t flat[xa{i}]:a64")
     for r in range(KS):
         d(f"lsc_load.ugm (M1_NM, 1) xR{r}:{bmsg} flat[xb{r}]:a64")
     epr = GRF // eb
@@ -101,7 +116,8 @@ def statement(M, N, KS, T):
     for a in range(MB):
         for t in range(NB):
             for h2 in range(KH):
-                d(f"dpas.{T}.{T}.8.8 (M1, 8) ${o}.0 ${o}.0 xBd.{8 * GRF * (h2 * NB + t)} xA({8 * (a * KH + h2)},0)")
+                a_op = (f"xA({9 * a},0)" if h2 == 0 else f"xY({8 * a},0)") if serial else f"xA({8 * (a * KH + h2)},0)"
+                d(f"dpas.{T}.{T}.8.8 (M1, 8) ${o}.0 ${o}.0 xBd.{8 * GRF * (h2 * NB + t)} {a_op}")
             o += 1
     for i in range(NA):
         d(f"add (M1_NM, 1) xa{i}(0,0)<1> xa{i}(0,0)<0;1,0> {KS * eb:#x}:uq")
@@ -114,12 +130,13 @@ def statement(M, N, KS, T):
     return L
 
 
-def llvm(M, N, KS, T):
+def llvm(M, N, KS, T, serial=False):
     eb = 1 if T == "s8" else 2
     MB, NB = M // 8, N // 8
     NO = MB * NB
     KH = KS * eb // 32
-    text = "{\\0A" + "\\0A".join(statement(M, N, KS, T)) + "\\0A}\\0A"
+    KH = 1 if serial else KH  # the serial form reads whole rows: one address group per row block
+    text = "{\\0A" + "\\0A".join(statement(M, N, KS, T, serial)) + "\\0A}\\0A"
     V = f"<8 x {'i32' if T == 's8' else 'float'}>"
     S = "{ " + ", ".join([V] * NO) + " }"
     cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (MB * KH + KS // 8) + ["rw.u", "rw.u"])
@@ -416,8 +433,8 @@ def sim_module(args):
 def main():
     if len(sys.argv) >= 8 and sys.argv[1] == "sim-ll":
         return sim_module(sys.argv[2:])
-    if len(sys.argv) == 6 and sys.argv[1] == "ll":
-        sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]))
+    if len(sys.argv) in (6, 7) and sys.argv[1] == "ll":
+        sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6:] == ["serial"]))
         return 0
     if sys.argv[1:] != ["sim"]:
         print(__doc__)
@@ -435,6 +452,11 @@ def main():
             e = simulate(mut, M, N, KS, T, 2 * KS, 4)
             print(f"{'ok' if e else 'FAIL'}: {T} {M}x{N} mutated ({what}): {e} elements differ")
             bad |= e == 0
+    lines = statement(16, 16, 32, "bf", serial=True)  # the floor's form of the 64-byte A rows
+    for K, seed in ((96, 1), (32, 2)):
+        e = simulate(lines, 16, 16, 32, "bf", K, seed, ["A", "A", "B", "B", "B", "B", "K", "bstep"])
+        print(f"{'ok' if e == 0 else 'FAIL'}: bf 16x16 serial K={K}: {e} of 256 elements differ")
+        bad |= e != 0
     return 1 if bad else 0
 
 

@@ -276,27 +276,35 @@ void KernelLowerXe::lowerPrefetch(Operation& op) {
   // Blocking's `per_lane`: columns not provably whole dwords (no 2D message may start there).
   const Attribute* pl = op.attr("per_lane");
   if (!(pl && pl->isa(AttrKind::Bool) && pl->getBool()) && prefetchBlocks(t, cache)) return;
-  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1), i64 = Type::scalar(ElemKind::I64);
+  // The line's row, column bytes and offset in 32 bits, as the surface's height, width and pitch
+  // are: with row < height and column bytes < width (compared after truncation) the offset is below
+  // height * pitch, inside the buffer (below 4 GiB: docs/abi.md), whatever the untruncated row was;
+  // a wrapped row prefetches another line of the surface, never an invalid address. In 64 bits each
+  // lane's row * pitch was a mul/mach pair and each compare 3 `cmp`s on dg2 (RFC 2.5's first slice
+  // loop, 15 prefetches a step).
+  Type i1 = Type::scalar(ElemKind::I1), i32 = Type::scalar(ElemKind::I32), i64 = Type::scalar(ElemKind::I64);
   auto ult = [&](Value* a, Value* bnd) {
     return b_.create("arith.cmpi", {a, bnd}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
   };
-  auto bin = [&](const char* n, Value* a, Value* c) { return b_.create(n, {a, c}, {idx})->result(); };
-  Value* h = b_.create("arith.convert", {s.height}, {idx})->result();
-  Value* w = b_.create("arith.convert", {s.width}, {idx})->result();
-  Value* pitch = b_.create("arith.convert", {s.pitch}, {idx})->result();
+  auto bin = [&](const char* n, Value* a, Value* c) { return b_.create(n, {a, c}, {a->type()})->result(); };
+  auto c32 = [&](int64_t v) { return pro_.constantInt(v, ElemKind::I32); };
+  Value* row0 = toI32(t.offs[0]);
+  Value* col0 = bin("arith.muli", toI32(t.offs[1]), c32(eb));
   for (int64_t first = 0; first < lines; first += S_) {
     Value* line = addC(laneId_, first);
-    Value* row = bin("arith.divui", line, cIndex(perRow));
-    Value* part = bin("arith.remui", line, cIndex(perRow));
-    Value* r = add(t.offs[0], row);
-    Value* colBytes = add(bin("arith.muli", t.offs[1], cIndex(eb)), bin("arith.muli", part, cIndex(64)));
-    Value* ok = b_.create("arith.andi", {b_.create("arith.andi", {ult(line, cIndex(lines)), ult(r, h)}, {i1})->result(), ult(colBytes, w)},
+    Value* row = toI32(bin("arith.divui", line, cIndex(perRow)));
+    Value* part = toI32(bin("arith.remui", line, cIndex(perRow)));
+    Value* r = bin("arith.addi", row0, row);
+    Value* colBytes = bin("arith.addi", col0, bin("arith.muli", part, c32(64)));
+    Value* ok = b_.create("arith.andi", {b_.create("arith.andi", {ult(line, cIndex(lines)), ult(r, s.height)}, {i1})->result(),
+                                         ult(colBytes, s.width)},
                           {i1})
                     ->result();
-    Value* off = bin("arith.andi", add(bin("arith.muli", r, pitch), colBytes), cIndex(~int64_t(3)));
-    off = b_.create("arith.select", {ok, off, cIndex(0)}, {idx})->result();
-    Value* addr = b_.create("arith.addi", {s.base, b_.create("arith.convert", {off}, {i64})->result()}, {i64})->result();
-    b_.create("xe.prefetch_1d", {addr}, {}, {{"cache", Attribute::integer(cache)}});
+    Value* off = bin("arith.andi", bin("arith.addi", bin("arith.muli", r, s.pitch), colBytes), c32(~int64_t(3)));
+    off = b_.create("arith.select", {ok, off, c32(0)}, {i32})->result();
+    // Zero-extended (arith.convert widens signed; LLVM folds the mask into a zext).
+    Value* wide = bin("arith.andi", b_.create("arith.convert", {off}, {i64})->result(), pro_.constantInt(0xffffffff, ElemKind::I64));
+    b_.create("xe.prefetch_1d", {bin("arith.addi", s.base, wide)}, {}, {{"cache", Attribute::integer(cache)}});
   }
 }
 

@@ -210,8 +210,8 @@ Value* KernelLowerXe::compactGuard(const TileState& t, const Type& vt) {
   // On dg2 every 64-bit unsigned compare is 3 `cmp`s, and the conjunction of a compare per check
   // moved flags through GRFs: with the guards merged (mergeBlockGuards, where LLVM folds their
   // `bits == 0` into one compare of the ORed bits) sg_bias_relu's block path 197 -> 189
-  // instructions, bias_relu 216 -> 206, transpose 190 -> 180. A guard per tile keeps blockGuard:
-  // softmax's 16 compact guards spilled (38 spills, measured).
+  // instructions, bias_relu 216 -> 206, transpose 190 -> 180. Which guards take it is
+  // mergeBlockGuards' choice (softmax's compact load guards spilled: 38 spills, measured).
   int64_t eb = ir::elemBits(vt.elem()) / 8;
   Type idx = Type::index();
   auto op = [&](const char* name, Value* a, Value* b) { return b_.create(name, {a, b}, {a->type()})->result(); };
@@ -553,7 +553,17 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
   // instructions on the block path, ~330 flag moves through GRFs, against 1939 with a guard per
   // tile); a loop, a barrier (subgroups of a workgroup could take different arms) or a cross-lane op
   // keeps the guards too.
-  if (guards_.size() < 2) return;
+  // Guards that stay one per tile in a kernel without a loop: a store's takes the compact form
+  // (softmax's Y store: 1937 -> 1931 on the block path), a load's keeps blockGuard (softmax's X loads
+  // with compact guards spilled). A kernel with a loop keeps blockGuard for all: there the compact
+  // store guards moved the loops by -15 to +2 per K step with IGC's register allocation.
+  auto perTile = [&]() {
+    bool loop = false;
+    body.parentOp()->walk([&](Operation* x) { loop = loop || x->is("scf.for"); });
+    for (size_t i = 0; i < guards_.size() && !loop; ++i)
+      if (guards_[i]->numResults() == 0) guards_[i]->setOperand(0, compactGuards_[i]);
+  };
+  if (guards_.size() < 2) return perTile();
   Operation* term = body.terminator();
   Operation* first = guards_.front();
   std::set<const Operation*> guards(guards_.begin(), guards_.end());
@@ -567,7 +577,7 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
                         n == "xe.block_read" || n == "xe.block_write" || n == "xe.lane_read" || n == "memref.dim" || n == "scf.yield" ||
                         (n == "scf.if" && guards.count(x)));
     });
-  if (!plain) return;
+  if (!plain) return perTile();
   // The conditions' ops after the first guard (their backward slice there): pure, and none of them a
   // guard's result, else the guards stay as they are.
   std::set<const Operation*> rest, slice;
@@ -579,7 +589,7 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
     work.pop_back();
     if (!d || !rest.count(d) || slice.count(d)) continue;
     const ir::OpInfo* info = ir::findOp(d->name());
-    if (guards.count(d) || !info || !info->traits.pure) return;
+    if (guards.count(d) || !info || !info->traits.pure) return perTile();
     slice.insert(d);
     for (Value* v : d->operands()) work.push_back(v);
   }

@@ -132,7 +132,7 @@ private:
   Value* alignedSurface(const TileState& t);
   // Whether a block message of the whole `vt` tile at `t` is legal: inside the memref, aligned.
   Value* blockGuard(const TileState& t, const Type& vt);
-  // The same condition as one compare of ORed bits, in 32-bit arithmetic (mergeBlockGuards' form).
+  // The same condition as one compare of ORed bits, in 32-bit arithmetic (mergeBlockGuards chooses).
   Value* compactGuard(const TileState& t, const Type& vt);
   bool lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane);
   // A store_tile of `regs` (lane layout `l`) through row block writes under blockGuard, the per-lane

@@ -20,9 +20,12 @@ for f in /usr/lib/llvm-15/bin/FileCheck /usr/lib/llvm-15/bin/not /usr/lib/llvm-1
   if [ -e "$f" ]; then ok "$f"; else miss "$f" "$fix (Debian package llvm-15-tools)"; fi
 done
 
-# ocloc disasm dlopen()s the unversioned name; libigc1 ships only libiga64.so.1.
-if /sbin/ldconfig -p 2>/dev/null | grep -q 'libiga64\.so '; then
-  ok "libiga64.so ($(/sbin/ldconfig -p | grep 'libiga64\.so ' | sed 's/.*=> //'))"
+# ocloc disasm dlopen()s the unversioned name; libigc1 ships only libiga64.so.1. The cache is read
+# whole first: `ldconfig -p | grep -q` under pipefail failed at random (grep -q exits at its first
+# match, ldconfig then dies of SIGPIPE and the pipeline reports 141).
+cache=$(/sbin/ldconfig -p 2>/dev/null)
+if line=$(grep 'libiga64\.so ' <<<"$cache"); then
+  ok "libiga64.so (${line##*=> })"
 else
   miss "libiga64.so (needed by 'ocloc disasm')" "$fix (it links libiga64.so -> libiga64.so.1 from libigc1 and runs ldconfig)"
 fi

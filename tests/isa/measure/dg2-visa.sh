@@ -10,6 +10,10 @@
 #      the vISA `dpas.{hf,bf,s8}.*.8.8 (M1, 8)` (-> `dpas.8x8 (8|M0)` with :hf / :bf / :b sources),
 #      the B packing movs (one `mov (8|M0) rD.h<2>:uw` / `<4>:ub` per row slot), no other mov, and
 #      each dpas's A operand registers written by the A row sends themselves (no copy);
+#   1b. B from B^T (RFC 2.2/2.3's slice loops, 16x16 and 8x16 of K step 32): each DPAS B operand is
+#      two SIMD8 A64 untyped reads of 4 dwords per lane (`svm_gather4scaled.RGBA (M1, 8)` -> `send.dc1
+#      (8|M0) … a64 untyped surface read with xyzw`) straight into its register halves, no mov; and
+#      why not one LSC load of 8 dwords: dg2 pads a SIMD8 LSC load to SIMD16 (16 response registers);
 #   2. an LSC address that is not the start of a register is rejected by vISA ("Raw operand should be
 #      GRF-aligned"): each message needs its own address register;
 #   3. the model of the statement text agrees with C = A x B and catches three mutated texts.
@@ -107,6 +111,48 @@ if [ $rc -eq 0 ]; then
   expect "serial: syncs per step" "$(count serial '\bsync\b')" 20
   expect "serial: instructions per step" "$(count serial '^\s*(\(|[a-z])')" 207
 fi
+
+# B from B^T (RFC 2.2/2.3's slice loops): each DPAS B operand is two SIMD8 A64 untyped reads of 4
+# dwords per lane (svm_gather4scaled.RGBA -> `send.dc1 (8|M0) … a64 untyped surface read with xyzw`,
+# 4 registers each) into the operand's two register halves: no mov; per step dpas (M/8)(N/8)(K/16),
+# the A row sends and their scalar adds, 2 reads and 2 SIMD8 `add (8|M0) …:uq` per B operand.
+# b_not_direct: dpas B operands (src1) not made of two such 4-register responses, or moved into.
+b_not_direct() {
+  perl -ne '
+    if (/send\.dc1 \(8\|M0\)\s+r(\d+)\s.*a64 untyped surface read with xyzw/) { $sent{$1} = 1 }
+    if (/^\s*(?:\(\S+\)\s+)?mov\b\S*\s+\(\d+\|M0\)\s+r(\d+)\./) { $moved{$1} = 1 }
+    if (/dpas\.8x8 \(8\|M0\)\s+\S+\s+\S+\s+r(\d+):/) { push @b, $1 }
+    END { my $n = 0; for my $r (@b) { $n++ unless $sent{$r} && $sent{$r + 4} && !grep { $moved{$r + $_} } 0..7 } print "$n\n" }' "$work/$1/loop"
+}
+btcase() {
+  local name=$1 M=$2 N=$3 KS=$4 T=$5 total=$6
+  python3 "$here/dg2_visa_loop.py" ll "$M" "$N" "$KS" "$T" bt >"$work/$name.ll"
+  build "$name" "$work/$name.ll"; local rc=$?
+  expect "$name: ocloc status" "$rc" "0"
+  [ $rc -eq 0 ] || { cat "$work/$name/build.log"; return; }
+  local KH=$(( KS * 2 / 32 )) NO=$(( (N / 8) * KS * 2 / 32 ))
+  expect "$name: dpas.8x8 per step" "$(count "$name" 'dpas\.8x8 \(8\|M0\)')" "$(( (M / 8) * (N / 8) * KH ))"
+  expect "$name: A row reads (SIMD1 d32x8t) per step" "$(count "$name" "send\.ugm \(1\|M0\) .*load\.ugm\.d32x8t\.a64")" "$((M * KH))"
+  expect "$name: B^T reads (SIMD8 xyzw) per step" "$(count "$name" 'send\.dc1 \(8\|M0\) .*a64 untyped surface read with xyzw')" "$((2 * NO))"
+  expect "$name: movs per step" "$(count "$name" '\bmov\b')" "0"
+  expect "$name: scalar 64-bit adds per step (A messages)" "$(count "$name" '^\(W\) +add \(1\|M0\) +r[0-9]+\.0<1>:uq')" "$((M * KH))"
+  expect "$name: SIMD8 64-bit adds per step (B^T addresses)" "$(count "$name" '^ +add \(8\|M0\) +r[0-9]+\.0<1>:uq')" "$((2 * NO))"
+  expect "$name: B operands not the reads' own registers" "$(b_not_direct "$name")" "0"
+  expect "$name: A operands not written by their row sends" "$(a_not_direct "$name")" "0"
+  expect "$name: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/$name/asm")$(grep -ci spilled "$work/$name/build.log")" "00"
+  echo "info: $name: $(grep -cE '\bsync\b' "$work/$name/loop") syncs per step"
+  expect "$name: instructions per step" "$(count "$name" '^\s*(\(|[a-z])')" "$total"
+}
+btcase bt_hf_16x16_k32 16 16 32 hf 99
+btcase bt_hf_8x16_k32 8 16 32 hf 61
+# Why not LSC for these: an LSC load of 8 dwords per lane at SIMD8 (`lsc_load.ugm (M1, 8) …:d32x8`)
+# is padded to SIMD16 on dg2 (vISA's minimum LSC width there): 16 response registers, lanes 0-7 in
+# every other one, so its response cannot be a DPAS operand of 8 consecutive registers.
+python3 "$here/dg2_visa_loop.py" ll 8 16 32 hf bt | sed -E 's/svm_gather4scaled\.RGBA \(M1, 8\) 0x0:uq xl([0-9]+)\.0 xL[0-9]+\.0/lsc_load.ugm (M1, 8) xL\1:d32x8 flat[xl\1]:a64/g' >"$work/lsc8.ll"
+build lsc8 "$work/lsc8.ll"; rc=$?
+expect "lsc8: ocloc status" "$rc" "0"
+[ $rc -eq 0 ] && expect "lsc8: SIMD8 d32x8 LSC loads with 16 response registers" \
+  "$(count lsc8 'send\.ugm \(8\|M0\) .*rd:16; load\.ugm\.d32x8\.a64')" "4"
 
 # ---- 2. an LSC address inside a register ------------------------------------------------------------
 cat >"$work/misaligned.ll" <<'LL'

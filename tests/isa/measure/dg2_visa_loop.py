@@ -41,11 +41,20 @@ import sys
 GRF = 32  # bytes per register on dg2
 
 
-def statement(M, N, KS, T, serial=False):
+def statement(M, N, KS, T, serial=False, bt=False):
     """The statement's vISA lines and its operand list (outputs, then inputs). serial (64-byte A
     rows only): the floor's form instead, one d32x16t read per row into registers X + i, X + i + 1 of
     a 9-register block and one mov of the second half into the other operand, Y + i (the next row's
-    read overwrites X + i + 1, so it waits for that mov)."""
+    read overwrites X + i + 1, so it waits for that mov). bt: B comes from B^T (N x K in memory, the
+    RFC 2.2/2.3 kernels): each DPAS B operand (column block t, K half h2) is 8 dwords per lane, lane n
+    at its own address (row 8t + n of B^T, 32 bytes per K half further), read by two SIMD8 A64
+    untyped reads of 4 dwords, `svm_gather4scaled.RGBA (M1, 8) 0x0:uq xl<j>.0 xL<j>.0` (dwords 0-3)
+    and the same from xm<j> = xl<j> + 16 into xH<j> = registers 4-7 of xL<j>: register c of a
+    response holds dword c of every lane, the K pair 2c, 2c+1 (4 bytes 4c..4c+3) of column n, so xL<j>
+    is the DPAS B operand itself: no packing mov. (An LSC load of 8 dwords, `lsc_load.ugm (M1, 8)
+    …:d32x8`, is not: dg2's LSC pads SIMD8 to SIMD16, a response of 16 registers with lanes 0-7 in
+    every other one, measured in dg2-visa.sh.) Each address (one uq per lane, 2 registers) advances
+    by one `add (M1, 8) … :uq` per step."""
     eb = 1 if T == "s8" else 2
     pack = 4 // eb
     sub = "ub" if eb == 1 else "uw"
@@ -63,14 +72,22 @@ def statement(M, N, KS, T, serial=False):
     NG = NA // 8  # A address groups
     L = []
     d = L.append
+    NL = NB * KH if bt else 0  # B^T lane reads: operand (t, h2) is read j = t KH + h2
     d(f".decl xa v_type=G type=uq num_elts={4 * NA} align=GRF")
-    d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
+    if not bt:
+        d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
     d(f".decl xA v_type=G type=ud num_elts={8 * (9 * MB if serial else NA)} align=GRF")
     if serial:
         d(f".decl xY v_type=G type=ud num_elts={64 * MB} align=GRF")
-    d(f".decl xR v_type=G type={sub} num_elts={KS * G * GRF // eb} align=GRF")
-    d(f".decl xB v_type=G type={sub} num_elts={NB * KH * 8 * GRF // eb} align=GRF")
-    d(f".decl xBd v_type=G type=ud num_elts={NB * KH * 64} align=GRF alias=<xB,0>")
+    if not bt:
+        d(f".decl xR v_type=G type={sub} num_elts={KS * G * GRF // eb} align=GRF")
+        d(f".decl xB v_type=G type={sub} num_elts={NB * KH * 8 * GRF // eb} align=GRF")
+        d(f".decl xBd v_type=G type=ud num_elts={NB * KH * 64} align=GRF alias=<xB,0>")
+    for j in range(NL):
+        d(f".decl xl{j} v_type=G type=uq num_elts=8 align=GRF")
+        d(f".decl xm{j} v_type=G type=uq num_elts=8 align=GRF")
+        d(f".decl xL{j} v_type=G type=ud num_elts=64 align=GRF")
+        d(f".decl xH{j} v_type=G type=ud num_elts=32 align=GRF alias=<xL{j},{4 * GRF}>")
     d(".decl xk v_type=G type=d num_elts=1 align=dword")
     d(".decl xp v_type=P num_elts=1")
     for i in range(NA):
@@ -79,19 +96,24 @@ def statement(M, N, KS, T, serial=False):
             d(f".decl xA{i} v_type=G type=ud num_elts=16 align=GRF alias=<xA,{GRF * (9 * (i // 8) + i % 8)}>")
         else:
             d(f".decl xA{i} v_type=G type=ud num_elts=8 align=GRF alias=<xA,{GRF * i}>")
-    for r in range(KS):
+    BR = 0 if bt else KS  # B row reads
+    for r in range(BR):
         d(f".decl xb{r} v_type=G type=uq num_elts=1 alias=<xb,{GRF * r}>")
         d(f".decl xR{r} v_type=G type=ud num_elts={8 * G} align=GRF alias=<xR,{GRF * G * r}>")
+    NBI = NL if bt else KS // 8  # B inputs: per-lane addresses of 8 B rows, or of one lane read
     ai = [2 * NO + g for g in range(NG)]  # operands: NO outputs, NO tied initial values, then these
-    bi = [2 * NO + NG + g for g in range(KS // 8)]
-    kin = 2 * NO + NG + KS // 8
+    bi = [2 * NO + NG + g for g in range(NBI)]
+    kin = 2 * NO + NG + NBI
     bst = kin + 1
     for g in range(NG):
         for q in range(4):
             d(f"mov (M1_NM, 2) xa({8 * g + 2 * q},0)<4> ${ai[g]}(0,{2 * q})<1;1,0>")
-    for g in range(KS // 8):
+    for g in range(BR // 8):
         for q in range(4):
             d(f"mov (M1_NM, 2) xb({8 * g + 2 * q},0)<4> ${bi[g]}(0,{2 * q})<1;1,0>")
+    for j in range(NL):
+        d(f"mov (M1, 8) xl{j}(0,0)<1> ${bi[j]}(0,0)<1;1,0>")
+        d(f"add (M1, 8) xm{j}(0,0)<1> ${bi[j]}(0,0)<1;1,0> 0x10:uq")
     d("mov (M1,1) xk(0,0)<1> 0x0:d")
     d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
     d("(!xp) jmp (M1,1) xend")
@@ -102,10 +124,13 @@ def statement(M, N, KS, T, serial=False):
             d(f"mov (M1, 8) xY({i},0)<1> xA({9 * (i // 8) + i % 8 + 1},0)<1;1,0>")
         else:
             d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x8t flat[xa{i}]:a64")
-    for r in range(KS):
+    for r in range(BR):
         d(f"lsc_load.ugm (M1_NM, 1) xR{r}:{bmsg} flat[xb{r}]:a64")
+    for j in range(NL):
+        d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xl{j}.0 xL{j}.0")
+        d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xm{j}.0 xH{j}.0")
     epr = GRF // eb
-    for h2 in range(KH):  # B operand (half h2, column block t) at register 8 (h2 NB + t)
+    for h2 in range(0 if bt else KH):  # B operand (half h2, column block t) at register 8 (h2 NB + t)
         for t in range(NB):
             for i in range(8):
                 for h in range(pack):
@@ -117,12 +142,16 @@ def statement(M, N, KS, T, serial=False):
         for t in range(NB):
             for h2 in range(KH):
                 a_op = (f"xA({9 * a},0)" if h2 == 0 else f"xY({8 * a},0)") if serial else f"xA({8 * (a * KH + h2)},0)"
-                d(f"dpas.{T}.{T}.8.8 (M1, 8) ${o}.0 ${o}.0 xBd.{8 * GRF * (h2 * NB + t)} {a_op}")
+                b_op = f"xL{t * KH + h2}.0" if bt else f"xBd.{8 * GRF * (h2 * NB + t)}"
+                d(f"dpas.{T}.{T}.8.8 (M1, 8) ${o}.0 ${o}.0 {b_op} {a_op}")
             o += 1
     for i in range(NA):
         d(f"add (M1_NM, 1) xa{i}(0,0)<1> xa{i}(0,0)<0;1,0> {KS * eb:#x}:uq")
-    for r in range(KS):
+    for r in range(BR):
         d(f"add (M1_NM, 1) xb{r}(0,0)<1> xb{r}(0,0)<0;1,0> ${bst}(0,0)<0;1,0>")
+    for j in range(NL):
+        d(f"add (M1, 8) xl{j}(0,0)<1> xl{j}(0,0)<1;1,0> {KS * eb:#x}:uq")
+        d(f"add (M1, 8) xm{j}(0,0)<1> xm{j}(0,0)<1;1,0> {KS * eb:#x}:uq")
     d(f"add (M1,1) xk(0,0)<1> xk(0,0)<0;1,0> {KS}:d")
     d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
     d("(xp) jmp (M1,1) xloop")
@@ -130,24 +159,27 @@ def statement(M, N, KS, T, serial=False):
     return L
 
 
-def llvm(M, N, KS, T, serial=False):
+def llvm(M, N, KS, T, serial=False, bt=False):
     eb = 1 if T == "s8" else 2
     MB, NB = M // 8, N // 8
     NO = MB * NB
     KH = KS * eb // 32
-    KH = 1 if serial else KH  # the serial form reads whole rows: one address group per row block
-    text = "{\\0A" + "\\0A".join(statement(M, N, KS, T, serial)) + "\\0A}\\0A"
+    AKH = 1 if serial else KH  # the serial form reads whole rows: one address group per row block
+    text = "{\\0A" + "\\0A".join(statement(M, N, KS, T, serial, bt)) + "\\0A}\\0A"
     V = f"<8 x {'i32' if T == 's8' else 'float'}>"
     S = "{ " + ", ".join([V] * NO) + " }"
-    cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (MB * KH + KS // 8) + ["rw.u", "rw.u"])
-    args = ", ".join([f"{V} zeroinitializer"] * NO + [f"i64 %aa{g}x" for g in range(MB * KH)] + [f"i64 %bb{g}" for g in range(KS // 8)] +
-                     ["i32 %K", "i64 %bstep"])
+    NBI = NB * KH if bt else KS // 8
+    cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (MB * AKH + NBI) + ["rw.u"] * (1 if bt else 2))
+    args = ", ".join([f"{V} zeroinitializer"] * NO + [f"i64 %aa{g}x" for g in range(MB * AKH)] + [f"i64 %bb{g}" for g in range(NBI)] +
+                     ["i32 %K"] + ([] if bt else ["i64 %bstep"]))
     body = []
-    for g in range(MB * KH):  # row block g // KH, K half g % KH (32 bytes further)
-        body.append(f"  %ar{g} = add i64 %lane, {8 * (g // KH)}\n  %ao{g} = mul i64 %ar{g}, %lda\n"
-                    f"  %aa{g} = add i64 %ai, %ao{g}\n  %aa{g}x = add i64 %aa{g}, {32 * (g % KH)}")
-    for g in range(KS // 8):
-        body.append(f"  %br{g} = add i64 %lane, {8 * g}\n  %bo{g} = mul i64 %br{g}, %ldb\n  %bb{g} = add i64 %bi, %bo{g}")
+    for g in range(MB * AKH):  # row block g // AKH, K half g % AKH (32 bytes further)
+        body.append(f"  %ar{g} = add i64 %lane, {8 * (g // AKH)}\n  %ao{g} = mul i64 %ar{g}, %lda\n"
+                    f"  %aa{g} = add i64 %ai, %ao{g}\n  %aa{g}x = add i64 %aa{g}, {32 * (g % AKH)}")
+    for g in range(NBI):  # B rows 8g + lane; bt: B^T row 8 (g / KH) + lane, K half g % KH
+        r, x = (8 * (g // KH), 32 * (g % KH)) if bt else (8 * g, 0)
+        body.append(f"  %br{g} = add i64 %lane, {r}\n  %bo{g} = mul i64 %br{g}, %ldb\n  %bc{g} = add i64 %bi, %bo{g}\n"
+                    f"  %bb{g} = add i64 %bc{g}, {x}")
     stores = []
     for o in range(NO):
         stores.append(f"  %c{o} = extractvalue {S} %r, {o}\n  %i{o} = bitcast {V} %c{o} to <8 x i32>\n"
@@ -158,7 +190,7 @@ def llvm(M, N, KS, T, serial=False):
 target triple = "spir64-unknown-unknown"
 declare spir_func i32 @_Z22get_sub_group_local_idv()
 declare spir_func void @_Z28intel_sub_group_block_write8PU3AS1jDv8_j(i32 addrspace(1)*, <8 x i32>)
-define spir_kernel void @loop_{T}_{M}x{N}(i8 addrspace(1)* %A, i8 addrspace(1)* %B, i32 addrspace(1)* %C, i32 %K, i64 %lda, i64 %ldb) !intel_reqd_sub_group_size !0 {{
+define spir_kernel void @loop_{T}_{M}x{N}{'_bt' if bt else ''}(i8 addrspace(1)* %A, i8 addrspace(1)* %B, i32 addrspace(1)* %C, i32 %K, i64 %lda, i64 %ldb) !intel_reqd_sub_group_size !0 {{
   %lane32 = call spir_func i32 @_Z22get_sub_group_local_idv()
   %lane = zext i32 %lane32 to i64
   %ai = ptrtoint i8 addrspace(1)* %A to i64
@@ -185,17 +217,19 @@ def bf16(bits):
     return struct.unpack("<f", (bits << 16).to_bytes(4, "little"))[0]
 
 
-def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None):
+def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False):
     """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
     returns the number of output elements that differ from C = A x B (computed here in Python
     arithmetic from the same element values). `roles` names the inputs after the tied initial
     values: "A" / "B" (the per-lane row addresses of the next 8 rows of A / B at column 0, lane l =
     row 8g + l), "A+BYTES" (the last "A" rows' addresses BYTES further: a 64-byte row's second half), "K" (the trip bound), "lb" (the counter's start, 0), "bstep" (B's bytes per step);
     default this generator's order. `block(o)` is the (row block, column block) of C that output o
-    holds; default o = row block * N / 8 + column block."""
+    holds; default o = row block * N / 8 + column block. bt: B is stored transposed (B^T, N x K) and
+    the role "T" ("T+BYTES") is the per-lane address of one lane read: lane l = row 8g + l of B^T at
+    column 0 (BYTES further), g counting the "T" roles."""
     eb = 1 if T == "s8" else 2
     rnd = random.Random(seed)
-    lda, ldb = K * eb + 64, N * eb + 32
+    lda, ldb = K * eb + 64, (K * eb + 32) if bt else (N * eb + 32)
     Abase, Bbase = 0x10000, 0x400000
     mem = {}
 
@@ -216,13 +250,14 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None):
 
     Av = [[0] * K for _ in range(M)]
     Bv = [[0] * N for _ in range(K)]
-    for rows, cols, vals, base, pitch in ((M, K, Av, Abase, lda), (K, N, Bv, Bbase, ldb)):
+    for rows, cols, vals, base, pitch, tr in ((M, K, Av, Abase, lda, False), (K, N, Bv, Bbase, ldb, bt)):
         for i in range(rows):
             for j in range(cols):
                 v, b = element()
                 vals[i][j] = v
+                at = base + (j * pitch + i * eb if tr else i * pitch + j * eb)
                 for y in range(eb):
-                    mem[base + i * pitch + j * eb + y] = (b >> (8 * y)) & 255
+                    mem[at + y] = (b >> (8 * y)) & 255
     MB, NB = M // 8, N // 8
     NO = MB * NB
     regs, types, alias, pred = {}, {}, {}, {}
@@ -233,8 +268,9 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None):
     n = 2 * NO  # operands NO..2NO-1 are the tied initial values: the outputs' own registers
     KH = KS * eb // 32
     if roles is None:
-        roles = ["A" if h == 0 else "A+32" for _ in range(MB) for h in range(KH)] + ["B"] * (KS // 8) + ["K", "bstep"]
-    groups = {"A": 0, "B": 0}
+        roles = ["A" if h == 0 else "A+32" for _ in range(MB) for h in range(KH)]
+        roles += ["T" if h == 0 else "T+32" for _ in range(NB) for h in range(KH)] + ["K"] if bt else ["B"] * (KS // 8) + ["K", "bstep"]
+    groups = {"A": 0, "B": 0, "T": 0}
     for role in roles:
         if role[0] in groups and role[1:2] in ("", "+"):
             base, pitch = (Abase, lda) if role[0] == "A" else (Bbase, ldb)
@@ -252,7 +288,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None):
             regs[f"${n}"] = bytearray((KS * ldb).to_bytes(8, "little"))
             types[f"${n}"] = "uq"
         n += 1
-    assert groups == {"A": MB, "B": KS // 8}, groups
+    assert groups == ({"A": MB, "B": 0, "T": NB} if bt else {"A": MB, "B": KS // 8, "T": 0}), groups
 
     def loc(name):
         return alias.get(name, (name, 0))
@@ -335,6 +371,18 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None):
             for y in range(4 * cnt):
                 regs[root][off + y] = mem.get(at + y, 0)
             continue
+        m = re.match(r"^svm_gather4scaled\.(R?G?B?A?) \(M1, 8\) 0x0:uq (\w+)\.0 (\w+)\.0$", l)
+        if m:  # SIMD8 A64 untyped read: lane l at its own address; register c = dword c of every lane
+            cnt, a, dst = len(m.group(1)), m.group(2), m.group(3)
+            assert m.group(1) == "RGBA"[:cnt], l
+            root, off = addr(dst, 0, 0)
+            assert off + GRF * cnt <= len(regs[root]), f"load past {root}"
+            for lane in range(8):
+                at = rd(*addr(a, 0, lane), "uq")
+                for v in range(cnt):
+                    for y in range(4):
+                        regs[root][off + GRF * v + 4 * lane + y] = mem.get(at + 4 * v + y, 0)
+            continue
         m = re.match(r"^dpas\.(\w+)\.\w+\.8\.8 \(M1, 8\) (\$\d+)\.0 (\$\d+)\.0 (\w+)\.(\d+) (\w+)\((\d+),0\)$", l)
         if m:
             t, dst, s0, bn, boff, an, ar = m.groups()
@@ -379,16 +427,26 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None):
 
 
 SHAPES = [(8, 32, 16, "hf"), (16, 32, 16, "hf"), (16, 16, 32, "s8"), (8, 16, 16, "bf"), (16, 16, 32, "bf")]
+BT_SHAPES = [(16, 16, 32, "hf"), (8, 16, 32, "hf"), (8, 16, 16, "bf"), (16, 16, 32, "s8")]  # B from B^T
 
 
 def mutations(lines):
     """Texts with one plausible mistake each; every one must make the model disagree."""
     out = []
     movs = [i for i, l in enumerate(lines) if l.startswith("mov (M1, 8) xB(")]
-    m = lines[movs[0]]
-    out.append(("row into the wrong half", movs[0], m.replace(",0)<", ",1)<", 1)))
     dp = [i for i, l in enumerate(lines) if l.startswith("dpas")]
-    out.append(("dpas on the wrong B operand", dp[0], lines[dp[0]].replace("xBd.0 ", "xBd.256 ")))
+    if movs:
+        m = lines[movs[0]]
+        out.append(("row into the wrong half", movs[0], m.replace(",0)<", ",1)<", 1)))
+        out.append(("dpas on the wrong B operand", dp[0], lines[dp[0]].replace("xBd.0 ", "xBd.256 ")))
+    else:  # B^T lane reads
+        out.append(("dpas on the wrong lane read", dp[0], lines[dp[0]].replace("xL0.0 ", "xL1.0 ")))
+        ad = [i for i, l in enumerate(lines) if l.startswith("add (M1, 8) xl1(")]
+        out.append(("lane read address not advanced", ad[0], re.sub(r"0x[0-9a-f]+:uq", "0x0:uq", lines[ad[0]])))
+        ld = [i for i, l in enumerate(lines) if l.startswith("svm_gather4scaled.RGBA (M1, 8) 0x0:uq xm0.0")]
+        out.append(("second 4 dwords from the first's address", ld[0], lines[ld[0]].replace("xm0.0", "xl0.0")))
+        ad = [i for i, l in enumerate(lines) if l.startswith("add (M1, 8) xm0(0,0)<1> $")]
+        out.append(("second address not 16 bytes on", ad[0], lines[ad[0]].replace("0x10:uq", "0x20:uq")))
     ad = [i for i, l in enumerate(lines) if l.startswith("add (M1_NM, 1) xa0")]
     out.append(("A row address not advanced", ad[0], re.sub(r"0x[0-9a-f]+:uq", "0x0:uq", lines[ad[0]])))
     if any(l.startswith("add (M1_NM, 1) xa31") for l in lines):  # 64-byte A rows: a second half
@@ -424,7 +482,7 @@ def sim_module(args):
         lines = changed
     bad = 0
     for K, seed in ((3 * KS, 1), (KS, 2), (0, 3)):
-        e = simulate(lines, M, N, KS, T, K, seed, roles, block)
+        e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles))
         print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} of {M * N} elements differ")
         bad |= e != 0
     return 1 if bad else 0
@@ -434,23 +492,25 @@ def main():
     if len(sys.argv) >= 8 and sys.argv[1] == "sim-ll":
         return sim_module(sys.argv[2:])
     if len(sys.argv) in (6, 7) and sys.argv[1] == "ll":
-        sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6:] == ["serial"]))
+        sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6:] == ["serial"],
+                              sys.argv[6:] == ["bt"]))
         return 0
     if sys.argv[1:] != ["sim"]:
         print(__doc__)
         return 2
     bad = 0
-    for M, N, KS, T in SHAPES:
-        lines = statement(M, N, KS, T)
+    for M, N, KS, T, bt in [s + (False,) for s in SHAPES] + [s + (True,) for s in BT_SHAPES]:
+        lines = statement(M, N, KS, T, bt=bt)
+        name = f"{T} {M}x{N}{' B^T' if bt else ''}"
         for K, seed in ((3 * KS, 1), (KS, 2), (0, 3)):
-            e = simulate(lines, M, N, KS, T, K, seed)
-            print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} of {M * N} elements differ")
+            e = simulate(lines, M, N, KS, T, K, seed, bt=bt)
+            print(f"{'ok' if e == 0 else 'FAIL'}: {name} K={K}: {e} of {M * N} elements differ")
             bad |= e != 0
         for what, i, new in mutations(lines):
             mut = list(lines)
             mut[i] = new
-            e = simulate(mut, M, N, KS, T, 2 * KS, 4)
-            print(f"{'ok' if e else 'FAIL'}: {T} {M}x{N} mutated ({what}): {e} elements differ")
+            e = simulate(mut, M, N, KS, T, 2 * KS, 4, bt=bt)
+            print(f"{'ok' if e else 'FAIL'}: {name} mutated ({what}): {e} elements differ")
             bad |= e == 0
     lines = statement(16, 16, 32, "bf", serial=True)  # the floor's form of the 64-byte A rows
     for K, seed in ((96, 1), (32, 2)):

@@ -11,15 +11,20 @@
 //     to two operands (the form dg2-visa.sh measured; one read and a mov per row would make the next
 //     row's read wait for that mov). Each B operand must be element t of K consecutive row reads
 //     (elem_bits = element bits) at one column: lane n of element t is column 8t + n (XeOps.h blockElement), so
-//     B register i, lane n packs rows P*i .. P*i + P-1 of column 8t + n (§4). Each accumulator chunk of
+//     B register i, lane n packs rows P*i .. P*i + P-1 of column 8t + n (§4). Or a B operand is all 8P
+//     elements of one xe.lane_read of 8 dwords per lane (B^T in RFC 2.2/2.3: lane n reads its own row,
+//     dword i = the K values P*i .. P*i + P-1 = B register i), at a row that may be an index
+//     expression of values defined outside the loop (invariantSym). Each accumulator chunk of
 //     8 elements is a chain of dpas that starts at the argument and ends in the yield at the same place.
 //     Anything else: no match, and the loop is emitted op by op.
 //  2. Emit (the text dg2_visa_loop.py's generator measured): before the loop, each group of 8 messages
 //     (consecutive rows of one memref at one column and half) comes in as one per-lane i64 address and
 //     is spread into one register per message (an LSC address must start a register); in the loop, the row reads
 //     (`lsc_load.ugm (M1_NM, 1) … :d32x{4,8,16}t flat[…]:a64`), one packing `mov (M1, 8)` per B row
-//     slot on word/byte views, the dpas on the tied accumulator outputs, one 64-bit add per message
-//     address, the counter's add/cmp/jmp.
+//     slot on word/byte views, per lane read two SIMD8 A64 untyped reads of 4 dwords
+//     (svm_gather4scaled, one per register half of its operand, the second address 16 bytes on: an
+//     LSC load of 8 dwords is SIMD16-shaped on dg2, not an operand), the dpas on the tied accumulator
+//     outputs, one 64-bit add per message address, the counter's add/cmp/jmp.
 #include "backends/spirv/Dg2VisaLoop.h"
 
 #include "backends/spirv/LoopCoords.h"
@@ -33,7 +38,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
+#include <tuple>
 #include <sstream>
 
 namespace xtc::backend {
@@ -52,12 +60,14 @@ struct Elem {
   bool operator==(const Elem& o) const = default;
 };
 
-// One xe.block_read of a global row: `n` registers per lane in units of P elements.
+// One xe.block_read of a global row: `n` registers per lane in units of P elements; or (lane) one
+// xe.lane_read: 8 dwords of each lane's own row (n = 8 P elements per lane).
 struct Read {
   const ir::Operation* op;
   const ir::Value* mem;
   Sym row, col;
   int64_t eb, P, n;  // element bytes, elements per unit, registers per lane
+  bool lane = false;
   int64_t bytes() const { return n * 8 * eb; }  // the row bytes the read covers (8 lanes)
   int msgs() const { return P > 1 && n == 2 * P ? 2 : 1; }  // a 64-byte A row: one message per half
 };
@@ -75,9 +85,10 @@ struct AOperand {
   bool operator==(const AOperand& o) const = default;
 };
 struct BOperand {
-  std::vector<int> rows;  // row r of the K rows
-  int t;
+  std::vector<int> rows;  // row r of the K rows; a lane read's operand: that read alone
+  int t;                  // -1 for a lane read's operand
   bool operator==(const BOperand& o) const = default;
+  bool lane() const { return t < 0; }
 };
 
 class Matcher {
@@ -101,6 +112,7 @@ class Matcher {
  private:
   bool walk(const ir::Operation& op);
   bool read(const ir::Operation& op);
+  bool laneRead(const ir::Operation& op);
   bool dpas(const ir::Operation& op);
   bool yield(const ir::Operation& op);
   const std::vector<Elem>* elems(const ir::Value* v) const {
@@ -148,6 +160,7 @@ bool Matcher::walk(const ir::Operation& op) {
     return op.numResults() == 1 && op.result()->type().isScalar() && ir::isIntElem(op.result()->type().elem());
   }
   if (op.is("xe.block_read")) return read(op);
+  if (op.is("xe.lane_read")) return laneRead(op);
   if (op.is("vector.extract")) {
     const std::vector<Elem>* s = elems(op.operand(0));
     int64_t i = op.intAttr("index", -1);
@@ -197,6 +210,29 @@ bool Matcher::read(const ir::Operation& op) {
   return true;
 }
 
+// A lane read of 8 dwords of each lane's row (B^T in RFC 2.2/2.3: lane n reads row n of its column
+// block, its K elements in pairs (16-bit) or fours (8-bit) per dword, which is DPAS B register i =
+// dword i in lane n). The row is lane-dependent: "base + constant" where the base may also be an
+// expression of values defined outside the loop (invariantSym).
+bool Matcher::laneRead(const ir::Operation& op) {
+  if (op.numOperands() != 3) return false;
+  const ir::Value* mem = op.operand(0);
+  const ir::Type& mt = mem->type();
+  const ir::Type& vt = op.result()->type();
+  if (!mt.isMemRef() || mt.memSpace() == ir::MemSpace::Slm || mt.rank() != 2 || !definedOutside(mem, for_)) return false;
+  std::optional<int64_t> unit = ir::blockUnit(op);
+  std::optional<Sym> row = invariantSym(op.operand(1), for_), col = invariantSym(op.operand(2), for_);
+  if (!unit || !row || !col || row->div != 1 || col->div != 1 || !vt.isVector() || vt.rank() != 1 || vt.elem() != mt.elem())
+    return false;
+  Read r{&op, mem, *row, *col, ir::elemBits(vt.elem()) / 8, *unit, vt.shape()[0], true};
+  if ((r.eb != 1 && r.eb != 2) || r.P * r.eb != 4 || r.n != 8 * r.P) return false;
+  std::vector<Elem> es;
+  for (int64_t e = 0; e < r.n; ++e) es.push_back({Src::Read, static_cast<int>(reads_.size()), static_cast<int>(e)});
+  elems_[op.result()] = std::move(es);
+  reads_.push_back(r);
+  return true;
+}
+
 // Two reads of one memref at one column whose rows are `d` apart.
 bool rowsApart(const Read& a, const Read& b, int64_t d) {
   return a.mem == b.mem && a.row.base == b.row.base && b.row.off == a.row.off + d && a.col.base == b.col.base && a.col.off == b.col.off;
@@ -213,7 +249,7 @@ std::optional<AOperand> Matcher::aOperand(const std::vector<Elem>& e) const {
       if (x.kind != Src::Read || x.idx != p * a.half + h || x.src != e[static_cast<size_t>(p * i)].src) return std::nullopt;
     }
     const Read& r = reads_[static_cast<size_t>(e[static_cast<size_t>(p * i)].src)];
-    if (r.P != p || r.n < p * (a.half + 1)) return std::nullopt;
+    if (r.P != p || r.n < p * (a.half + 1) || r.lane) return std::nullopt;
     a.rows.push_back(e[static_cast<size_t>(p * i)].src);
     if (i > 0 && !rowsApart(reads_[static_cast<size_t>(a.rows[0])], r, i)) return std::nullopt;
   }
@@ -223,12 +259,19 @@ std::optional<AOperand> Matcher::aOperand(const std::vector<Elem>& e) const {
 std::optional<BOperand> Matcher::bOperand(const std::vector<Elem>& e) const {
   int64_t k = 8 * P();
   if (static_cast<int64_t>(e.size()) != k || e[0].kind != Src::Read) return std::nullopt;
+  if (const Read& l = reads_[static_cast<size_t>(e[0].src)]; l.lane) {
+    // Element r of a lane's operand (K row r of its column) = element r of its lane read.
+    if (l.P != P() || l.n != k) return std::nullopt;
+    for (int64_t r = 0; r < k; ++r)
+      if (e[static_cast<size_t>(r)] != Elem{Src::Read, e[0].src, static_cast<int>(r)}) return std::nullopt;
+    return BOperand{{e[0].src}, -1};
+  }
   BOperand b{{}, e[0].idx};
   for (int64_t r = 0; r < k; ++r) {
     const Elem& x = e[static_cast<size_t>(r)];
     if (x.kind != Src::Read || x.idx != b.t) return std::nullopt;
     const Read& rd = reads_[static_cast<size_t>(x.src)];
-    if (rd.P != 1) return std::nullopt;
+    if (rd.P != 1 || rd.lane) return std::nullopt;
     if (r > 0 && !rowsApart(reads_[static_cast<size_t>(b.rows[0])], rd, r)) return std::nullopt;
     b.rows.push_back(x.src);
   }
@@ -346,11 +389,21 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   for (const AOperand& a : lm.aOps_)
     if (!place(msgRows(a.rows, a.half))) return std::nullopt;
   size_t nA = order.size();
-  for (const BOperand& b : lm.bOps_)
+  // B operands: packed from row reads (their place in B) or a lane read's own registers (laneOps).
+  std::vector<int> packed(lm.bOps_.size(), -1), laneOps;
+  int nPacked = 0;
+  for (size_t q = 0; q < lm.bOps_.size(); ++q) {
+    const BOperand& b = lm.bOps_[q];
+    if (b.lane()) {
+      laneOps.push_back(static_cast<int>(q));
+      continue;
+    }
+    packed[q] = nPacked++;
     if (!place(msgRows(b.rows, 0))) return std::nullopt;
-  size_t msgs = 0;
-  for (const Read& r : lm.reads_) msgs += static_cast<size_t>(r.msgs());
-  if (order.size() != msgs) return std::nullopt;  // a read (or half of one) no operand uses
+  }
+  size_t msgs = 0, laneReads = 0;
+  for (const Read& r : lm.reads_) (r.lane ? laneReads : msgs) += r.lane ? 1 : static_cast<size_t>(r.msgs());
+  if (order.size() != msgs || laneOps.size() != laneReads) return std::nullopt;  // a read (or half of one) no operand uses
   // Every B read has one size; its registers.
   int64_t bBytes = 0;
   for (size_t i = nA; i < order.size(); ++i) {
@@ -386,6 +439,17 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   };
   auto i64 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(64) ? v : b.CreateSExt(v, b.getInt64Ty()); };
   auto i32 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(32) ? v : b.CreateTrunc(v, b.getInt32Ty()); };
+  // A bodyInvariant value computed before the loop (i64; a convert keeps its width's wrap-around).
+  std::function<llvm::Value*(const ir::Value*)> hoist = [&](const ir::Value* v) -> llvm::Value* {
+    if (definedOutside(v, op)) return i64(ctx.get(const_cast<ir::Value*>(v)).at(0));
+    if (std::optional<int64_t> c = constInt(v)) return b.getInt64(static_cast<uint64_t>(*c));
+    const ir::Operation* d = v->definingOp();
+    llvm::Value* x = hoist(d->operand(0));
+    if (d->is("arith.convert"))
+      return i64(b.CreateTrunc(x, b.getIntNTy(static_cast<unsigned>(ir::elemBits(d->result()->type().elem())))));
+    llvm::Value* y = hoist(d->operand(1));
+    return d->is("arith.addi") ? b.CreateAdd(x, y) : d->is("arith.subi") ? b.CreateSub(x, y) : b.CreateMul(x, y);
+  };
   // A coordinate's value at loop entry (i64).
   auto initial = [&](const Sym& s) -> llvm::Value* {
     if (!s.base) return b.getInt64(static_cast<uint64_t>(s.off));
@@ -393,7 +457,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     if (s.base == body.argument(0)) base = ctx.get(op.operand(0)).at(0);
     for (unsigned a = 1; !base && a < body.numArguments(); ++a)
       if (s.base == body.argument(a)) base = ctx.get(op.operand(a + 2)).at(0);
-    if (!base) base = ctx.get(const_cast<ir::Value*>(s.base)).at(0);
+    if (!base) base = hoist(s.base);
     base = i64(base);
     return s.off ? b.CreateAdd(base, b.getInt64(static_cast<uint64_t>(s.off))) : base;
   };
@@ -411,9 +475,18 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   t << "{\n";
   t << fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * order.size());
   t << fmt::format(".decl {}A v_type=G type=ud num_elts={} align=GRF\n", p, 8 * std::max<size_t>(nA, 1));
-  t << fmt::format(".decl {}R v_type=G type={} num_elts={} align=GRF\n", p, sub, static_cast<int64_t>(nB) * G * kGrf / eb);
-  t << fmt::format(".decl {}B v_type=G type={} num_elts={} align=GRF\n", p, sub, static_cast<int64_t>(lm.bOps_.size()) * 8 * kGrf / eb);
-  t << fmt::format(".decl {}Bd v_type=G type=ud num_elts={} align=GRF alias=<{}B,0>\n", p, lm.bOps_.size() * 64, p);
+  if (nPacked) {
+    t << fmt::format(".decl {}R v_type=G type={} num_elts={} align=GRF\n", p, sub, static_cast<int64_t>(nB) * G * kGrf / eb);
+    t << fmt::format(".decl {}B v_type=G type={} num_elts={} align=GRF\n", p, sub, nPacked * 8 * kGrf / eb);
+    t << fmt::format(".decl {}Bd v_type=G type=ud num_elts={} align=GRF alias=<{}B,0>\n", p, nPacked * 64, p);
+  }
+  // A lane read: its per-lane addresses of dwords 0-3 (l) and 4-7 (m, 16 bytes on), the operand's 8
+  // registers (L) and their second half (H), each half one SIMD8 A64 untyped read of 4 dwords.
+  for (size_t j = 0; j < laneOps.size(); ++j)
+    t << fmt::format(
+        ".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF\n.decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF\n"
+        ".decl {0}L{1} v_type=G type=ud num_elts=64 align=GRF\n.decl {0}H{1} v_type=G type=ud num_elts=32 align=GRF alias=<{0}L{1},{2}>\n",
+        p, j, 4 * kGrf);
   t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
   for (size_t i = 0; i < order.size(); ++i) {
     t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
@@ -446,6 +519,17 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     for (int q = 0; q < 4; ++q)
       t << fmt::format("mov (M1_NM, 2) {}a({},0)<4> {}(0,{})<1;1,0>\n", p, 8 * g + 2 * static_cast<size_t>(q), a, 2 * q);
   }
+  auto laneRead = [&](size_t j) -> const Read& {
+    return lm.reads_[static_cast<size_t>(lm.bOps_[static_cast<size_t>(laneOps[j])].rows[0])];
+  };
+  for (size_t j = 0; j < laneOps.size(); ++j) {  // each lane's own row: no lane term
+    const Read& r = laneRead(j);
+    llvm::Value* base = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r.mem)), b.getInt64Ty());
+    llvm::Value* addr = b.CreateAdd(b.CreateAdd(base, b.CreateMul(initial(r.row), pitch(r))),
+                                    b.CreateMul(initial(r.col), b.getInt64(static_cast<uint64_t>(r.eb))));
+    std::string a = arg(addr, "rw");
+    t << fmt::format("mov (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<1;1,0>\nadd (M1, 8) {0}m{1}(0,0)<1> {2}(0,0)<1;1,0> 0x10:uq\n", p, j, a);
+  }
   std::string ub = arg(i32(ctx.get(op.operand(1)).at(0)), "rw.u");
   t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0)), "rw.u"));
   t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
@@ -456,42 +540,46 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     if (i < nA) t << fmt::format("lsc_load.ugm (M1_NM, 1) {}A{}:d32x8t flat[{}a{}]:a64\n", p, i, p, i);
     else t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i - nA, msg[r.bytes() / 16], p, i);
   }
+  for (size_t j = 0; j < laneOps.size(); ++j)
+    t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, j);
   // B register i of operand q, lane n, part h = row P*i + h, column 8t + n: one mov per row slot.
   int64_t epr = kGrf / eb;
   for (size_t q = 0; q < lm.bOps_.size(); ++q) {
     const BOperand& bo = lm.bOps_[q];
+    if (bo.lane()) continue;
     for (int64_t i = 0; i < 8; ++i)
       for (int64_t h = 0; h < P; ++h) {
         size_t rr = static_cast<size_t>(slot[2 * static_cast<size_t>(bo.rows[static_cast<size_t>(P * i + h)])]) - nA;
         int64_t off = static_cast<int64_t>(rr) * G * epr + bo.t * 8;
-        t << fmt::format("mov (M1, 8) {}B({},{})<{}> {}R({},{})<1;1,0>\n", p, 8 * static_cast<int64_t>(q) + i, h, P, p, off / epr,
-                         off % epr);
+        t << fmt::format("mov (M1, 8) {}B({},{})<{}> {}R({},{})<1;1,0>\n", p, 8 * packed[q] + i, h, P, p, off / epr, off % epr);
       }
   }
   for (const Dpas& d : lm.dpas_) {
     const AOperand& ao = lm.aOps_[static_cast<size_t>(d.aOp)];
     int first = slot[static_cast<size_t>(2 * ao.rows[0] + ao.half)];
-    t << fmt::format("dpas.{}.{}.8.8 (M1, 8) ${}.0 ${}.0 {}Bd.{} {}A({},0)\n", precision(lm.in_), precision(lm.in_), d.chunk, d.chunk, p,
-                     8 * kGrf * d.bOp, p, first);
+    int q = packed[static_cast<size_t>(d.bOp)];
+    std::string src1 = q < 0 ? fmt::format("{}L{}.0", p, std::find(laneOps.begin(), laneOps.end(), d.bOp) - laneOps.begin())
+                             : fmt::format("{}Bd.{}", p, 8 * kGrf * q);
+    t << fmt::format("dpas.{}.{}.8.8 (M1, 8) ${}.0 ${}.0 {} {}A({},0)\n", precision(lm.in_), precision(lm.in_), d.chunk, d.chunk, src1, p,
+                     first);
   }
-  // One 64-bit add per message: its row step times the pitch plus its column step times the bytes.
-  std::map<const ir::Value*, std::string> rowSteps;
-  for (size_t i = 0; i < order.size(); ++i) {
-    const Read& r = readOf(order[i]);
+  // One 64-bit add per message address: its row step times the pitch plus its column step times the
+  // bytes (a uniform input when the row moves); empty when it does not move.
+  std::map<std::tuple<const ir::Value*, int64_t, int64_t>, std::string> rowSteps;
+  auto stepBytes = [&](const Read& r) -> std::string {
     int64_t rs = stepOf(r.row), cs = stepOf(r.col) * r.eb;
-    std::string by;
-    if (rs == 0) {
-      if (cs == 0) continue;
-      by = fmt::format("{:#x}:uq", static_cast<uint64_t>(cs));
-    } else {
-      std::string& s = rowSteps[r.mem];
-      if (s.empty())
-        s = arg(b.CreateAdd(b.CreateMul(pitch(r), b.getInt64(static_cast<uint64_t>(rs))), b.getInt64(static_cast<uint64_t>(cs))),
-                "rw.u");
-      by = s + "(0,0)<0;1,0>";
-    }
-    t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
-  }
+    if (rs == 0) return cs == 0 ? std::string() : fmt::format("{:#x}:uq", static_cast<uint64_t>(cs));
+    std::string& s = rowSteps[{r.mem, rs, cs}];
+    if (s.empty())
+      s = arg(b.CreateAdd(b.CreateMul(pitch(r), b.getInt64(static_cast<uint64_t>(rs))), b.getInt64(static_cast<uint64_t>(cs))), "rw.u");
+    return s + "(0,0)<0;1,0>";
+  };
+  for (size_t i = 0; i < order.size(); ++i)
+    if (std::string by = stepBytes(readOf(order[i])); !by.empty())
+      t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
+  for (size_t j = 0; j < laneOps.size(); ++j)
+    if (std::string by = stepBytes(laneRead(j)); !by.empty())
+      for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);
   t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, lm.step_);
   t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
   t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);

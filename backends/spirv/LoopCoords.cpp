@@ -73,8 +73,27 @@ std::optional<Sym> bodySym(const ir::Value* v, const ir::Operation& loop) {
   return std::nullopt;
 }
 
+bool bodyInvariant(const ir::Value* v, const ir::Operation& loop) {
+  if (!intScalar(v) || v->isBlockArgument()) return false;
+  if (definedOutside(v, loop)) return true;
+  const ir::Operation* d = v->definingOp();
+  if (d->parentOp() != &loop) return false;
+  if (constInt(v)) return true;
+  if (!d->is("arith.addi") && !d->is("arith.subi") && !d->is("arith.muli") && !d->is("arith.convert")) return false;
+  for (unsigned i = 0; i < d->numOperands(); ++i)
+    if (!bodyInvariant(d->operand(i), loop)) return false;
+  return true;
+}
+
+std::optional<Sym> invariantSym(const ir::Value* v, const ir::Operation& loop) {
+  std::optional<Sym> s = bodySym(v, loop);
+  if (s && baseStep(s->base, loop)) return s;
+  if (bodyInvariant(v, loop)) return definedOutside(v, loop) ? outerSym(v) : Sym{v, 0};
+  return std::nullopt;
+}
+
 std::optional<int64_t> baseStep(const ir::Value* base, const ir::Operation& loop) {
-  if (!base || definedOutside(base, loop)) return 0;
+  if (!base || definedOutside(base, loop) || bodyInvariant(base, loop)) return 0;
   const ir::Block& body = loop.region(0).block();
   if (!base->isBlockArgument() || base->ownerBlock() != &body) return std::nullopt;
   if (base->index() == 0) {

@@ -47,9 +47,18 @@ std::optional<int64_t> carriedStep(const ir::Value* arg, const std::optional<Sym
 // other op (the coordinate is then written by each message).
 std::optional<Sym> bodySym(const ir::Value* v, const ir::Operation& loop);
 
-// The step per iteration of a bodySym base of `loop`: 0 for a value defined outside (and for no
-// base), the loop's constant step for the induction variable, carriedStep for a loop-carried index
-// argument; nullopt when it is not known.
+// Whether `v` is computed in `loop`'s body (not in a region nested in it) from values defined
+// outside the loop and constants only, through arith.addi/subi/muli and integer converts: the same
+// in every iteration, but not available before the loop unless the caller computes it there.
+bool bodyInvariant(const ir::Value* v, const ir::Operation& loop);
+
+// bodySym, or when that has no base of known step, v itself as the base (v + 0) if bodyInvariant
+// (a lane's row in dg2's lane reads: its tile's row plus the lane's part, two outside values).
+std::optional<Sym> invariantSym(const ir::Value* v, const ir::Operation& loop);
+
+// The step per iteration of a bodySym or invariantSym base of `loop`: 0 for a value defined outside
+// or bodyInvariant (and for no base), the loop's constant step for the induction variable,
+// carriedStep for a loop-carried index argument; nullopt when it is not known.
 std::optional<int64_t> baseStep(const ir::Value* base, const ir::Operation& loop);
 
 }  // namespace xtc::backend

@@ -1199,7 +1199,7 @@ void keepLoopRolled(llvm::BranchInst& latch) {
 
 std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
   if (!text.starts_with("{\n") || (text.find("raw_sends.15.") == std::string::npos && text.find("lsc_load.slm") == std::string::npos &&
-                                    text.find("lsc_load.ugm") == std::string::npos))
+                                    text.find("lsc_load.ugm") == std::string::npos && text.find("svm_gather4scaled") == std::string::npos))
     return {};
   std::map<std::string, std::string> shapes;  // header variable -> "WxHxB"
   std::map<std::string, isa::HardwareCall> calls;
@@ -1236,6 +1236,10 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
     } else if (std::regex_search(line, m, ugm)) {
       pattern = fmt::format(R"(send\.ugm \(1\|M0\) .*load\.ugm\.{}\.a64)", m[1].str());
       name = fmt::format("inline vISA loop: row read {}", m[1].str());
+    } else if (line.starts_with("svm_gather4scaled.RGBA (M1, 8) ")) {
+      // dg2's B^T lane reads (Dg2VisaLoop.cpp): SIMD8 A64 untyped reads of 4 dwords per lane.
+      pattern = R"(send\.dc1 \(8\|M0\) .*a64 untyped surface read with xyzw)";
+      name = "inline vISA loop: lane read xyzw";
     } else if (line == "lsc_fence.slm.none.group" || line == "barrier") {
       bool fence = line != "barrier";
       pattern = fence ? R"(\bfence\.slm\.none\.group\b)" : R"(\bsync\.bar\b)";

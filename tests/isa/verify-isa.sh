@@ -13,7 +13,8 @@
 #   7. the 16x8x2 A load renamed to the m4 form (`--xe-codegen=builtins`): IGC still emits a d16 2D
 #      load, but its header says 16x4x2: exit 3 naming the shape;
 #   8. an ocloc that drops the dpas of the whole-loop asm statement: exit 3 naming it; the same on
-#      dg2's statement (gemm_i8), and an ocloc that drops dg2's A row reads (gemm_f16, gemm_bf16);
+#      dg2's statement (gemm_i8), and an ocloc that drops dg2's A row reads (gemm_f16, gemm_bf16) or
+#      its B^T lane reads (RFC 2.3);
 #   9. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs);
 #  10. the predicated per-lane messages pass, and an ocloc whose disassembly drops the predicates of
 #      the sends (a wrapper) makes them an internal error naming the statement.
@@ -102,6 +103,14 @@ expect dg2-split-rows-dropped 3 "^xtc: internal error: .*dropped a hardware call
 expect dg2-dpas-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: dpas 8x8" -- \
   env XTC_OCLOC="$work/dpas-dropping-ocloc" "$xtc" compile "$src/examples/gemm_i8.xt" --target dg2 --verify-isa -o "$work/dd.spv"
 [ -e "$work/dd.spv" ] && fail "dg2-dpas-dropped: an output file was written"
+# RFC 2.3's slice loops read B^T per lane (svm_gather4scaled: a64 untyped reads of 4 dwords): an
+# ocloc that drops those sends makes it an internal error naming the statement's lane read.
+sed 's/store_block2d/untyped surface read with xyzw/' "$work/dropping-ocloc" >"$work/lanes-dropping-ocloc"
+chmod +x "$work/lanes-dropping-ocloc"
+expect dg2-lane-reads-ok 0 "" -- "$xtc" compile "$src/examples/rfc_2_3_transpose_opt.xt" --target dg2 --verify-isa -o "$work/dl.spv"
+expect dg2-lane-reads-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: lane read xyzw" -- \
+  env XTC_OCLOC="$work/lanes-dropping-ocloc" "$xtc" compile "$src/examples/rfc_2_3_transpose_opt.xt" --target dg2 --verify-isa -o "$work/dld.spv"
+[ -e "$work/dld.spv" ] && fail "dg2-lane-reads-dropped: an output file was written"
 
 # The predicated per-lane messages (backends/spirv/VisaLanes.cpp) must stay predicated: an ocloc whose
 # disassembly loses the predicate of every send (a test double of an IGC that ignored it) fails them.

@@ -16,7 +16,8 @@
 //     dword i = the K values P*i .. P*i + P-1 = B register i), at a row that may be an index
 //     expression of values defined outside the loop (invariantSym). Each accumulator chunk of
 //     8 elements is a chain of dpas that starts at the argument and ends in the yield at the same place.
-//     Anything else: no match, and the loop is emitted op by op.
+//     xe.prefetch_1d is allowed when its address is a LaneProgram (below): the per-lane line
+//     arithmetic lower-xe writes. Anything else: no match, and the loop is emitted op by op.
 //  2. Emit (the text dg2_visa_loop.py's generator measured): before the loop, each group of 8 messages
 //     (consecutive rows of one memref at one column and half) comes in as one per-lane i64 address and
 //     is spread into one register per message (an LSC address must start a register); in the loop, the row reads
@@ -41,6 +42,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 #include <sstream>
 
@@ -103,6 +105,7 @@ class Matcher {
   std::vector<AOperand> aOps_;
   std::vector<BOperand> bOps_;
   std::vector<Dpas> dpas_;
+  std::vector<const ir::Operation*> prefetches_;  // xe.prefetch_1d, in body order
   std::map<unsigned, int> accBase_;  // accumulator argument -> its first chunk
   std::map<const ir::Value*, int64_t> steps_;  // loop-carried index argument -> its step
   int chunks_ = 0;
@@ -155,9 +158,14 @@ bool Matcher::match() {
 bool Matcher::walk(const ir::Operation& op) {
   if (op.numRegions() != 0) return false;
   if (op.is("arith.constant")) return true;
-  if (op.is("arith.addi") || op.is("arith.subi") || op.is("arith.convert")) {
-    // Index math: each use must see it as base + constant (bodySym, checked where used).
-    return op.numResults() == 1 && op.result()->type().isScalar() && ir::isIntElem(op.result()->type().elem());
+  // Index math: a read's coordinate must be base + constant (bodySym, checked there); a prefetch's
+  // address is a lane program (LaneProgram, checked when the statement is planned).
+  if (pureIndexOp(op)) return true;
+  if (op.is("xe.prefetch_1d")) {
+    int64_t cache = op.intAttr("cache", 4);
+    prefetches_.push_back(&op);
+    return op.numOperands() == 1 && op.operand(0)->type().isScalar() && op.operand(0)->type().elem() == ElemKind::I64 &&
+           (cache == 4 || cache == 2);
   }
   if (op.is("xe.block_read")) return read(op);
   if (op.is("xe.lane_read")) return laneRead(op);
@@ -347,6 +355,232 @@ bool Matcher::yield(const ir::Operation& op) {
   return true;
 }
 
+// The per-lane address program of the loop's prefetches (lower-xe's lowerPrefetch: each lane's line
+// in i32 arithmetic, a bounds mask, a zero extension and the base). Each value an address needs is
+//  - a constant: an immediate;
+//  - invariant (bodyInvariant): computed before the statement in LLVM and copied into a variable of
+//    the statement before its loop (an i1 as a 0/-1 dword mask);
+//  - a loop-carried index stepped by a constant: a scalar dword the statement keeps and steps after
+//    each iteration (the interior loop counts in 32 bits, so its offsets fit), read only through an
+//    arith.convert to i32;
+//  - an op of the body, recomputed in each iteration as SIMD8 vISA instructions: i32 values as `ud`,
+//    i64 as `q`, i1 as 0/-1 `ud` masks (a cmp with a general destination; a select with a zero arm is
+//    an `and` with the mask), the forms dg2-visa.sh measured.
+// plan() decides, with no IR made, whether every prefetch address is such a program; emit() writes it.
+class LaneProgram {
+ public:
+  LaneProgram(const Matcher& m, const ir::Operation& loop, std::string prefix) : m_(m), loop_(loop), p_(std::move(prefix)) {}
+
+  bool plan() {
+    for (const ir::Operation* pf : m_.prefetches_)
+      if (!plan(pf->operand(0)) || kind(pf->operand(0)) == 'c') return false;
+    return true;
+  }
+
+  // Inputs go through `input(value, constraint)` (returns "$N"); invariant values are computed by
+  // `hoist` (LLVM, the value's own width). Declarations to `decls`, the copies before the loop to
+  // `pre`, the program and the prefetches to `body`, the carried indices' steps to `step`.
+  void emit(const std::function<std::string(llvm::Value*, const char*)>& input,
+            const std::function<llvm::Value*(const ir::Value*)>& hoist, const std::function<llvm::Value*(const ir::Value*)>& carriedInit,
+            llvm::IRBuilder<>& b, std::ostream& decls, std::ostream& pre, std::ostream& body, std::ostream& step) {
+    input_ = &input;
+    hoist_ = &hoist;
+    carriedInit_ = &carriedInit;
+    b_ = &b;
+    decls_ = &decls;
+    pre_ = &pre;
+    body_ = &body;
+    step_ = &step;
+    for (const ir::Operation* pf : m_.prefetches_) {
+      const char* cache = pf->intAttr("cache", 4) == 4 ? "ca.ca" : "uc.ca";
+      body << fmt::format("lsc_load.ugm.{} (M1, 8) %null:d32 flat[{}]:a64\n", cache, val(pf->operand(0)).name);
+    }
+  }
+
+ private:
+  struct Val {
+    std::string name;  // a variable, or an immediate's text
+    char type;         // 'd' (i32, ud), 'q' (i64, q), 'm' (i1 as a 0/-1 ud mask)
+    bool scalar = false, imm = false;
+    std::string src() const { return imm ? name : fmt::format("{}(0,0)<{}>", name, scalar ? "0;1,0" : "1;1,0"); }
+  };
+
+  static char typeOf(const ir::Value* v) {
+    ElemKind k = v->type().elem();
+    return k == ElemKind::I1 ? 'm' : k == ElemKind::I32 ? 'd' : k == ElemKind::I64 ? 'q' : k == ElemKind::Index ? 'x' : '?';
+  }
+  static std::optional<int> log2Of(int64_t c) {
+    for (int s = 0; s < 31; ++s)
+      if (c == int64_t(1) << s) return s;
+    return std::nullopt;
+  }
+  // 'c' constant, 'i' invariant, 'k' loop-carried index, 'o' op; 0 when not a program value.
+  char kind(const ir::Value* v) const {
+    auto it = kinds_.find(v);
+    return it == kinds_.end() ? 0 : it->second;
+  }
+  bool carried(const ir::Value* v) const {
+    return v->isBlockArgument() && v->ownerBlock() == &loop_.region(0).block() && v->index() > 0 && m_.steps_.count(v);
+  }
+  bool plan(const ir::Value* v) {
+    if (kind(v)) return true;
+    char t = typeOf(v);
+    if (!v->type().isScalar() || t == '?') return false;
+    char k = 0;
+    if (constInt(v)) k = 'c';
+    else if (bodyInvariant(v, loop_)) k = t == 'x' ? 0 : 'i';
+    else if (carried(v)) k = 'k';
+    else if (const ir::Operation* d = v->definingOp(); d && d->parentOp() == &loop_ && pureIndexOp(*d) && t != 'x') {
+      k = 'o';
+      for (unsigned i = 0; i < d->numOperands(); ++i)
+        if (!plan(d->operand(i))) return false;
+      if (!supported(*d)) return false;
+    }
+    if (!k) return false;
+    kinds_[v] = k;
+    return true;
+  }
+  // The op forms emit() writes (its operands planned).
+  bool supported(const ir::Operation& d) const {
+    const ir::Value* r = d.result();
+    char t = typeOf(r);
+    auto ty = [&](unsigned i) { return typeOf(d.operand(i)); };
+    auto k = [&](unsigned i) { return kind(d.operand(i)); };
+    auto constant = [&](unsigned i) { return constInt(d.operand(i)); };
+    // A carried index (64-bit in the IR) is read only as its i32 value.
+    for (unsigned i = 0; i < d.numOperands(); ++i)
+      if (k(i) == 'k' && !(d.is("arith.convert") && t == 'd')) return false;
+    if (d.is("arith.convert")) return (t == 'd' && (ty(0) == 'd' || ty(0) == 'q' || k(0) == 'k')) || (t == 'q' && ty(0) == 'd');
+    if (d.is("arith.cmpi")) {
+      static const char* const preds[] = {"ult", "ule", "ugt", "uge", "eq", "ne"};
+      const ir::Attribute* a = d.attr("predicate");
+      if (!a || ty(0) != 'd' || ty(1) != 'd') return false;
+      for (const char* pr : preds)
+        if (a->getString() == pr) return true;
+      return false;
+    }
+    if (d.is("arith.select")) return t == 'd' && ty(1) == 'd' && ty(2) == 'd';
+    if (d.is("arith.remui") || d.is("arith.divui")) return t == 'd' && constant(1) && log2Of(*constant(1));
+    if (d.is("arith.subi")) return t != 'm' && constant(1).has_value();
+    if (d.is("arith.muli")) return t == 'd';
+    return d.is("arith.addi") ? t != 'm' : true;  // andi, ori: any width
+  }
+
+  std::string temp(char t) {
+    std::string n = fmt::format("{}t{}", p_, temps_++);
+    *decls_ << fmt::format(".decl {} v_type=G type={} num_elts=8 align=GRF\n", n, t == 'q' ? "q" : "ud");
+    return n;
+  }
+  // A signed view of a dword variable (the source of a sign extension).
+  std::string signedView(const Val& x) {
+    std::string n = x.name + "s";
+    if (views_.insert(n).second)
+      *decls_ << fmt::format(".decl {} v_type=G type=d num_elts={} alias=<{},0>\n", n, x.scalar ? 1 : 8, x.name);
+    return fmt::format("{}(0,0)<{}>", n, x.scalar ? "0;1,0" : "1;1,0");
+  }
+  Val imm(int64_t c, char t) const {
+    if (t == 'q') return Val{fmt::format("{:#x}:q", static_cast<uint64_t>(c)), 'q', true, true};
+    return Val{fmt::format("{:#x}:ud", static_cast<uint32_t>(t == 'm' ? (c ? -1 : 0) : c)), t, true, true};
+  }
+
+  Val val(const ir::Value* v) {
+    if (auto it = vals_.find(v); it != vals_.end()) return it->second;
+    char t = typeOf(v);
+    Val out;
+    switch (kind(v)) {
+      case 'c':
+        out = imm(*constInt(v), t);
+        break;
+      case 'i': {
+        llvm::Value* x = (*hoist_)(v);
+        if (t == 'm') x = b_->CreateSExt(x, b_->getInt32Ty());
+        out = Val{temp(t), t};
+        *pre_ << fmt::format("mov (M1, 8) {}(0,0)<1> {}(0,0)<1;1,0>\n", out.name, (*input_)(x, "rw"));
+        break;
+      }
+      case 'k': {
+        out = Val{fmt::format("{}c{}", p_, carriedVars_++), 'd', true};
+        *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 align=dword\n", out.name);
+        llvm::Value* init = b_->CreateTrunc((*carriedInit_)(v), b_->getInt32Ty());
+        *pre_ << fmt::format("mov (M1,1) {}(0,0)<1> {}(0,0)<0;1,0>\n", out.name, (*input_)(init, "rw.u"));
+        *step_ << fmt::format("add (M1,1) {0}(0,0)<1> {0}(0,0)<0;1,0> {1}:d\n", out.name, m_.steps_.at(v));
+        break;
+      }
+      default:
+        out = op(*v->definingOp());
+    }
+    vals_[v] = out;
+    return out;
+  }
+
+  Val op(const ir::Operation& d) {
+    char t = typeOf(d.result());
+    auto in = [&](unsigned i) { return val(d.operand(i)); };
+    auto emit2 = [&](const char* opc, Val a, Val c) {
+      if (a.imm) std::swap(a, c);  // commutative: the immediate second
+      Val r{temp(t), t};
+      *body_ << fmt::format("{} (M1, 8) {}(0,0)<1> {} {}\n", opc, r.name, a.src(), c.src());
+      return r;
+    };
+    if (d.is("arith.convert")) {
+      Val x = in(0);
+      if (t == 'd' && x.type != 'q') return Val{x.name, 'd', x.scalar, x.imm};  // an i32 or a carried index: itself
+      Val r{temp(t), t};
+      *body_ << fmt::format("mov (M1, 8) {}(0,0)<1> {}\n", r.name, t == 'q' ? signedView(x) : x.src());
+      return r;
+    }
+    if (d.is("arith.andi") && t == 'q') {
+      // (i64) x & 0xffffffff with x an i32's sign extension: the zero extension of the i32.
+      for (unsigned i = 0; i < 2; ++i) {
+        const ir::Operation* c = d.operand(1 - i)->definingOp();
+        if (constInt(d.operand(i)) == 0xffffffff && kind(d.operand(1 - i)) == 'o' && c->is("arith.convert") &&
+            typeOf(c->operand(0)) == 'd') {
+          Val x = val(c->operand(0)), r{temp(t), t};
+          *body_ << fmt::format("mov (M1, 8) {}(0,0)<1> {}\n", r.name, x.src());
+          return r;
+        }
+      }
+    }
+    if (d.is("arith.addi")) return emit2("add", in(0), in(1));
+    if (d.is("arith.subi")) return emit2("add", in(0), imm(-*constInt(d.operand(1)), t));
+    if (d.is("arith.muli")) return emit2("mul", in(0), in(1));
+    if (d.is("arith.andi")) return emit2("and", in(0), in(1));
+    if (d.is("arith.ori")) return emit2("or", in(0), in(1));
+    if (d.is("arith.remui")) return emit2("and", in(0), imm(*constInt(d.operand(1)) - 1, 'd'));
+    if (d.is("arith.divui")) return emit2("shr", in(0), imm(*log2Of(*constInt(d.operand(1))), 'd'));
+    if (d.is("arith.cmpi")) {
+      std::string pr = d.attr("predicate")->getString();
+      Val a = in(0), c = in(1);
+      if (a.imm) {  // the immediate second: the mirrored predicate
+        std::swap(a, c);
+        pr = pr == "ult" ? "ugt" : pr == "ugt" ? "ult" : pr == "ule" ? "uge" : pr == "uge" ? "ule" : pr;
+      }
+      std::string cond = pr.size() == 3 ? pr.substr(1) : pr;
+      Val r{temp('m'), 'm'};
+      *body_ << fmt::format("cmp.{} (M1, 8) {}(0,0)<1> {} {}\n", cond, r.name, a.src(), c.src());
+      return r;
+    }
+    // arith.select c ? a : b on dwords: (a & c) | (b & ~c); an `and` when b is 0.
+    Val c = in(0), a = in(1);
+    if (constInt(d.operand(2)) == 0) return emit2("and", a, c);
+    Val nc = emit2("xor", c, imm(-1, 'd'));
+    return emit2("or", emit2("and", a, c), emit2("and", in(2), nc));
+  }
+
+  const Matcher& m_;
+  const ir::Operation& loop_;
+  std::string p_;
+  std::map<const ir::Value*, char> kinds_;
+  std::map<const ir::Value*, Val> vals_;
+  std::set<std::string> views_;
+  int temps_ = 0, carriedVars_ = 0;
+  const std::function<std::string(llvm::Value*, const char*)>* input_ = nullptr;
+  const std::function<llvm::Value*(const ir::Value*)>* hoist_ = nullptr;
+  const std::function<llvm::Value*(const ir::Value*)>* carriedInit_ = nullptr;
+  llvm::IRBuilder<>* b_ = nullptr;
+  std::ostream *decls_ = nullptr, *pre_ = nullptr, *body_ = nullptr, *step_ = nullptr;
+};
+
 std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : k == ElemKind::I8 ? "s8" : "hf"; }
 
 }  // namespace
@@ -422,6 +656,9 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
       if (m % 2 != m0 % 2 || !rowsApart(readOf(m0), readOf(m), static_cast<int64_t>(l))) return std::nullopt;
     }
   }
+  std::string p = fmt::format("xtc_d{}_", loopId);
+  LaneProgram prefetch(lm, op, p);
+  if (!prefetch.plan()) return std::nullopt;
   // Past this point the statement is emitted (no more nullopt, no IR made before it).
 
   llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
@@ -439,16 +676,36 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   };
   auto i64 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(64) ? v : b.CreateSExt(v, b.getInt64Ty()); };
   auto i32 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(32) ? v : b.CreateTrunc(v, b.getInt32Ty()); };
-  // A bodyInvariant value computed before the loop (i64; a convert keeps its width's wrap-around).
+  // A bodyInvariant value computed before the loop, in its own width (an index: i64), as the
+  // per-op emitter computes it (a convert sign-extends, from i1 zero-extends).
   std::function<llvm::Value*(const ir::Value*)> hoist = [&](const ir::Value* v) -> llvm::Value* {
-    if (definedOutside(v, op)) return i64(ctx.get(const_cast<ir::Value*>(v)).at(0));
-    if (std::optional<int64_t> c = constInt(v)) return b.getInt64(static_cast<uint64_t>(*c));
+    llvm::Type* ty = b.getIntNTy(static_cast<unsigned>(v->type().elem() == ElemKind::Index ? 64 : ir::elemBits(v->type().elem())));
+    if (definedOutside(v, op)) {
+      llvm::Value* x = ctx.get(const_cast<ir::Value*>(v)).at(0);
+      return x->getType() == ty || ty->isIntegerTy(1) ? x : b.CreateSExtOrTrunc(x, ty);
+    }
+    if (std::optional<int64_t> c = constInt(v)) return llvm::ConstantInt::get(ty, static_cast<uint64_t>(*c));
     const ir::Operation* d = v->definingOp();
     llvm::Value* x = hoist(d->operand(0));
-    if (d->is("arith.convert"))
-      return i64(b.CreateTrunc(x, b.getIntNTy(static_cast<unsigned>(ir::elemBits(d->result()->type().elem())))));
+    if (d->is("arith.convert")) return x->getType()->isIntegerTy(1) ? b.CreateZExt(x, ty) : b.CreateSExtOrTrunc(x, ty);
     llvm::Value* y = hoist(d->operand(1));
-    return d->is("arith.addi") ? b.CreateAdd(x, y) : d->is("arith.subi") ? b.CreateSub(x, y) : b.CreateMul(x, y);
+    if (d->is("arith.select")) return b.CreateSelect(x, y, hoist(d->operand(2)));
+    if (d->is("arith.cmpi")) {
+      static const std::map<std::string, llvm::CmpInst::Predicate> preds = {
+          {"eq", llvm::CmpInst::ICMP_EQ},   {"ne", llvm::CmpInst::ICMP_NE},   {"slt", llvm::CmpInst::ICMP_SLT},
+          {"sle", llvm::CmpInst::ICMP_SLE}, {"sgt", llvm::CmpInst::ICMP_SGT}, {"sge", llvm::CmpInst::ICMP_SGE},
+          {"ult", llvm::CmpInst::ICMP_ULT}, {"ule", llvm::CmpInst::ICMP_ULE}, {"ugt", llvm::CmpInst::ICMP_UGT},
+          {"uge", llvm::CmpInst::ICMP_UGE}};
+      return b.CreateICmp(preds.at(d->attr("predicate")->getString()), x, y);
+    }
+    llvm::Instruction::BinaryOps bo = d->is("arith.addi")   ? llvm::Instruction::Add
+                                      : d->is("arith.subi") ? llvm::Instruction::Sub
+                                      : d->is("arith.muli") ? llvm::Instruction::Mul
+                                      : d->is("arith.andi") ? llvm::Instruction::And
+                                      : d->is("arith.ori")  ? llvm::Instruction::Or
+                                      : d->is("arith.remui") ? llvm::Instruction::URem
+                                                             : llvm::Instruction::UDiv;
+    return b.CreateBinOp(bo, x, y);
   };
   // A coordinate's value at loop entry (i64).
   auto initial = [&](const Sym& s) -> llvm::Value* {
@@ -458,7 +715,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     for (unsigned a = 1; !base && a < body.numArguments(); ++a)
       if (s.base == body.argument(a)) base = ctx.get(op.operand(a + 2)).at(0);
     if (!base) base = hoist(s.base);
-    base = i64(base);
+    base = i64(base);  // an i32 row sign-extended, as the per-op emitter's index
     return s.off ? b.CreateAdd(base, b.getInt64(static_cast<uint64_t>(s.off))) : base;
   };
   auto stepOf = [&](const Sym& s) -> int64_t {
@@ -467,7 +724,6 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     return *baseStep(s.base, op);
   };
 
-  std::string p = fmt::format("xtc_d{}_", loopId);
   int64_t eb = lm.in_ == ElemKind::I8 ? 1 : 2, P = 4 / eb;
   std::string sub = eb == 1 ? "ub" : "uw";
   size_t nB = order.size() - nA;
@@ -496,6 +752,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
       t << fmt::format(".decl {}R{} v_type=G type=ud num_elts={} align=GRF alias=<{}R,{}>\n", p, i - nA, 8 * G, p,
                        kGrf * G * static_cast<int64_t>(i - nA));
   }
+  auto declEnd = t.tellp();
   // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry.
   llvm::Function* laneFn = llvm::cast<llvm::Function>(
       ctx.module.getOrInsertFunction("_Z22get_sub_group_local_idv", llvm::FunctionType::get(b.getInt32Ty(), false)).getCallee());
@@ -530,6 +787,10 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     std::string a = arg(addr, "rw");
     t << fmt::format("mov (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<1;1,0>\nadd (M1, 8) {0}m{1}(0,0)<1> {2}(0,0)<1;1,0> 0x10:uq\n", p, j, a);
   }
+  // The prefetches' program: its declarations go with the others (spliced in below), its copies here.
+  std::ostringstream progDecls, progBody, progSteps;
+  auto carriedInit = [&](const ir::Value* v) { return ctx.get(op.operand(v->index() + 2)).at(0); };
+  prefetch.emit(arg, hoist, carriedInit, b, progDecls, t, progBody, progSteps);
   std::string ub = arg(i32(ctx.get(op.operand(1)).at(0)), "rw.u");
   t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0)), "rw.u"));
   t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
@@ -542,6 +803,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   }
   for (size_t j = 0; j < laneOps.size(); ++j)
     t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, j);
+  t << progBody.str();
   // B register i of operand q, lane n, part h = row P*i + h, column 8t + n: one mov per row slot.
   int64_t epr = kGrf / eb;
   for (size_t q = 0; q < lm.bOps_.size(); ++q) {
@@ -580,6 +842,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   for (size_t j = 0; j < laneOps.size(); ++j)
     if (std::string by = stepBytes(laneRead(j)); !by.empty())
       for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);
+  t << progSteps.str();
   t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, lm.step_);
   t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
   t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);
@@ -599,7 +862,9 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   for (llvm::Value* v : inputs) types.push_back(v->getType());
   llvm::Type* rt = nOut == 1 ? ct : static_cast<llvm::Type*>(llvm::StructType::get(b.getContext(), std::vector<llvm::Type*>(nOut, ct)));
   auto* fty = llvm::FunctionType::get(rt, types, false);
-  llvm::Value* out = b.CreateCall(llvm::InlineAsm::get(fty, t.str(), constraints, /*hasSideEffects=*/true), inputs);
+  std::string text = t.str();
+  text.insert(static_cast<size_t>(declEnd), progDecls.str());
+  llvm::Value* out = b.CreateCall(llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/true), inputs);
 
   // Results: accumulators from the outputs, coordinates advanced by the trip count.
   llvm::Value* lb = ctx.get(op.operand(0)).at(0);

@@ -73,13 +73,22 @@ std::optional<Sym> bodySym(const ir::Value* v, const ir::Operation& loop) {
   return std::nullopt;
 }
 
+bool pureIndexOp(const ir::Operation& op) {
+  static const char* const kinds[] = {"arith.addi",  "arith.subi",  "arith.muli", "arith.andi",   "arith.ori",
+                                      "arith.remui", "arith.divui", "arith.cmpi", "arith.select", "arith.convert"};
+  if (op.numResults() != 1 || !intScalar(op.result())) return false;
+  for (const char* k : kinds)
+    if (op.is(k)) return true;
+  return false;
+}
+
 bool bodyInvariant(const ir::Value* v, const ir::Operation& loop) {
   if (!intScalar(v) || v->isBlockArgument()) return false;
   if (definedOutside(v, loop)) return true;
   const ir::Operation* d = v->definingOp();
   if (d->parentOp() != &loop) return false;
   if (constInt(v)) return true;
-  if (!d->is("arith.addi") && !d->is("arith.subi") && !d->is("arith.muli") && !d->is("arith.convert")) return false;
+  if (!pureIndexOp(*d)) return false;
   for (unsigned i = 0; i < d->numOperands(); ++i)
     if (!bodyInvariant(d->operand(i), loop)) return false;
   return true;

@@ -47,9 +47,13 @@ std::optional<int64_t> carriedStep(const ir::Value* arg, const std::optional<Sym
 // other op (the coordinate is then written by each message).
 std::optional<Sym> bodySym(const ir::Value* v, const ir::Operation& loop);
 
+// An op of integer (or i1) scalars whose result depends on its operands only: arith.addi/subi/muli/
+// andi/ori/remui/divui/cmpi/select/convert.
+bool pureIndexOp(const ir::Operation& op);
+
 // Whether `v` is computed in `loop`'s body (not in a region nested in it) from values defined
-// outside the loop and constants only, through arith.addi/subi/muli and integer converts: the same
-// in every iteration, but not available before the loop unless the caller computes it there.
+// outside the loop and constants only, through pureIndexOps: the same in every iteration, but not
+// available before the loop unless the caller computes it there.
 bool bodyInvariant(const ir::Value* v, const ir::Operation& loop);
 
 // bodySym, or when that has no base of known step, v itself as the base (v + 0) if bodyInvariant

@@ -14,7 +14,7 @@
 #      load, but its header says 16x4x2: exit 3 naming the shape;
 #   8. an ocloc that drops the dpas of the whole-loop asm statement: exit 3 naming it; the same on
 #      dg2's statement (gemm_i8), and an ocloc that drops dg2's A row reads (gemm_f16, gemm_bf16) or
-#      its B^T lane reads (RFC 2.3);
+#      its B^T lane reads (RFC 2.3) or its per-lane prefetches (RFC 2.1);
 #   9. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs);
 #  10. the predicated per-lane messages pass, and an ocloc whose disassembly drops the predicates of
 #      the sends (a wrapper) makes them an internal error naming the statement.
@@ -111,6 +111,14 @@ expect dg2-lane-reads-ok 0 "" -- "$xtc" compile "$src/examples/rfc_2_3_transpose
 expect dg2-lane-reads-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: lane read xyzw" -- \
   env XTC_OCLOC="$work/lanes-dropping-ocloc" "$xtc" compile "$src/examples/rfc_2_3_transpose_opt.xt" --target dg2 --verify-isa -o "$work/dld.spv"
 [ -e "$work/dld.spv" ] && fail "dg2-lane-reads-dropped: an output file was written"
+# RFC 2.1's first slice loop prefetches per lane inside its statement: an ocloc that drops those
+# sends (the only `load.ugm.d32.a64.ca.ca` ones) makes it an internal error naming them.
+sed 's/store_block2d/load\\.ugm\\.d32\\.a64\\.ca\\.ca/' "$work/dropping-ocloc" >"$work/prefetch-dropping-ocloc"
+chmod +x "$work/prefetch-dropping-ocloc"
+expect dg2-prefetch-ok 0 "" -- "$xtc" compile "$src/examples/rfc_2_1_gemm_prefetch.xt" --target dg2 --verify-isa -o "$work/dp.spv"
+expect dg2-prefetch-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: lane prefetch ca.ca" -- \
+  env XTC_OCLOC="$work/prefetch-dropping-ocloc" "$xtc" compile "$src/examples/rfc_2_1_gemm_prefetch.xt" --target dg2 --verify-isa -o "$work/dpd.spv"
+[ -e "$work/dpd.spv" ] && fail "dg2-prefetch-dropped: an output file was written"
 
 # The predicated per-lane messages (backends/spirv/VisaLanes.cpp) must stay predicated: an ocloc whose
 # disassembly loses the predicate of every send (a test double of an IGC that ignored it) fails them.

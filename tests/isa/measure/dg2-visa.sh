@@ -14,6 +14,8 @@
 #      two SIMD8 A64 untyped reads of 4 dwords per lane (`svm_gather4scaled.RGBA (M1, 8)` -> `send.dc1
 #      (8|M0) … a64 untyped surface read with xyzw`) straight into its register halves, no mov; and
 #      why not one LSC load of 8 dwords: dg2 pads a SIMD8 LSC load to SIMD16 (16 response registers);
+#   1c. per-lane prefetches in the statement (`lsc_load.ugm.{ca.ca,uc.ca} (M1, 8) %null:d32`, the
+#      address program's `cmp` into a register), as xtc's LaneProgram writes them;
 #   2. an LSC address that is not the start of a register is rejected by vISA ("Raw operand should be
 #      GRF-aligned"): each message needs its own address register;
 #   3. the model of the statement text agrees with C = A x B and catches three mutated texts.
@@ -145,6 +147,22 @@ btcase() {
 }
 btcase bt_hf_16x16_k32 16 16 32 hf 99
 btcase bt_hf_8x16_k32 8 16 32 hf 61
+# Per-lane prefetches in the statement (xtc's LaneProgram form, dg2_visa_loop.py `pf`): the 16x16
+# K 32 loop with two prefetches of A's lines, L1+L3 and L3-only: each `lsc_load.ugm.{ca.ca,uc.ca}
+# (M1, 8) %null:d32 flat[X]:a64` -> `send.ugm (8|M0) null … load.ugm.d32.a64.{ca.ca,uc.ca}`, its
+# bounds test a `cmp (8|M0) (lt)… rN:ud` with a general destination (0/-1 per lane), per prefetch 10
+# instructions (mul, 2 add, cmp, 3 and, the zero-extending mov, the 64-bit add, the send) and the
+# carried column's add: 211 + 2 x 10 = 231 per step (IGC drops nothing, adds no sync).
+python3 "$here/dg2_visa_loop.py" ll 16 16 32 hf pf >"$work/pf.ll"
+build pf "$work/pf.ll"; rc=$?
+expect "pf: ocloc status" "$rc" "0"
+if [ $rc -eq 0 ]; then
+  expect "pf: L1+L3 prefetch sends per step" "$(count pf 'send\.ugm \(8\|M0\) +null .*load\.ugm\.d32\.a64\.ca\.ca')" 1
+  expect "pf: L3-only prefetch sends per step" "$(count pf 'send\.ugm \(8\|M0\) +null .*load\.ugm\.d32\.a64\.uc\.ca')" 1
+  expect "pf: compares into a register per step" "$(count pf '^ +cmp \(8\|M0\) +\(lt\)f[0-9.]+ +r[0-9]+\.0<1>:ud')" 2
+  expect "pf: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/pf/asm")$(grep -ci spilled "$work/pf/build.log")" "00"
+  expect "pf: instructions per step" "$(count pf '^\s*(\(|[a-z])')" 231
+fi
 # Why not LSC for these: an LSC load of 8 dwords per lane at SIMD8 (`lsc_load.ugm (M1, 8) …:d32x8`)
 # is padded to SIMD16 on dg2 (vISA's minimum LSC width there): 16 response registers, lanes 0-7 in
 # every other one, so its response cannot be a DPAS operand of 8 consecutive registers.

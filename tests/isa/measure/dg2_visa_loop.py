@@ -41,7 +41,7 @@ import sys
 GRF = 32  # bytes per register on dg2
 
 
-def statement(M, N, KS, T, serial=False, bt=False):
+def statement(M, N, KS, T, serial=False, bt=False, pf=False):
     """The statement's vISA lines and its operand list (outputs, then inputs). serial (64-byte A
     rows only): the floor's form instead, one d32x16t read per row into registers X + i, X + i + 1 of
     a 9-register block and one mov of the second half into the other operand, Y + i (the next row's
@@ -54,7 +54,14 @@ def statement(M, N, KS, T, serial=False, bt=False):
     is the DPAS B operand itself: no packing mov. (An LSC load of 8 dwords, `lsc_load.ugm (M1, 8)
     …:d32x8`, is not: dg2's LSC pads SIMD8 to SIMD16, a response of 16 registers with lanes 0-7 in
     every other one, measured in dg2-visa.sh.) Each address (one uq per lane, 2 registers) advances
-    by one `add (M1, 8) … :uq` per step."""
+    by one `add (M1, 8) … :uq` per step. pf: two per-lane prefetches of A's lines in the form xtc
+    emits for lower-xe's prefetch_1d (Dg2VisaLoop.cpp LaneProgram): each lane's column bytes from a
+    carried column (a scalar dword stepped by KS per step) times 2 plus its lane part, a bounds mask
+    (`cmp.lt` with a general destination: 0/-1 per lane) and-ed with the loop-invariant one, the
+    line's offset (row offset + column bytes, & ~3) and-ed with that mask (a line outside prefetches
+    the base), zero-extended and added to the base: `lsc_load.ugm.{ca.ca,uc.ca} (M1, 8) %null:d32
+    flat[X]:a64`. Its inputs (after the others): the carried column's start (uniform), then per
+    prefetch the lane part, the width in bytes, the invariant mask, the row offset, the base."""
     eb = 1 if T == "s8" else 2
     pack = 4 // eb
     sub = "ub" if eb == 1 else "uw"
@@ -88,6 +95,11 @@ def statement(M, N, KS, T, serial=False, bt=False):
         d(f".decl xm{j} v_type=G type=uq num_elts=8 align=GRF")
         d(f".decl xL{j} v_type=G type=ud num_elts=64 align=GRF")
         d(f".decl xH{j} v_type=G type=ud num_elts=32 align=GRF alias=<xL{j},{4 * GRF}>")
+    if pf:
+        d(".decl xc0 v_type=G type=ud num_elts=1 align=dword")
+        for q in range(2):
+            for i in range(14):
+                d(f".decl xt{q}_{i} v_type=G type={'q' if i in (11, 12, 13) else 'ud'} num_elts=8 align=GRF")
     d(".decl xk v_type=G type=d num_elts=1 align=dword")
     d(".decl xp v_type=P num_elts=1")
     for i in range(NA):
@@ -105,6 +117,7 @@ def statement(M, N, KS, T, serial=False, bt=False):
     bi = [2 * NO + NG + g for g in range(NBI)]
     kin = 2 * NO + NG + NBI
     bst = kin + 1
+    pfin = bst + (0 if bt else 1)  # pf: the carried column's start, then 5 inputs per prefetch
     for g in range(NG):
         for q in range(4):
             d(f"mov (M1_NM, 2) xa({8 * g + 2 * q},0)<4> ${ai[g]}(0,{2 * q})<1;1,0>")
@@ -114,6 +127,11 @@ def statement(M, N, KS, T, serial=False, bt=False):
     for j in range(NL):
         d(f"mov (M1, 8) xl{j}(0,0)<1> ${bi[j]}(0,0)<1;1,0>")
         d(f"add (M1, 8) xm{j}(0,0)<1> ${bi[j]}(0,0)<1;1,0> 0x10:uq")
+    if pf:
+        d(f"mov (M1,1) xc0(0,0)<1> ${pfin}(0,0)<0;1,0>")
+        for q in range(2):
+            for i, src in zip((0, 3, 5, 7, 12), range(pfin + 1 + 5 * q, pfin + 6 + 5 * q)):
+                d(f"mov (M1, 8) xt{q}_{i}(0,0)<1> ${src}(0,0)<1;1,0>")
     d("mov (M1,1) xk(0,0)<1> 0x0:d")
     d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
     d("(!xp) jmp (M1,1) xend")
@@ -129,6 +147,19 @@ def statement(M, N, KS, T, serial=False, bt=False):
     for j in range(NL):
         d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xl{j}.0 xL{j}.0")
         d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xm{j}.0 xH{j}.0")
+    for q in range(2 if pf else 0):
+        t = lambda i: f"xt{q}_{i}(0,0)<1>"
+        u = lambda i: f"xt{q}_{i}(0,0)<1;1,0>"
+        d(f"mul (M1, 8) {t(1)} xc0(0,0)<0;1,0> {eb:#x}:ud")
+        d(f"add (M1, 8) {t(2)} {u(1)} {u(0)}")
+        d(f"cmp.lt (M1, 8) {t(4)} {u(2)} {u(3)}")
+        d(f"and (M1, 8) {t(6)} {u(5)} {u(4)}")
+        d(f"add (M1, 8) {t(8)} {u(7)} {u(2)}")
+        d(f"and (M1, 8) {t(9)} {u(8)} 0xfffffffc:ud")
+        d(f"and (M1, 8) {t(10)} {u(9)} {u(6)}")
+        d(f"mov (M1, 8) {t(11)} {u(10)}")
+        d(f"add (M1, 8) {t(13)} {u(12)} {u(11)}")
+        d(f"lsc_load.ugm.{('ca.ca', 'uc.ca')[q]} (M1, 8) %null:d32 flat[xt{q}_13]:a64")
     epr = GRF // eb
     for h2 in range(0 if bt else KH):  # B operand (half h2, column block t) at register 8 (h2 NB + t)
         for t in range(NB):
@@ -152,6 +183,8 @@ def statement(M, N, KS, T, serial=False, bt=False):
     for j in range(NL):
         d(f"add (M1, 8) xl{j}(0,0)<1> xl{j}(0,0)<1;1,0> {KS * eb:#x}:uq")
         d(f"add (M1, 8) xm{j}(0,0)<1> xm{j}(0,0)<1;1,0> {KS * eb:#x}:uq")
+    if pf:
+        d(f"add (M1,1) xc0(0,0)<1> xc0(0,0)<0;1,0> {KS}:d")
     d(f"add (M1,1) xk(0,0)<1> xk(0,0)<0;1,0> {KS}:d")
     d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
     d("(xp) jmp (M1,1) xloop")
@@ -159,19 +192,21 @@ def statement(M, N, KS, T, serial=False, bt=False):
     return L
 
 
-def llvm(M, N, KS, T, serial=False, bt=False):
+def llvm(M, N, KS, T, serial=False, bt=False, pf=False):
     eb = 1 if T == "s8" else 2
     MB, NB = M // 8, N // 8
     NO = MB * NB
     KH = KS * eb // 32
     AKH = 1 if serial else KH  # the serial form reads whole rows: one address group per row block
-    text = "{\\0A" + "\\0A".join(statement(M, N, KS, T, serial, bt)) + "\\0A}\\0A"
+    text = "{\\0A" + "\\0A".join(statement(M, N, KS, T, serial, bt, pf)) + "\\0A}\\0A"
     V = f"<8 x {'i32' if T == 's8' else 'float'}>"
     S = "{ " + ", ".join([V] * NO) + " }"
     NBI = NB * KH if bt else KS // 8
-    cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (MB * AKH + NBI) + ["rw.u"] * (1 if bt else 2))
+    cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (MB * AKH + NBI) + ["rw.u"] * (1 if bt else 2) +
+                    (["rw.u"] + ["rw"] * 10 if pf else []))
+    pfargs = ["i32 0"] + ["i32 0", "i32 %pw", "i32 -1", "i32 %prow", "i64 %ai"] * 2 if pf else []
     args = ", ".join([f"{V} zeroinitializer"] * NO + [f"i64 %aa{g}x" for g in range(MB * AKH)] + [f"i64 %bb{g}" for g in range(NBI)] +
-                     ["i32 %K"] + ([] if bt else ["i64 %bstep"]))
+                     ["i32 %K"] + ([] if bt else ["i64 %bstep"]) + pfargs)
     body = []
     for g in range(MB * AKH):  # row block g // AKH, K half g % AKH (32 bytes further)
         body.append(f"  %ar{g} = add i64 %lane, {8 * (g // AKH)}\n  %ao{g} = mul i64 %ar{g}, %lda\n"
@@ -197,6 +232,9 @@ define spir_kernel void @loop_{T}_{M}x{N}{'_bt' if bt else ''}(i8 addrspace(1)* 
   %bi = ptrtoint i8 addrspace(1)* %B to i64
 {nl.join(body)}
   %bstep = mul i64 %ldb, {KS}
+  %pw = trunc i64 %lda to i32
+  %lane32x = trunc i64 %lane to i32
+  %prow = mul i32 %lane32x, %pw
   %r = call {S} asm sideeffect "{text}", "{cons}"({args})
 {nl.join(stores)}
   ret void
@@ -206,7 +244,7 @@ define spir_kernel void @loop_{T}_{M}x{N}{'_bt' if bt else ''}(i8 addrspace(1)* 
 
 
 # ---- the model ---------------------------------------------------------------------------------
-TS = {"ud": 4, "d": 4, "uq": 8, "uw": 2, "ub": 1, "f": 4}
+TS = {"ud": 4, "d": 4, "uq": 8, "q": 8, "uw": 2, "ub": 1, "f": 4}
 
 
 def half(bits):
@@ -217,7 +255,7 @@ def bf16(bits):
     return struct.unpack("<f", (bits << 16).to_bytes(4, "little"))[0]
 
 
-def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False):
+def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None):
     """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
     returns the number of output elements that differ from C = A x B (computed here in Python
     arithmetic from the same element values). `roles` names the inputs after the tied initial
@@ -226,7 +264,10 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False):
     default this generator's order. `block(o)` is the (row block, column block) of C that output o
     holds; default o = row block * N / 8 + column block. bt: B is stored transposed (B^T, N x K) and
     the role "T" ("T+BYTES") is the per-lane address of one lane read: lane l = row 8g + l of B^T at
-    column 0 (BYTES further), g counting the "T" roles."""
+    column 0 (BYTES further), g counting the "T" roles. The roles "V32=EXPR", "V64=EXPR" (per lane)
+    and "U32=EXPR" (uniform) give a value by a Python expression of l (the lane), A, B (the buffers'
+    addresses), lda, ldb, K. pf: per prefetch line of the text (in text order), an expression of k
+    (the step), l, A, B, lda, ldb, K: the address it must prefetch; each execution is checked."""
     eb = 1 if T == "s8" else 2
     rnd = random.Random(seed)
     lda, ldb = K * eb + 64, (K * eb + 32) if bt else (N * eb + 32)
@@ -280,6 +321,11 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False):
             g = groups[role[0]] - 1
             regs[f"${n}"] = bytearray(b"".join((base + (8 * g + l) * pitch + extra).to_bytes(8, "little") for l in range(8)))
             types[f"${n}"] = "uq"
+        elif role[:4] in ("V32=", "V64=", "U32="):
+            env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K}
+            w = 8 if role[1:3] == "64" else 4
+            regs[f"${n}"] = bytearray(b"".join((eval(role[4:], {}, dict(env, l=l)) % (1 << 8 * w)).to_bytes(w, "little") for l in range(8)))
+            types[f"${n}"] = "q" if w == 8 else "d"
         elif role in ("K", "lb"):
             regs[f"${n}"] = bytearray((K if role == "K" else 0).to_bytes(4, "little"))
             types[f"${n}"] = "d"
@@ -298,7 +344,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False):
         assert len(b) == TS[t], f"read past {root}"
         if t == "f":
             return struct.unpack("<f", b)[0]
-        return int.from_bytes(b, "little", signed=t == "d")
+        return int.from_bytes(b, "little", signed=t in ("d", "q"))
 
     def wr(root, off, t, v):
         assert off + TS[t] <= len(regs[root]), f"write past {root}"
@@ -308,6 +354,9 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False):
             regs[root][off:off + TS[t]] = (v % (1 << (8 * TS[t]))).to_bytes(TS[t], "little")
 
     labels = {l[:-1]: i for i, l in enumerate(lines) if re.match(r"^\w+:$", l)}
+    pflines = [i for i, l in enumerate(lines) if l.startswith("lsc_load.ugm.") and "%null" in l]
+    pfdone = {i: 0 for i in pflines}  # executions so far
+    pfbad = 0
     opnd = re.compile(r"^(\$?\w+)\((\d+),(\d+)\)(?:<(\d+)>|<(\d+);(\d+),(\d+)>)$")
 
     def addr(name, r, c):
@@ -353,12 +402,33 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False):
         if m:
             pred[m.group(1)] = src(m.group(2), 0) < src(m.group(3), 0)
             continue
-        m = re.match(r"^(mov|add) \((?:M1|M1_NM), ?(\d+)\) (\S+) (\S+)(?: (\S+))?$", l)
+        m = re.match(r"^cmp\.(lt|le|gt|ge|eq|ne) \(M1, 8\) (\w+\(\S+) (\S+) (\S+)$", l)
+        if m:  # a general destination: all ones where true, else 0
+            rel, dst, s0, s1 = m.groups()
+            fn = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+                  "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}[rel]
+            dm = opnd.match(dst)
+            for i in range(8):
+                wr(*addr(dm.group(1), int(dm.group(2)), int(dm.group(3)) + i), types[dm.group(1)], -1 if fn(src(s0, i), src(s1, i)) else 0)
+            continue
+        m = re.match(r"^lsc_load\.ugm\.(ca\.ca|uc\.ca) \(M1, 8\) %null:d32 flat\[(\w+)\]:a64$", l)
+        if m:  # a per-lane prefetch: checked against the expected line address
+            j = pflines.index(pc - 1)
+            for lane in range(8):
+                got = rd(*addr(m.group(2), 0, lane), types[m.group(2)])
+                if pf is not None:
+                    env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": pfdone[pc - 1], "l": lane}
+                    pfbad += got != eval(pf[j], {}, env)
+            pfdone[pc - 1] += 1
+            continue
+        m = re.match(r"^(mov|add|mul|and|or|xor|shr) \((?:M1|M1_NM), ?(\d+)\) (\S+) (\S+)(?: (\S+))?$", l)
         if m:
             op, cnt, dst, s0, s1 = m.groups()
             dm = opnd.match(dst)
             dn, dr, dc, ds = dm.group(1), int(dm.group(2)), int(dm.group(3)), int(dm.group(4))
-            vals = [src(s0, i) + (src(s1, i) if op == "add" else 0) for i in range(int(cnt))]
+            fn = {"mov": lambda a, b: a, "add": lambda a, b: a + b, "mul": lambda a, b: a * b, "and": lambda a, b: a & b,
+                  "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b, "shr": lambda a, b: a >> b}[op]
+            vals = [fn(src(s0, i), src(s1, i) if s1 else 0) for i in range(int(cnt))]
             for i, v in enumerate(vals):
                 wr(*addr(dn, dr, dc + i * ds), types[dn], v)
             continue
@@ -415,7 +485,9 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False):
                 wr(dst, 4 * idx, types[dst], v)
             continue
         raise SystemExit(f"dg2_visa_loop: the model does not know the line: {l}")
-    bad = 0
+    bad = pfbad
+    if pf is not None and any(pfdone[i] != max(K // KS, 0) for i in pflines):
+        bad += 1  # a prefetch that did not run once per step
     for o in range(NO):
         a, t = block(o) if block else divmod(o, NB)
         for mr in range(8):
@@ -469,21 +541,24 @@ def sim_module(args):
     """sim-ll M N KSTEP TYPE ROLES ORDER [MUTATION...] < module.ll: runs xtc's emitted statement.
     ROLES: the inputs after the tied values, comma-separated (see simulate); ORDER: "mfast" when
     output o is C block (o % MB, o / MB), "nfast" when (o / NB, o % NB). A MUTATION "OLD=>NEW"
-    replaces text in every line first (the test's deliberate mistakes)."""
+    replaces text in every line first (the test's deliberate mistakes); a "PF=EXPR" the address the
+    next prefetch line must prefetch (see simulate), one per prefetch line when any is given."""
     M, N, KS, T = int(args[0]), int(args[1]), int(args[2]), args[3]
     roles = args[4].split(",")
     MB, NB = M // 8, N // 8
     block = (lambda o: (o % MB, o // MB)) if args[5] == "mfast" else (lambda o: divmod(o, NB))
     lines = emitted(sys.stdin.read())
-    for mut in args[6:]:
+    pf = [a[3:] for a in args[6:] if a.startswith("PF=")] or None
+    for mut in (a for a in args[6:] if not a.startswith("PF=")):
         old, new = mut.split("=>")
         changed = [l.replace(old, new) for l in lines]
         assert changed != lines, f"mutation {mut} changes nothing"
         lines = changed
     bad = 0
     for K, seed in ((3 * KS, 1), (KS, 2), (0, 3)):
-        e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles))
-        print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} of {M * N} elements differ")
+        e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles), pf=pf)
+        what = "elements or prefetch addresses" if pf else f"of {M * N} elements"
+        print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} {what} differ")
         bad |= e != 0
     return 1 if bad else 0
 
@@ -493,7 +568,7 @@ def main():
         return sim_module(sys.argv[2:])
     if len(sys.argv) in (6, 7) and sys.argv[1] == "ll":
         sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6:] == ["serial"],
-                              sys.argv[6:] == ["bt"]))
+                              sys.argv[6:] == ["bt"], sys.argv[6:] == ["pf"]))
         return 0
     if sys.argv[1:] != ["sim"]:
         print(__doc__)
@@ -512,6 +587,27 @@ def main():
             e = simulate(mut, M, N, KS, T, 2 * KS, 4, bt=bt)
             print(f"{'ok' if e else 'FAIL'}: {name} mutated ({what}): {e} elements differ")
             bad |= e == 0
+    # Prefetches (xtc's LaneProgram form): the carried column starts at 0; lane 7's invariant mask is
+    # off; the width lets steps 0 and 1 in (column bytes 64 k < 128): each line is A + l lda + 64 k
+    # there, the base A elsewhere. Both prefetches (ca.ca, uc.ca) the same program.
+    KS = 32
+    lines = statement(16, 16, KS, "hf", pf=True)
+    pfroles = ["A", "A+32", "A", "A+32", "B", "B", "B", "B", "K", "bstep", "U32=0"]
+    pfroles += ["V32=0", "V32=128", "V32=0 if l == 7 else -1", "V32=l*lda", "V64=A"] * 2
+    want = "A + (l * lda + 64 * k) if 64 * k < 128 and l != 7 else A"
+    for K, seed in ((3 * KS, 1), (KS, 2), (0, 3)):
+        e = simulate(lines, 16, 16, KS, "hf", K, seed, pfroles, pf=[want, want])
+        print(f"{'ok' if e == 0 else 'FAIL'}: hf 16x16 prefetches K={K}: {e} elements or prefetch addresses differ")
+        bad |= e != 0
+    for what, old, new in (("no bounds mask", "and (M1, 8) xt0_10(0,0)<1> xt0_9(0,0)<1;1,0> xt0_6(0,0)<1;1,0>",
+                            "and (M1, 8) xt0_10(0,0)<1> xt0_9(0,0)<1;1,0> 0xffffffff:ud"),
+                           ("column not stepped", "add (M1,1) xc0(0,0)<1> xc0(0,0)<0;1,0> 32:d", "add (M1,1) xc0(0,0)<1> xc0(0,0)<0;1,0> 0:d"),
+                           ("reversed compare", "cmp.lt (M1, 8) xt1_4", "cmp.gt (M1, 8) xt1_4")):
+        mut = [x.replace(old, new) for x in lines]
+        assert mut != lines, what
+        e = simulate(mut, 16, 16, KS, "hf", 3 * KS, 4, pfroles, pf=[want, want])
+        print(f"{'ok' if e else 'FAIL'}: hf 16x16 prefetches mutated ({what}): {e} differ")
+        bad |= e == 0
     lines = statement(16, 16, 32, "bf", serial=True)  # the floor's form of the 64-byte A rows
     for K, seed in ((96, 1), (32, 2)):
         e = simulate(lines, 16, 16, 32, "bf", K, seed, ["A", "A", "B", "B", "B", "B", "K", "bstep"])

@@ -16,6 +16,8 @@
 #      why not one LSC load of 8 dwords: dg2 pads a SIMD8 LSC load to SIMD16 (16 response registers);
 #   1c. per-lane prefetches in the statement (`lsc_load.ugm.{ca.ca,uc.ca} (M1, 8) %null:d32`, the
 #      address program's `cmp` into a register), as xtc's LaneProgram writes them;
+#   1d. the f32 FMA GEMM's loop (no DPAS: one `mad (8|M0)` per multiply-add, A a scalar region of
+#      its row's response, no mov);
 #   2. an LSC address that is not the start of a register is rejected by vISA ("Raw operand should be
 #      GRF-aligned"): each message needs its own address register;
 #   3. the model of the statement text agrees with C = A x B and catches three mutated texts.
@@ -171,6 +173,42 @@ build lsc8 "$work/lsc8.ll"; rc=$?
 expect "lsc8: ocloc status" "$rc" "0"
 [ $rc -eq 0 ] && expect "lsc8: SIMD8 d32x8 LSC loads with 16 response registers" \
   "$(count lsc8 'send\.ugm \(8\|M0\) .*rd:16; load\.ugm\.d32x8\.a64')" "4"
+
+# The f32 FMA GEMM's K loop (no DPAS for f32; sg_gemm_f32 / gemm_splitk 8x16, gemm_acc's 16x16 per
+# subgroup; K step 8): per step M A row reads d32x8t, 8 B row reads of N f32 (d32x16t), one
+# `mad (8|M0)` per multiply-add (M x N/8 x 8) whose A is a scalar region <0> of its row's send
+# response (the broadcast, no copy) and whose B is a whole B response register, no mov at all, one
+# 64-bit add per message; expected total composed: mad + sends + adds + 3 for the loop + 1 sync
+# (IGC's sync.allwr before the back edge, read in this loop).
+# The mads whose A (the last source) is one dword <0> of a register an A row send (d32x8t) writes and
+# whose B (the middle source) is a register a B row send (d32x16t, 2 registers) writes.
+fma_direct() {
+  perl -ne '
+    if (/send\.ugm \(1\|M0\)\s+r(\d+)\s.*load\.ugm\.d32x8t\.a64/) { $a{$1} = 1 }
+    if (/send\.ugm \(1\|M0\)\s+r(\d+)\s.*load\.ugm\.d32x16t\.a64/) { $b{$1} = 1; $b{$1 + 1} = 1 }
+    push @m, [$1, $2] if /^\s*mad \(8\|M0\)\s+r\d+\.0<1>:f\s+r\d+\.0<1;0>:f\s+r(\d+)\.0<1;0>:f\s+r(\d+)\.[0-7]<0>:f/;
+    END { print scalar(grep { $b{$_->[0]} && $a{$_->[1]} } @m), "\n" }' "$work/$1/loop"
+}
+fmacase() {
+  local name=$1 M=$2 N=$3 total=$4
+  python3 "$here/dg2_visa_loop.py" ll "$M" "$N" 8 f >"$work/$name.ll"
+  build "$name" "$work/$name.ll"; local rc=$?
+  expect "$name: ocloc status" "$rc" "0"
+  [ $rc -eq 0 ] || { cat "$work/$name/build.log"; return; }
+  expect "$name: mad (8|M0) :f per step" "$(count "$name" '\bmad \(8\|M0\) ')" "$((M * N))"
+  expect "$name: mads whose A is a scalar region <0> of an A row response, B a B row response register" \
+    "$(fma_direct "$name")" "$((M * N))"
+  expect "$name: A row reads load.ugm.d32x8t.a64 (SIMD1 send) per step" \
+    "$(count "$name" 'send\.ugm \(1\|M0\) .*rd:1; load\.ugm\.d32x8t\.a64')" "$M"
+  expect "$name: B row reads load.ugm.d32x16t.a64 per step" "$(count "$name" 'send\.ugm \(1\|M0\) .*rd:2; load\.ugm\.d32x16t\.a64')" 8
+  expect "$name: movs per step" "$(count "$name" '\bmov\b')" 0
+  expect "$name: 64-bit address adds per step (one per message)" "$(count "$name" '^\(W\) +add \(1\|M0\) +r[0-9]+\.0<1>:uq')" "$((M + 8))"
+  expect "$name: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/$name/asm")$(grep -ci spilled "$work/$name/build.log")" "00"
+  expect "$name: syncs per step" "$(count "$name" '\bsync\b')" 1
+  expect "$name: instructions per step" "$(count "$name" '^\s*(\(|[a-z])')" "$total"
+}
+fmacase fma_8x16 8 16 164
+fmacase fma_16x16 16 16 308
 
 # ---- 2. an LSC address inside a register ------------------------------------------------------------
 cat >"$work/misaligned.ll" <<'LL'

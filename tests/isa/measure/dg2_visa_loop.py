@@ -4,7 +4,8 @@ executable model of that statement's text (docs/hardware.md "dg2: inline vISA", 
 xe-isa-notes.md "dg2 K loops in one asm statement").
 
   dg2_visa_loop.py ll M N KSTEP TYPE [serial]
-                                       LLVM IR of a kernel whose K loop is the statement (stdout)
+                                       LLVM IR of a kernel whose K loop is the statement (stdout);
+                                       TYPE f: the f32 FMA GEMM's loop (fma_statement, KSTEP 8)
   dg2_visa_loop.py sim                 runs the statement text of every shape below on random tiles
                                        against C = A x B (and mutated texts, which must fail)
   dg2_visa_loop.py sim-ll M N KSTEP TYPE ROLES ORDER [OLD=>NEW...] < module.ll
@@ -30,6 +31,9 @@ The statement (TYPE hf, bf: f16/bf16 -> f32, K step 16 or 32; s8 -> s32, K step 
     advanced by one `add (M1_NM, 1) … :uq` per message per step (native on dg2; a 2-wide add over
     two address registers is split into two by the finalizer, measured);
   - the counter's add, cmp.lt and the backward jmp.
+TYPE f (f32, no DPAS: sg_gemm_f32, gemm_splitk, gemm_acc): the same row reads and addresses, no
+packing, one `mad (M1, 8)` per multiply-add whose A element is a scalar region of its row's register
+(fma_statement).
 The row addresses come in as per-lane i64 values (lane l = row 8g + l) and are spread into the
 address registers before the loop.
 """
@@ -192,13 +196,77 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False):
     return L
 
 
+def fma_statement(M, N, KS=8):
+    """The f32 FMA GEMM's K loop (no DPAS for f32; sg_gemm_f32, gemm_splitk, gemm_acc): per K step M A
+    row reads of KS f32 (`d32x8t`: register xA<i>, dword k = A(i, k)), KS B row reads of N f32
+    (`d32x8t`/`d32x16t`: register t of xR<k> holds B(k, 8t..8t+7), lane n = column 8t + n) and one
+    `mad (M1, 8)` per (k, i, t): C(i, 8t + n) += A(i, k) * B(k, 8t + n), A(i, k) a scalar region
+    <0;1,0> of the row's register (the broadcast: no copy), B the whole register, C register i of the
+    output of column block t and row block i / 8 (tied, in place); one 64-bit add per message, the
+    counter's add, cmp.lt and jmp."""
+    assert M % 8 == 0 and N in (8, 16) and KS == 8
+    G = N // 8  # B registers per row
+    bmsg = {1: "d32x8t", 2: "d32x16t"}[G]
+    MB, NB = M // 8, N // 8
+    NO = MB * NB
+    L = []
+    d = L.append
+    d(f".decl xa v_type=G type=uq num_elts={4 * M} align=GRF")
+    d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
+    d(f".decl xA v_type=G type=ud num_elts={8 * M} align=GRF")
+    d(f".decl xAf v_type=G type=f num_elts={8 * M} align=GRF alias=<xA,0>")
+    d(f".decl xR v_type=G type=ud num_elts={8 * G * KS} align=GRF")
+    d(f".decl xRf v_type=G type=f num_elts={8 * G * KS} align=GRF alias=<xR,0>")
+    d(".decl xk v_type=G type=d num_elts=1 align=dword")
+    d(".decl xp v_type=P num_elts=1")
+    for i in range(M):
+        d(f".decl xa{i} v_type=G type=uq num_elts=1 alias=<xa,{GRF * i}>")
+        d(f".decl xA{i} v_type=G type=ud num_elts=8 align=GRF alias=<xA,{GRF * i}>")
+    for r in range(KS):
+        d(f".decl xb{r} v_type=G type=uq num_elts=1 alias=<xb,{GRF * r}>")
+        d(f".decl xR{r} v_type=G type=ud num_elts={8 * G} align=GRF alias=<xR,{GRF * G * r}>")
+    ai = [2 * NO + g for g in range(MB)]
+    bi = [2 * NO + MB + g for g in range(KS // 8)]
+    kin = 2 * NO + MB + KS // 8
+    bst = kin + 1
+    for g in range(MB):
+        for q in range(4):
+            d(f"mov (M1_NM, 2) xa({8 * g + 2 * q},0)<4> ${ai[g]}(0,{2 * q})<1;1,0>")
+    for g in range(KS // 8):
+        for q in range(4):
+            d(f"mov (M1_NM, 2) xb({8 * g + 2 * q},0)<4> ${bi[g]}(0,{2 * q})<1;1,0>")
+    d("mov (M1,1) xk(0,0)<1> 0x0:d")
+    d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
+    d("(!xp) jmp (M1,1) xend")
+    d("xloop:")
+    for i in range(M):
+        d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x8t flat[xa{i}]:a64")
+    for r in range(KS):
+        d(f"lsc_load.ugm (M1_NM, 1) xR{r}:{bmsg} flat[xb{r}]:a64")
+    for k in range(KS):
+        for i in range(M):
+            for t in range(NB):
+                o = (i // 8) * NB + t
+                d(f"mad (M1, 8) ${o}({i % 8},0)<1> xAf({i},{k})<0;1,0> xRf({G * k + t},0)<1;1,0> ${o}({i % 8},0)<1;1,0>")
+    for i in range(M):
+        d(f"add (M1_NM, 1) xa{i}(0,0)<1> xa{i}(0,0)<0;1,0> {KS * 4:#x}:uq")
+    for r in range(KS):
+        d(f"add (M1_NM, 1) xb{r}(0,0)<1> xb{r}(0,0)<0;1,0> ${bst}(0,0)<0;1,0>")
+    d(f"add (M1,1) xk(0,0)<1> xk(0,0)<0;1,0> {KS}:d")
+    d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
+    d("(xp) jmp (M1,1) xloop")
+    d("xend:")
+    return L
+
+
 def llvm(M, N, KS, T, serial=False, bt=False, pf=False):
     eb = 1 if T == "s8" else 2
     MB, NB = M // 8, N // 8
     NO = MB * NB
     KH = KS * eb // 32
-    AKH = 1 if serial else KH  # the serial form reads whole rows: one address group per row block
-    text = "{\\0A" + "\\0A".join(statement(M, N, KS, T, serial, bt, pf)) + "\\0A}\\0A"
+    AKH = 1 if serial or T == "f" else KH  # serial, f32: whole rows, one address group per row block
+    lines = fma_statement(M, N, KS) if T == "f" else statement(M, N, KS, T, serial, bt, pf)
+    text = "{\\0A" + "\\0A".join(lines) + "\\0A}\\0A"
     V = f"<8 x {'i32' if T == 's8' else 'float'}>"
     S = "{ " + ", ".join([V] * NO) + " }"
     NBI = NB * KH if bt else KS // 8
@@ -268,7 +336,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     and "U32=EXPR" (uniform) give a value by a Python expression of l (the lane), A, B (the buffers'
     addresses), lda, ldb, K. pf: per prefetch line of the text (in text order), an expression of k
     (the step), l, A, B, lda, ldb, K: the address it must prefetch; each execution is checked."""
-    eb = 1 if T == "s8" else 2
+    eb = {"s8": 1, "f": 4}.get(T, 2)
     rnd = random.Random(seed)
     lda, ldb = K * eb + 64, (K * eb + 32) if bt else (N * eb + 32)
     Abase, Bbase = 0x10000, 0x400000
@@ -278,6 +346,9 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
         if T == "s8":
             v = rnd.choice([x for x in range(-128, 128) if x])
             return v, v & 255
+        if T == "f":
+            b = int.from_bytes(struct.pack("<f", rnd.uniform(-2, 2)), "little")
+            return struct.unpack("<f", b.to_bytes(4, "little"))[0], b
         while True:
             x = rnd.uniform(-2, 2)
             if T == "hf":
@@ -302,7 +373,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     MB, NB = M // 8, N // 8
     NO = MB * NB
     regs, types, alias, pred = {}, {}, {}, {}
-    acct = "d" if T == "s8" else "f"
+    acct = "d" if T == "s8" else "f"  # TYPE f: f32 FMA (fma_statement)
     for o in range(NO):
         regs[f"${o}"] = bytearray(8 * GRF)
         types[f"${o}"] = acct
@@ -421,6 +492,15 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
                     pfbad += got != eval(pf[j], {}, env)
             pfdone[pc - 1] += 1
             continue
+        m = re.match(r"^mad \(M1, ?(\d+)\) (\S+) (\S+) (\S+) (\S+)$", l)
+        if m:  # dst = s0 * s1 + s2, one rounding (f32 products are exact in a double)
+            cnt, dst, s0, s1, s2 = m.groups()
+            dm = opnd.match(dst)
+            dn, dr, dc, ds = dm.group(1), int(dm.group(2)), int(dm.group(3)), int(dm.group(4))
+            vals = [src(s0, i) * src(s1, i) + src(s2, i) for i in range(int(cnt))]
+            for i, v in enumerate(vals):
+                wr(*addr(dn, dr, dc + i * ds), types[dn], v)
+            continue
         m = re.match(r"^(mov|add|mul|and|or|xor|shr) \((?:M1|M1_NM), ?(\d+)\) (\S+) (\S+)(?: (\S+))?$", l)
         if m:
             op, cnt, dst, s0, s1 = m.groups()
@@ -500,6 +580,22 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
 
 SHAPES = [(8, 32, 16, "hf"), (16, 32, 16, "hf"), (16, 16, 32, "s8"), (8, 16, 16, "bf"), (16, 16, 32, "bf")]
 BT_SHAPES = [(16, 16, 32, "hf"), (8, 16, 32, "hf"), (8, 16, 16, "bf"), (16, 16, 32, "s8")]  # B from B^T
+FMA_SHAPES = [(8, 16, 8), (16, 16, 8), (8, 8, 8)]  # sg_gemm_f32 / gemm_splitk, gemm_acc's subgroup tile, one column block
+
+
+def fma_mutations(lines):
+    """fma_statement texts with one plausible mistake each; every one must make the model disagree."""
+    out = []
+    md = [i for i, l in enumerate(lines) if l.startswith("mad ")]
+    out.append(("A element from the wrong lane", md[0], lines[md[0]].replace("xAf(0,0)", "xAf(0,1)")))
+    out.append(("A element of the wrong row", md[0], lines[md[0]].replace("xAf(0,0)", "xAf(1,0)")))
+    out.append(("B from the wrong row", md[0], lines[md[0]].replace("xRf(0,0)", "xRf(2,0)")))
+    out.append(("into the wrong accumulator register", md[0], lines[md[0]].replace("$0(0,0)<1> ", "$0(1,0)<1> ")))
+    ad = [i for i, l in enumerate(lines) if l.startswith("add (M1_NM, 1) xa0(")]
+    out.append(("A row address not advanced", ad[0], re.sub(r"0x[0-9a-f]+:uq", "0x0:uq", lines[ad[0]])))
+    ad = [i for i, l in enumerate(lines) if l.startswith("add (M1_NM, 1) xb3(")]
+    out.append(("B row address not advanced", ad[0], re.sub(r"\$\d+\(0,0\)<0;1,0>$", "0x0:uq", lines[ad[0]])))
+    return out
 
 
 def mutations(lines):
@@ -608,6 +704,19 @@ def main():
         e = simulate(mut, 16, 16, KS, "hf", 3 * KS, 4, pfroles, pf=[want, want])
         print(f"{'ok' if e else 'FAIL'}: hf 16x16 prefetches mutated ({what}): {e} differ")
         bad |= e == 0
+    for M, N, KS in FMA_SHAPES:
+        lines = fma_statement(M, N, KS)
+        for K, seed in ((3 * KS, 1), (KS, 2), (0, 3)):
+            e = simulate(lines, M, N, KS, "f", K, seed)
+            print(f"{'ok' if e == 0 else 'FAIL'}: f {M}x{N} K={K}: {e} of {M * N} elements differ")
+            bad |= e != 0
+        for what, i, new in fma_mutations(lines):
+            assert new != lines[i], what
+            mut = list(lines)
+            mut[i] = new
+            e = simulate(mut, M, N, KS, "f", 2 * KS, 4)
+            print(f"{'ok' if e else 'FAIL'}: f {M}x{N} mutated ({what}): {e} elements differ")
+            bad |= e == 0
     lines = statement(16, 16, 32, "bf", serial=True)  # the floor's form of the 64-byte A rows
     for K, seed in ((96, 1), (32, 2)):
         e = simulate(lines, 16, 16, 32, "bf", K, seed, ["A", "A", "B", "B", "B", "B", "K", "bstep"])

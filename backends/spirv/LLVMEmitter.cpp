@@ -5,6 +5,7 @@
 // Itanium-mangled names; the translator turns them into SPIR-V builtin variables, OpGroup* and
 // OpenCL.std instructions.
 #include "backends/spirv/LLVMEmitter.h"
+#include "backends/spirv/Dg2VisaFmaLoop.h"
 #include "backends/spirv/Dg2VisaLoop.h"
 #include "backends/spirv/EmitMemory.h"
 #include "backends/spirv/VisaEmitter.h"
@@ -943,6 +944,7 @@ void KernelEmitter::emitFor(ir::Operation& op) {
     // dg2: the interior DPAS K loop of lower-xe's block reads as one statement (Dg2VisaLoop.h).
     std::optional<std::string> r = emitVisaLoop(op, xc, visaLoops_);
     if (!r) r = emitDg2VisaLoop(op, xc, visaLoops_);
+    if (!r) r = emitDg2VisaFmaLoop(op, xc, visaLoops_);  // dg2's f32 FMA K loop (Dg2VisaFmaLoop.h)
     if (r) {
       ++visaLoops_;
       if (!r->empty()) fail(op, *r);

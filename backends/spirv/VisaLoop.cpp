@@ -1255,6 +1255,9 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
     } else if (line.starts_with("mad (M1, 16) ")) {
       pattern = R"(\bmad \(16\|M0\) )";
       name = "inline vISA loop: mad";
+    } else if (line.starts_with("mad (M1, 8) ")) {  // dg2's f32 FMA loop (Dg2VisaFmaLoop.cpp)
+      pattern = R"(\bmad \(8\|M0\) )";
+      name = "inline vISA loop: mad (8)";
     } else {
       continue;
     }

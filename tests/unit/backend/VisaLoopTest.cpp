@@ -163,5 +163,28 @@ TEST(VisaLoop, Dg2RowReadsAreCalls) {
                                  std::regex(x8->isaPattern)));
 }
 
+// dg2's f32 FMA loop (Dg2VisaFmaLoop.cpp): its row reads and each SIMD8 mad are calls, the mad
+// demanded as `mad (8|M0)` (a pvc SIMD16 mad does not satisfy it).
+TEST(VisaLoop, Dg2FmaMadsAreCalls) {
+  const char* loop =
+      "{\n"
+      "xtc_f0_loop:\n"
+      "lsc_load.ugm (M1_NM, 1) xtc_f0_R0:d32x8t flat[xtc_f0_a0]:a64\n"
+      "lsc_load.ugm (M1_NM, 1) xtc_f0_R1:d32x16t flat[xtc_f0_a1]:a64\n"
+      "mad (M1, 8) $0(0,0)<1> xtc_f0_Rf(0,0)<0;1,0> xtc_f0_Rf(1,0)<1;1,0> $0(0,0)<1;1,0>\n"
+      "mad (M1, 8) $1(0,0)<1> xtc_f0_Rf(0,0)<0;1,0> xtc_f0_Rf(2,0)<1;1,0> $1(0,0)<1;1,0>\n"
+      "(xtc_f0_p) jmp (M1,1) xtc_f0_loop\n"
+      "}\n";
+  std::vector<isa::HardwareCall> calls = visaLoopHardwareCalls(loop);
+  ASSERT_EQ(calls.size(), 3u);
+  const isa::HardwareCall* mad = callNamed(calls, "inline vISA loop: mad (8)");
+  ASSERT_NE(mad, nullptr);
+  EXPECT_EQ(mad->insideLoops, 2u);
+  EXPECT_TRUE(std::regex_search("        mad (8|M0)               r25.0<1>:f    r25.0<1;0>:f      r65.0<1;0>:f      r57.0<0>:f",
+                                std::regex(mad->isaPattern)));
+  EXPECT_FALSE(std::regex_search("        mad (16|M0)              r25.0<1>:f    r25.0<1;0>:f      r65.0<1;0>:f      r57.0<0>:f",
+                                 std::regex(mad->isaPattern)));
+}
+
 }  // namespace
 }  // namespace xtc::backend

@@ -1,0 +1,408 @@
+// dg2's interior f32 FMA GEMM K loop as one inline-vISA statement (Dg2VisaFmaLoop.h). Two parts:
+//  1. Match (pure IR): the body holds only index math (LoopCoords.h's "base + constant"), global f32
+//     xe.block_read of one or two registers per lane (32- or 64-byte rows: d32x8t, d32x16t, the
+//     forms dg2-visa.sh measured), vector.extract/from_elements, lane.broadcast of a read element from
+//     a constant lane 0..7, lane.fma(that broadcast, a read element, an accumulator element) and the
+//     yield. Every element is traced to (read, element), (accumulator argument, element) or (fma).
+//     Element e of a read is register e of its response (lane n = column 8e + n: XeOps.h
+//     blockElement with P = 1), so the broadcast of element e from lane j is dword j of that register
+//     (a scalar region) and the B element is the whole register. Each accumulator element is one
+//     register (8 lanes) and a chain of fma from its argument to the yield at the same element: each
+//     fma adds into its element's last link, so the mads update the tied output in place in IR order.
+//     The reads, in IR order, form groups of 8 consecutive rows of one memref at one column (one
+//     per-lane address input each). Anything else: no match, and the loop is emitted op by op.
+//  2. Emit (the text dg2_visa_loop.py's fma_statement measured): before the loop, each group's per-lane
+//     i64 address is spread into one register per message (an LSC address must start a register); in
+//     the loop the row reads (`lsc_load.ugm (M1_NM, 1) … :d32x{8,16}t flat[…]:a64`) in IR order, one
+//     `mad (M1, 8)` per lane.fma in IR order, one 64-bit add per message address (an immediate for a
+//     column step, the row step times the pitch as a uniform input), the counter's add/cmp/jmp.
+#include "backends/spirv/Dg2VisaFmaLoop.h"
+
+#include "backends/spirv/LoopCoords.h"
+#include "ir/ops/XeOps.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace xtc::backend {
+
+namespace {
+
+using ir::ElemKind;
+
+constexpr int64_t kGrf = 32;   // bytes per register (dg2)
+constexpr int64_t kLanes = 8;  // dg2's subgroup
+
+enum class Src : uint8_t { Read, Acc, Fma };
+struct Elem {
+  Src kind;
+  int src;  // read / fma number, or the accumulator slot (Acc: accBase + element)
+  int idx;  // the read's element (Read), else 0
+  bool operator==(const Elem& o) const = default;
+};
+
+// One xe.block_read of a global f32 row: `n` registers per lane (n * 32 bytes of the row).
+struct Read {
+  const ir::Operation* op;
+  const ir::Value* mem;
+  Sym row, col;
+  int64_t n;
+  int64_t reg = 0;  // its first register in the statement's response buffer
+};
+
+// One lane.fma: slot += A (read `aRead`, element `aElem`, lane `lane`) * B (read `bRead`, element `bElem`).
+struct Fma {
+  int slot;
+  int aRead, aElem, lane;
+  int bRead, bElem;
+};
+
+class Matcher {
+ public:
+  explicit Matcher(const ir::Operation& op) : for_(op), body_(op.region(0).block()) {}
+  bool match();
+
+  const ir::Operation& for_;
+  const ir::Block& body_;
+  std::map<const ir::Value*, std::vector<Elem>> elems_;
+  std::map<const ir::Value*, std::pair<Elem, int>> bcasts_;  // lane.broadcast: {read element, lane}
+  std::vector<Read> reads_;
+  std::vector<Fma> fmas_;
+  std::vector<int> last_;                      // per accumulator slot: its chain's last fma, -1 none
+  std::map<unsigned, int> accBase_;            // accumulator argument -> its first slot
+  std::map<const ir::Value*, int64_t> steps_;  // loop-carried index argument -> its step
+  int64_t step_ = 0;
+
+ private:
+  bool walk(const ir::Operation& op);
+  bool read(const ir::Operation& op);
+  bool fma(const ir::Operation& op);
+  bool yield(const ir::Operation& op);
+  const std::vector<Elem>* elems(const ir::Value* v) const {
+    auto it = elems_.find(v);
+    return it == elems_.end() ? nullptr : &it->second;
+  }
+  // The single element a scalar value is, else null.
+  const Elem* scalar(const ir::Value* v) const {
+    const std::vector<Elem>* e = elems(v);
+    return e && e->size() == 1 ? &(*e)[0] : nullptr;
+  }
+};
+
+bool Matcher::match() {
+  if (for_.numRegions() != 1 || for_.numOperands() < 3 || body_.numArguments() != for_.numOperands() - 2) return false;
+  std::optional<int64_t> step = constInt(for_.operand(2));
+  if (!step || *step <= 0) return false;
+  step_ = *step;
+  // Arguments: f32 vector accumulators (whole registers of 8 elements) and index coordinates.
+  for (unsigned a = 1; a < body_.numArguments(); ++a) {
+    const ir::Type& t = body_.argument(a)->type();
+    if (t.isScalar() && t.elem() == ElemKind::Index) continue;
+    if (!t.isVector() || t.rank() != 1 || t.shape()[0] % 8 != 0 || t.elem() != ElemKind::F32) return false;
+    int base = static_cast<int>(last_.size());
+    accBase_[a] = base;
+    std::vector<Elem> es;
+    for (int64_t i = 0; i < t.shape()[0]; ++i) {
+      es.push_back({Src::Acc, base + static_cast<int>(i), 0});
+      last_.push_back(-1);
+    }
+    elems_[body_.argument(a)] = std::move(es);
+  }
+  if (last_.empty()) return false;
+  for (const auto& o : body_.opList())
+    if (!walk(*o)) return false;
+  return !fmas_.empty();
+}
+
+bool Matcher::walk(const ir::Operation& op) {
+  if (op.numRegions() != 0) return false;
+  if (op.is("arith.constant")) return true;
+  if (op.is("arith.addi") || op.is("arith.subi") || op.is("arith.convert")) {
+    // Index math: each use must see it as base + constant (bodySym, checked where used).
+    return op.numResults() == 1 && op.result()->type().isScalar() && ir::isIntElem(op.result()->type().elem());
+  }
+  if (op.is("xe.block_read")) return read(op);
+  if (op.is("vector.extract")) {
+    const std::vector<Elem>* s = elems(op.operand(0));
+    int64_t i = op.intAttr("index", -1);
+    if (!s || i < 0 || i >= static_cast<int64_t>(s->size()) || !op.result()->type().isScalar()) return false;
+    elems_[op.result()] = {(*s)[static_cast<size_t>(i)]};
+    return true;
+  }
+  if (op.is("vector.from_elements")) {
+    std::vector<Elem> es;
+    for (unsigned i = 0; i < op.numOperands(); ++i) {
+      const Elem* e = scalar(op.operand(i));
+      if (!e) return false;
+      es.push_back(*e);
+    }
+    elems_[op.result()] = std::move(es);
+    return true;
+  }
+  if (op.is("lane.broadcast")) {
+    // Only as the A operand of a lane.fma (elems_ has no entry for it): an f32 read element of one lane.
+    const Elem* x = scalar(op.operand(0));
+    std::optional<Sym> lane = bodySym(op.operand(1), for_);
+    if (!x || x->kind != Src::Read || !lane || lane->base || lane->div != 1 || lane->off < 0 || lane->off >= kLanes ||
+        !op.result()->type().isScalar() || op.result()->type().elem() != ElemKind::F32)
+      return false;
+    bcasts_[op.result()] = {*x, static_cast<int>(lane->off)};
+    return true;
+  }
+  if (op.is("lane.fma")) return fma(op);
+  if (op.is("scf.yield")) return yield(op);
+  return false;
+}
+
+// A global f32 row read at "base + constant" coordinates, its memref defined outside the loop: 8 or 16
+// f32 of one row (one or two registers per lane, elem_bits 32).
+bool Matcher::read(const ir::Operation& op) {
+  if (op.numOperands() != 3) return false;
+  const ir::Value* mem = op.operand(0);
+  const ir::Type& mt = mem->type();
+  const ir::Type& vt = op.result()->type();
+  if (!mt.isMemRef() || mt.memSpace() == ir::MemSpace::Slm || mt.rank() != 2 || mt.elem() != ElemKind::F32 ||
+      !definedOutside(mem, for_))
+    return false;
+  std::optional<int64_t> unit = ir::blockUnit(op);
+  std::optional<Sym> row = bodySym(op.operand(1), for_), col = bodySym(op.operand(2), for_);
+  if (!unit || *unit != 1 || !row || !col || row->div != 1 || col->div != 1 || !vt.isVector() || vt.rank() != 1 ||
+      vt.elem() != ElemKind::F32 || (vt.shape()[0] != 1 && vt.shape()[0] != 2))
+    return false;
+  if (!baseStep(row->base, for_) || !baseStep(col->base, for_)) return false;
+  std::vector<Elem> es;
+  for (int64_t e = 0; e < vt.shape()[0]; ++e) es.push_back({Src::Read, static_cast<int>(reads_.size()), static_cast<int>(e)});
+  elems_[op.result()] = std::move(es);
+  reads_.push_back({&op, mem, *row, *col, vt.shape()[0]});
+  return true;
+}
+
+// broadcast × read element + the last link of one accumulator element's chain.
+bool Matcher::fma(const ir::Operation& op) {
+  if (op.numOperands() != 3 || op.result()->type().elem() != ElemKind::F32 || !op.result()->type().isScalar()) return false;
+  auto a = bcasts_.find(op.operand(0));
+  const Elem *b = scalar(op.operand(1)), *c = scalar(op.operand(2));
+  if (a == bcasts_.end() || !b || !c || b->kind != Src::Read) return false;
+  int slot;
+  if (c->kind == Src::Acc) {
+    slot = c->src;
+    if (last_[static_cast<size_t>(slot)] != -1) return false;  // the argument was already added into
+  } else if (c->kind == Src::Fma) {
+    slot = fmas_[static_cast<size_t>(c->src)].slot;
+    if (last_[static_cast<size_t>(slot)] != c->src) return false;  // not the chain's last link
+  } else {
+    return false;
+  }
+  const Elem& ae = a->second.first;
+  last_[static_cast<size_t>(slot)] = static_cast<int>(fmas_.size());
+  elems_[op.result()] = {{Src::Fma, static_cast<int>(fmas_.size()), 0}};
+  fmas_.push_back({slot, ae.src, ae.idx, a->second.second, b->src, b->idx});
+  return true;
+}
+
+// Accumulators: each element yields its chain's last fma (or itself unchanged); coordinates: themselves
+// plus a constant.
+bool Matcher::yield(const ir::Operation& op) {
+  if (op.numOperands() != body_.numArguments() - 1) return false;
+  for (unsigned a = 1; a < body_.numArguments(); ++a) {
+    const ir::Value* y = op.operand(a - 1);
+    auto base = accBase_.find(a);
+    if (base == accBase_.end()) {
+      std::optional<int64_t> s = carriedStep(body_.argument(a), bodySym(y, for_));
+      if (!s) return false;
+      steps_[body_.argument(a)] = *s;
+      continue;
+    }
+    const std::vector<Elem>* es = elems(y);
+    if (!es || es->size() != elems(body_.argument(a))->size()) return false;
+    for (size_t i = 0; i < es->size(); ++i) {
+      int slot = base->second + static_cast<int>(i);
+      int last = last_[static_cast<size_t>(slot)];
+      Elem want = last < 0 ? Elem{Src::Acc, slot, 0} : Elem{Src::Fma, last, 0};
+      if ((*es)[i] != want) return false;
+    }
+  }
+  return true;
+}
+
+// Two reads of one memref at one column whose rows are `d` apart.
+bool rowsApart(const Read& a, const Read& b, int64_t d) {
+  return a.mem == b.mem && a.row.base == b.row.base && b.row.off == a.row.off + d && a.col.base == b.col.base && a.col.off == b.col.off;
+}
+
+}  // namespace
+
+std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId) {
+  if (ctx.target.kind != targets::TargetKind::Dg2 || ctx.target.subgroupSize != kLanes || !ctx.memrefDim) return std::nullopt;
+  // The counter and bounds are 32-bit in the statement: only a loop whose guard bounds them below
+  // 2^31 (lower-xe's interior loops, index_bits = 32) may be one.
+  if (op.intAttr("index_bits", 64) != 32) return std::nullopt;
+  Matcher lm(op);
+  if (!lm.match()) return std::nullopt;
+  const ir::Block& body = lm.body_;
+  // The messages in IR order, in groups of 8 consecutive rows of one memref at one column (lane l of
+  // a group's address input = row R + l).
+  if (lm.reads_.size() % 8 != 0) return std::nullopt;
+  for (size_t g = 0; g < lm.reads_.size() / 8; ++g)
+    for (size_t l = 1; l < 8; ++l)
+      if (!rowsApart(lm.reads_[8 * g], lm.reads_[8 * g + l], static_cast<int64_t>(l))) return std::nullopt;
+  int64_t regs = 0;
+  for (Read& r : lm.reads_) {
+    r.reg = regs;
+    regs += r.n;
+  }
+  // Past this point the statement is emitted (no more nullopt, no IR made before it).
+
+  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
+  const size_t nOut = lm.last_.size() / 8;  // outputs of 8 accumulator elements (registers) each
+  std::vector<llvm::Value*> inputs(nOut, nullptr);
+  std::string constraints;
+  for (size_t i = 0; i < nOut; ++i) constraints += (i ? ",=rw" : "=rw");
+  for (size_t i = 0; i < nOut; ++i) constraints += fmt::format(",{}", i);
+  auto arg = [&](llvm::Value* v, const char* c) {
+    for (size_t i = nOut; i < inputs.size(); ++i)
+      if (inputs[i] == v) return fmt::format("${}", nOut + i);
+    inputs.push_back(v);
+    constraints += fmt::format(",{}", c);
+    return fmt::format("${}", nOut + inputs.size() - 1);
+  };
+  auto i64 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(64) ? v : b.CreateSExt(v, b.getInt64Ty()); };
+  auto i32 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(32) ? v : b.CreateTrunc(v, b.getInt32Ty()); };
+  // A coordinate's value at loop entry (i64).
+  auto initial = [&](const Sym& s) -> llvm::Value* {
+    if (!s.base) return b.getInt64(static_cast<uint64_t>(s.off));
+    llvm::Value* base = nullptr;
+    if (s.base == body.argument(0)) base = ctx.get(op.operand(0)).at(0);
+    for (unsigned a = 1; !base && a < body.numArguments(); ++a)
+      if (s.base == body.argument(a)) base = ctx.get(op.operand(a + 2)).at(0);
+    if (!base) base = ctx.get(const_cast<ir::Value*>(s.base)).at(0);
+    base = i64(base);
+    return s.off ? b.CreateAdd(base, b.getInt64(static_cast<uint64_t>(s.off))) : base;
+  };
+  auto stepOf = [&](const Sym& s) -> int64_t {
+    if (!s.base) return 0;
+    if (auto it = lm.steps_.find(s.base); it != lm.steps_.end()) return it->second;
+    return *baseStep(s.base, op);
+  };
+
+  std::string p = fmt::format("xtc_f{}_", loopId);
+  size_t nMsg = lm.reads_.size();
+  std::ostringstream t;
+  t << "{\n";
+  t << fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * nMsg);
+  t << fmt::format(".decl {}R v_type=G type=ud num_elts={} align=GRF\n", p, 8 * regs);
+  t << fmt::format(".decl {}Rf v_type=G type=f num_elts={} align=GRF alias=<{}R,0>\n", p, 8 * regs, p);
+  t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
+  for (size_t i = 0; i < nMsg; ++i) {
+    const Read& r = lm.reads_[i];
+    t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
+    t << fmt::format(".decl {}R{} v_type=G type=ud num_elts={} align=GRF alias=<{}R,{}>\n", p, i, 8 * r.n, p, kGrf * r.reg);
+  }
+  // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry.
+  llvm::Function* laneFn = llvm::cast<llvm::Function>(
+      ctx.module.getOrInsertFunction("_Z22get_sub_group_local_idv", llvm::FunctionType::get(b.getInt32Ty(), false)).getCallee());
+  laneFn->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  llvm::CallInst* laneCall = b.CreateCall(laneFn);
+  laneCall->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  llvm::Value* lane = b.CreateZExt(laneCall, b.getInt64Ty());
+  std::map<const ir::Value*, llvm::Value*> pitches;  // bytes per row
+  auto pitch = [&](const Read& r) {
+    llvm::Value*& v = pitches[r.mem];
+    return v ? v : v = b.CreateMul(i64(ctx.memrefDim(const_cast<ir::Value*>(r.mem), 1)), b.getInt64(4));
+  };
+  for (size_t g = 0; g < nMsg / 8; ++g) {
+    const Read& r0 = lm.reads_[8 * g];
+    llvm::Value* base = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r0.mem)), b.getInt64Ty());
+    llvm::Value* row = b.CreateAdd(initial(r0.row), lane);
+    llvm::Value* addr = b.CreateAdd(b.CreateAdd(base, b.CreateMul(row, pitch(r0))), b.CreateMul(initial(r0.col), b.getInt64(4)));
+    std::string a = arg(addr, "rw");
+    for (int q = 0; q < 4; ++q)
+      t << fmt::format("mov (M1_NM, 2) {}a({},0)<4> {}(0,{})<1;1,0>\n", p, 8 * g + 2 * static_cast<size_t>(q), a, 2 * q);
+  }
+  std::string ub = arg(i32(ctx.get(op.operand(1)).at(0)), "rw.u");
+  t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0)), "rw.u"));
+  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
+  t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
+  for (size_t i = 0; i < nMsg; ++i)
+    t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, lm.reads_[i].n == 1 ? "d32x8t" : "d32x16t", p, i);
+  // C(slot) += A (dword `lane` of its element's register) * B (its element's register), in place.
+  for (const Fma& f : lm.fmas_) {
+    int64_t ar = lm.reads_[static_cast<size_t>(f.aRead)].reg + f.aElem, br = lm.reads_[static_cast<size_t>(f.bRead)].reg + f.bElem;
+    int c = f.slot / 8, r = f.slot % 8;
+    t << fmt::format("mad (M1, 8) ${}({},0)<1> {}Rf({},{})<0;1,0> {}Rf({},0)<1;1,0> ${}({},0)<1;1,0>\n", c, r, p, ar, f.lane, p, br, c, r);
+  }
+  // One 64-bit add per message: its row step times the pitch plus its column step times 4 bytes.
+  std::map<std::tuple<const ir::Value*, int64_t, int64_t>, std::string> rowSteps;  // (memref, row, column step) -> input
+  for (size_t i = 0; i < nMsg; ++i) {
+    const Read& r = lm.reads_[i];
+    int64_t rs = stepOf(r.row), cs = stepOf(r.col) * 4;
+    std::string by;
+    if (rs == 0) {
+      if (cs == 0) continue;
+      by = fmt::format("{:#x}:uq", static_cast<uint64_t>(cs));
+    } else {
+      std::string& s = rowSteps[{r.mem, rs, cs}];
+      if (s.empty())
+        s = arg(b.CreateAdd(b.CreateMul(pitch(r), b.getInt64(static_cast<uint64_t>(rs))), b.getInt64(static_cast<uint64_t>(cs))),
+                "rw.u");
+      by = s + "(0,0)<0;1,0>";
+    }
+    t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
+  }
+  t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, lm.step_);
+  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
+  t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);
+
+  // The accumulator registers in outputs of 8, tied to their initial values.
+  llvm::Type* ct = llvm::FixedVectorType::get(b.getFloatTy(), 8);
+  for (auto [a, first] : lm.accBase_) {
+    const std::vector<llvm::Value*>& vals = ctx.get(op.operand(a + 2));
+    for (size_t c = 0; c < vals.size() / 8; ++c) {
+      llvm::Value* v = llvm::UndefValue::get(ct);
+      for (unsigned i = 0; i < 8; ++i) v = b.CreateInsertElement(v, vals[8 * c + i], b.getInt32(i));
+      inputs[static_cast<size_t>(first) / 8 + c] = v;
+    }
+  }
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* v : inputs) types.push_back(v->getType());
+  llvm::Type* rt = nOut == 1 ? ct : static_cast<llvm::Type*>(llvm::StructType::get(b.getContext(), std::vector<llvm::Type*>(nOut, ct)));
+  auto* fty = llvm::FunctionType::get(rt, types, false);
+  llvm::Value* out = b.CreateCall(llvm::InlineAsm::get(fty, t.str(), constraints, /*hasSideEffects=*/true), inputs);
+
+  // Results: accumulators from the outputs, coordinates advanced by the trip count.
+  llvm::Value* lb = ctx.get(op.operand(0)).at(0);
+  llvm::Value* ubv = ctx.get(op.operand(1)).at(0);
+  llvm::Value* stepv = ctx.get(op.operand(2)).at(0);
+  llvm::Value* trips = b.CreateSDiv(b.CreateAdd(b.CreateSub(ubv, lb), b.CreateSub(stepv, llvm::ConstantInt::get(stepv->getType(), 1))), stepv);
+  trips = b.CreateSelect(b.CreateICmpSLT(lb, ubv), trips, llvm::ConstantInt::get(stepv->getType(), 0));
+  for (unsigned a = 1; a < body.numArguments(); ++a) {
+    ir::Value* res = op.result(a - 1);
+    if (auto it = lm.accBase_.find(a); it != lm.accBase_.end()) {
+      std::vector<llvm::Value*> vals;
+      int64_t n = body.argument(a)->type().shape()[0];
+      for (int64_t i = 0; i < n; ++i) {
+        unsigned c = static_cast<unsigned>((it->second + i) / 8);
+        llvm::Value* ch = nOut == 1 ? out : b.CreateExtractValue(out, {c});
+        vals.push_back(b.CreateExtractElement(ch, b.getInt32(static_cast<uint32_t>((it->second + i) % 8))));
+      }
+      ctx.set(res, std::move(vals));
+    } else {
+      llvm::Value* init = ctx.get(op.operand(a + 2)).at(0);
+      int64_t st = lm.steps_.at(body.argument(a));
+      ctx.set(res, {b.CreateAdd(init, b.CreateMul(b.CreateSExtOrTrunc(trips, init->getType()),
+                                                  llvm::ConstantInt::get(init->getType(), static_cast<uint64_t>(st))))});
+    }
+  }
+  return std::string();
+}
+
+}  // namespace xtc::backend

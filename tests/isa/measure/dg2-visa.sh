@@ -17,7 +17,8 @@
 #   1c. per-lane prefetches in the statement (`lsc_load.ugm.{ca.ca,uc.ca} (M1, 8) %null:d32`, the
 #      address program's `cmp` into a register), as xtc's LaneProgram writes them;
 #   1d. the f32 FMA GEMM's loop (no DPAS: one `mad (8|M0)` per multiply-add, A a scalar region of
-#      its row's response, no mov);
+#      its row's response, no mov), and gemm_bt's (B from B^T: the mads' B the registers of 1b's
+#      SIMD8 untyped reads);
 #   2. an LSC address that is not the start of a register is rejected by vISA ("Raw operand should be
 #      GRF-aligned"): each message needs its own address register;
 #   3. the model of the statement text agrees with C = A x B and catches three mutated texts.
@@ -209,6 +210,40 @@ fmacase() {
 }
 fmacase fma_8x16 8 16 164
 fmacase fma_16x16 16 16 308
+# gemm_bt's loop (B given as B^T, dg2_visa_loop.py `ll M N 8 f bt`): each column block of B is one
+# lane read of 8 f32 per lane, two `svm_gather4scaled.RGBA (M1, 8)` (-> `send.dc1 (8|M0) … a64
+# untyped surface read with xyzw`, 4 registers each: register k = dword k of every lane = B(k, 8t + n))
+# whose response registers are the mads' B directly: per step M x N mads, M A row sends, 2 N/8
+# gathers, M scalar and 2 N/8 SIMD8 64-bit adds, 3 for the loop; the rest IGC's syncs (in the total).
+# fma_bt_direct: the mads whose A is a dword <0> of an A row response and whose B is a register of
+# a gather response (4 registers from its destination).
+fma_bt_direct() {
+  perl -ne '
+    if (/send\.ugm \(1\|M0\)\s+r(\d+)\s.*load\.ugm\.d32x8t\.a64/) { $a{$1} = 1 }
+    if (/send\.dc1 \(8\|M0\)\s+r(\d+)\s.*a64 untyped surface read with xyzw/) { $b{$1 + $_} = 1 for 0..3 }
+    push @m, [$1, $2] if /^\s*mad \(8\|M0\)\s+r\d+\.0<1>:f\s+r\d+\.0<1;0>:f\s+r(\d+)\.0<1;0>:f\s+r(\d+)\.[0-7]<0>:f/;
+    END { print scalar(grep { $b{$_->[0]} && $a{$_->[1]} } @m), "\n" }' "$work/$1/loop"
+}
+fmabtcase() {
+  local name=$1 M=$2 N=$3 total=$4
+  python3 "$here/dg2_visa_loop.py" ll "$M" "$N" 8 f bt >"$work/$name.ll"
+  build "$name" "$work/$name.ll"; local rc=$?
+  expect "$name: ocloc status" "$rc" "0"
+  [ $rc -eq 0 ] || { cat "$work/$name/build.log"; return; }
+  expect "$name: mad (8|M0) :f per step" "$(count "$name" '\bmad \(8\|M0\) ')" "$((M * N))"
+  expect "$name: mads whose A is a scalar region <0> of an A row response, B a B^T gather response register" \
+    "$(fma_bt_direct "$name")" "$((M * N))"
+  expect "$name: A row reads load.ugm.d32x8t.a64 (SIMD1 send) per step" \
+    "$(count "$name" 'send\.ugm \(1\|M0\) .*rd:1; load\.ugm\.d32x8t\.a64')" "$M"
+  expect "$name: B^T reads (SIMD8 xyzw) per step" "$(count "$name" 'send\.dc1 \(8\|M0\) .*rd:4; a64 untyped surface read with xyzw')" "$((2 * N / 8))"
+  expect "$name: movs per step" "$(count "$name" '\bmov\b')" 0
+  expect "$name: scalar 64-bit adds per step (A messages)" "$(count "$name" '^\(W\) +add \(1\|M0\) +r[0-9]+\.0<1>:uq')" "$M"
+  expect "$name: SIMD8 64-bit adds per step (B^T addresses)" "$(count "$name" '^ +add \(8\|M0\) +r[0-9]+\.0<1>:uq')" "$((2 * N / 8))"
+  expect "$name: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/$name/asm")$(grep -ci spilled "$work/$name/build.log")" "00"
+  echo "info: $name: $(grep -cE '\bsync\b' "$work/$name/loop") syncs per step"
+  expect "$name: instructions per step" "$(count "$name" '^\s*(\(|[a-z])')" "$total"
+}
+fmabtcase fma_bt_8x16 8 16 158
 
 # ---- 2. an LSC address inside a register ------------------------------------------------------------
 cat >"$work/misaligned.ll" <<'LL'

@@ -3,9 +3,10 @@
 executable model of that statement's text (docs/hardware.md "dg2: inline vISA", benchmarks/
 xe-isa-notes.md "dg2 K loops in one asm statement").
 
-  dg2_visa_loop.py ll M N KSTEP TYPE [serial]
+  dg2_visa_loop.py ll M N KSTEP TYPE [serial|bt|pf]
                                        LLVM IR of a kernel whose K loop is the statement (stdout);
-                                       TYPE f: the f32 FMA GEMM's loop (fma_statement, KSTEP 8)
+                                       TYPE f: the f32 FMA GEMM's loop (fma_statement, KSTEP 8;
+                                       bt: gemm_bt's, B^T by lane reads)
   dg2_visa_loop.py sim                 runs the statement text of every shape below on random tiles
                                        against C = A x B (and mutated texts, which must fail)
   dg2_visa_loop.py sim-ll M N KSTEP TYPE ROLES ORDER [OLD=>NEW...] < module.ll
@@ -33,7 +34,8 @@ The statement (TYPE hf, bf: f16/bf16 -> f32, K step 16 or 32; s8 -> s32, K step 
   - the counter's add, cmp.lt and the backward jmp.
 TYPE f (f32, no DPAS: sg_gemm_f32, gemm_splitk, gemm_acc): the same row reads and addresses, no
 packing, one `mad (M1, 8)` per multiply-add whose A element is a scalar region of its row's register
-(fma_statement).
+(fma_statement); with bt (gemm_bt) B's column blocks are lane reads of B^T, the mads' B the
+registers of their SIMD8 untyped reads.
 The row addresses come in as per-lane i64 values (lane l = row 8g + l) and are spread into the
 address registers before the loop.
 """
@@ -196,62 +198,87 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False):
     return L
 
 
-def fma_statement(M, N, KS=8):
+def fma_statement(M, N, KS=8, bt=False):
     """The f32 FMA GEMM's K loop (no DPAS for f32; sg_gemm_f32, gemm_splitk, gemm_acc): per K step M A
     row reads of KS f32 (`d32x8t`: register xA<i>, dword k = A(i, k)), KS B row reads of N f32
     (`d32x8t`/`d32x16t`: register t of xR<k> holds B(k, 8t..8t+7), lane n = column 8t + n) and one
     `mad (M1, 8)` per (k, i, t): C(i, 8t + n) += A(i, k) * B(k, 8t + n), A(i, k) a scalar region
     <0;1,0> of the row's register (the broadcast: no copy), B the whole register, C register i of the
     output of column block t and row block i / 8 (tied, in place); one 64-bit add per message, the
-    counter's add, cmp.lt and jmp."""
+    counter's add, cmp.lt and jmp. bt (gemm_bt: B given as B^T, N x K): column block t is one lane
+    read, lane n at its own address (row 8t + n of B^T), its KS = 8 f32 read by two SIMD8 A64 untyped
+    reads of 4 dwords (`svm_gather4scaled.RGBA (M1, 8) 0x0:uq xl<t>.0 xL<t>.0`, dwords 0-3, and the
+    same from xm<t> = xl<t> + 16 into xH<t> = registers 4-7 of xL<t>): register k of xL<t> holds
+    dword k of every lane = B^T(8t + n, k) = B(k, 8t + n), the mad's B (`xLf<t>(k,0)`, an f view);
+    each lane address advances by one `add (M1, 8) … :uq` (KS f32 = 32 bytes) per step."""
     assert M % 8 == 0 and N in (8, 16) and KS == 8
     G = N // 8  # B registers per row
     bmsg = {1: "d32x8t", 2: "d32x16t"}[G]
     MB, NB = M // 8, N // 8
     NO = MB * NB
+    BR = 0 if bt else KS  # B row reads
     L = []
     d = L.append
     d(f".decl xa v_type=G type=uq num_elts={4 * M} align=GRF")
-    d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
+    if not bt:
+        d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
     d(f".decl xA v_type=G type=ud num_elts={8 * M} align=GRF")
     d(f".decl xAf v_type=G type=f num_elts={8 * M} align=GRF alias=<xA,0>")
-    d(f".decl xR v_type=G type=ud num_elts={8 * G * KS} align=GRF")
-    d(f".decl xRf v_type=G type=f num_elts={8 * G * KS} align=GRF alias=<xR,0>")
+    if not bt:
+        d(f".decl xR v_type=G type=ud num_elts={8 * G * KS} align=GRF")
+        d(f".decl xRf v_type=G type=f num_elts={8 * G * KS} align=GRF alias=<xR,0>")
+    for j in range(NB if bt else 0):
+        d(f".decl xl{j} v_type=G type=uq num_elts=8 align=GRF")
+        d(f".decl xm{j} v_type=G type=uq num_elts=8 align=GRF")
+        d(f".decl xL{j} v_type=G type=ud num_elts=64 align=GRF")
+        d(f".decl xH{j} v_type=G type=ud num_elts=32 align=GRF alias=<xL{j},{4 * GRF}>")
+        d(f".decl xLf{j} v_type=G type=f num_elts=64 align=GRF alias=<xL{j},0>")
     d(".decl xk v_type=G type=d num_elts=1 align=dword")
     d(".decl xp v_type=P num_elts=1")
     for i in range(M):
         d(f".decl xa{i} v_type=G type=uq num_elts=1 alias=<xa,{GRF * i}>")
         d(f".decl xA{i} v_type=G type=ud num_elts=8 align=GRF alias=<xA,{GRF * i}>")
-    for r in range(KS):
+    for r in range(BR):
         d(f".decl xb{r} v_type=G type=uq num_elts=1 alias=<xb,{GRF * r}>")
         d(f".decl xR{r} v_type=G type=ud num_elts={8 * G} align=GRF alias=<xR,{GRF * G * r}>")
+    NBI = NB if bt else KS // 8  # B inputs: per-lane addresses of 8 B rows, or of one lane read
     ai = [2 * NO + g for g in range(MB)]
-    bi = [2 * NO + MB + g for g in range(KS // 8)]
-    kin = 2 * NO + MB + KS // 8
+    bi = [2 * NO + MB + g for g in range(NBI)]
+    kin = 2 * NO + MB + NBI
     bst = kin + 1
     for g in range(MB):
         for q in range(4):
             d(f"mov (M1_NM, 2) xa({8 * g + 2 * q},0)<4> ${ai[g]}(0,{2 * q})<1;1,0>")
-    for g in range(KS // 8):
+    for g in range(BR // 8):
         for q in range(4):
             d(f"mov (M1_NM, 2) xb({8 * g + 2 * q},0)<4> ${bi[g]}(0,{2 * q})<1;1,0>")
+    for j in range(NB if bt else 0):
+        d(f"mov (M1, 8) xl{j}(0,0)<1> ${bi[j]}(0,0)<1;1,0>")
+        d(f"add (M1, 8) xm{j}(0,0)<1> ${bi[j]}(0,0)<1;1,0> 0x10:uq")
     d("mov (M1,1) xk(0,0)<1> 0x0:d")
     d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
     d("(!xp) jmp (M1,1) xend")
     d("xloop:")
     for i in range(M):
         d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x8t flat[xa{i}]:a64")
-    for r in range(KS):
+    for r in range(BR):
         d(f"lsc_load.ugm (M1_NM, 1) xR{r}:{bmsg} flat[xb{r}]:a64")
+    for j in range(NB if bt else 0):
+        d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xl{j}.0 xL{j}.0")
+        d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xm{j}.0 xH{j}.0")
     for k in range(KS):
         for i in range(M):
             for t in range(NB):
                 o = (i // 8) * NB + t
-                d(f"mad (M1, 8) ${o}({i % 8},0)<1> xAf({i},{k})<0;1,0> xRf({G * k + t},0)<1;1,0> ${o}({i % 8},0)<1;1,0>")
+                b = f"xLf{t}({k},0)" if bt else f"xRf({G * k + t},0)"
+                d(f"mad (M1, 8) ${o}({i % 8},0)<1> xAf({i},{k})<0;1,0> {b}<1;1,0> ${o}({i % 8},0)<1;1,0>")
     for i in range(M):
         d(f"add (M1_NM, 1) xa{i}(0,0)<1> xa{i}(0,0)<0;1,0> {KS * 4:#x}:uq")
-    for r in range(KS):
+    for r in range(BR):
         d(f"add (M1_NM, 1) xb{r}(0,0)<1> xb{r}(0,0)<0;1,0> ${bst}(0,0)<0;1,0>")
+    for j in range(NB if bt else 0):
+        for h in "lm":
+            d(f"add (M1, 8) x{h}{j}(0,0)<1> x{h}{j}(0,0)<1;1,0> {KS * 4:#x}:uq")
     d(f"add (M1,1) xk(0,0)<1> xk(0,0)<0;1,0> {KS}:d")
     d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
     d("(xp) jmp (M1,1) xloop")
@@ -263,9 +290,9 @@ def llvm(M, N, KS, T, serial=False, bt=False, pf=False):
     eb = 1 if T == "s8" else 2
     MB, NB = M // 8, N // 8
     NO = MB * NB
-    KH = KS * eb // 32
+    KH = 1 if T == "f" else KS * eb // 32  # f32 B^T: one lane read of KS = 8 dwords per column block
     AKH = 1 if serial or T == "f" else KH  # serial, f32: whole rows, one address group per row block
-    lines = fma_statement(M, N, KS) if T == "f" else statement(M, N, KS, T, serial, bt, pf)
+    lines = fma_statement(M, N, KS, bt) if T == "f" else statement(M, N, KS, T, serial, bt, pf)
     text = "{\\0A" + "\\0A".join(lines) + "\\0A}\\0A"
     V = f"<8 x {'i32' if T == 's8' else 'float'}>"
     S = "{ " + ", ".join([V] * NO) + " }"
@@ -581,6 +608,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
 SHAPES = [(8, 32, 16, "hf"), (16, 32, 16, "hf"), (16, 16, 32, "s8"), (8, 16, 16, "bf"), (16, 16, 32, "bf")]
 BT_SHAPES = [(16, 16, 32, "hf"), (8, 16, 32, "hf"), (8, 16, 16, "bf"), (16, 16, 32, "s8")]  # B from B^T
 FMA_SHAPES = [(8, 16, 8), (16, 16, 8), (8, 8, 8)]  # sg_gemm_f32 / gemm_splitk, gemm_acc's subgroup tile, one column block
+FMA_BT_SHAPES = [(8, 16, 8), (16, 16, 8)]  # gemm_bt (B^T by lane reads), and two row blocks
 
 
 def fma_mutations(lines):
@@ -589,12 +617,23 @@ def fma_mutations(lines):
     md = [i for i, l in enumerate(lines) if l.startswith("mad ")]
     out.append(("A element from the wrong lane", md[0], lines[md[0]].replace("xAf(0,0)", "xAf(0,1)")))
     out.append(("A element of the wrong row", md[0], lines[md[0]].replace("xAf(0,0)", "xAf(1,0)")))
-    out.append(("B from the wrong row", md[0], lines[md[0]].replace("xRf(0,0)", "xRf(2,0)")))
+    if "xRf(0,0)" in lines[md[0]]:
+        out.append(("B from the wrong row", md[0], lines[md[0]].replace("xRf(0,0)", "xRf(2,0)")))
     out.append(("into the wrong accumulator register", md[0], lines[md[0]].replace("$0(0,0)<1> ", "$0(1,0)<1> ")))
     ad = [i for i, l in enumerate(lines) if l.startswith("add (M1_NM, 1) xa0(")]
     out.append(("A row address not advanced", ad[0], re.sub(r"0x[0-9a-f]+:uq", "0x0:uq", lines[ad[0]])))
     ad = [i for i, l in enumerate(lines) if l.startswith("add (M1_NM, 1) xb3(")]
-    out.append(("B row address not advanced", ad[0], re.sub(r"\$\d+\(0,0\)<0;1,0>$", "0x0:uq", lines[ad[0]])))
+    if ad:
+        out.append(("B row address not advanced", ad[0], re.sub(r"\$\d+\(0,0\)<0;1,0>$", "0x0:uq", lines[ad[0]])))
+    else:  # B^T lane reads
+        out.append(("B from the wrong lane read", md[0], lines[md[0]].replace("xLf0(0,0)", "xLf1(0,0)")))
+        out.append(("B from the wrong K register", md[0], lines[md[0]].replace("xLf0(0,0)", "xLf0(4,0)")))
+        ad = [i for i, l in enumerate(lines) if l.startswith("add (M1, 8) xm0(0,0)<1> xm0")]
+        out.append(("lane read address not advanced", ad[0], re.sub(r"0x[0-9a-f]+:uq", "0x0:uq", lines[ad[0]])))
+        ld = [i for i, l in enumerate(lines) if l.startswith("svm_gather4scaled.RGBA (M1, 8) 0x0:uq xm1.0")]
+        out.append(("second 4 dwords from the first's address", ld[0], lines[ld[0]].replace("xm1.0", "xl1.0")))
+        ad = [i for i, l in enumerate(lines) if l.startswith("add (M1, 8) xm0(0,0)<1> $")]
+        out.append(("second address not 16 bytes on", ad[0], lines[ad[0]].replace("0x10:uq", "0x20:uq")))
     return out
 
 
@@ -704,18 +743,19 @@ def main():
         e = simulate(mut, 16, 16, KS, "hf", 3 * KS, 4, pfroles, pf=[want, want])
         print(f"{'ok' if e else 'FAIL'}: hf 16x16 prefetches mutated ({what}): {e} differ")
         bad |= e == 0
-    for M, N, KS in FMA_SHAPES:
-        lines = fma_statement(M, N, KS)
+    for M, N, KS, bt in [s + (False,) for s in FMA_SHAPES] + [s + (True,) for s in FMA_BT_SHAPES]:
+        lines = fma_statement(M, N, KS, bt)
+        name = f"f {M}x{N}{' B^T' if bt else ''}"
         for K, seed in ((3 * KS, 1), (KS, 2), (0, 3)):
-            e = simulate(lines, M, N, KS, "f", K, seed)
-            print(f"{'ok' if e == 0 else 'FAIL'}: f {M}x{N} K={K}: {e} of {M * N} elements differ")
+            e = simulate(lines, M, N, KS, "f", K, seed, bt=bt)
+            print(f"{'ok' if e == 0 else 'FAIL'}: {name} K={K}: {e} of {M * N} elements differ")
             bad |= e != 0
         for what, i, new in fma_mutations(lines):
             assert new != lines[i], what
             mut = list(lines)
             mut[i] = new
-            e = simulate(mut, M, N, KS, "f", 2 * KS, 4)
-            print(f"{'ok' if e else 'FAIL'}: f {M}x{N} mutated ({what}): {e} elements differ")
+            e = simulate(mut, M, N, KS, "f", 2 * KS, 4, bt=bt)
+            print(f"{'ok' if e else 'FAIL'}: {name} mutated ({what}): {e} elements differ")
             bad |= e == 0
     lines = statement(16, 16, 32, "bf", serial=True)  # the floor's form of the 64-byte A rows
     for K, seed in ((96, 1), (32, 2)):

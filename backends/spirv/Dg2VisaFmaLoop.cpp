@@ -18,6 +18,7 @@
 //     column step, the row step times the pitch as a uniform input), the counter's add/cmp/jmp.
 #include "backends/spirv/Dg2VisaFmaLoop.h"
 
+#include "backends/spirv/Dg2VisaCommon.h"
 #include "backends/spirv/LoopCoords.h"
 #include "ir/ops/XeOps.h"
 
@@ -50,13 +51,15 @@ struct Elem {
   bool operator==(const Elem& o) const = default;
 };
 
-// One xe.block_read of a global f32 row: `n` registers per lane (n * 32 bytes of the row).
+// One xe.block_read of a global f32 row: `n` registers per lane (n * 32 bytes of the row); or (lane)
+// one xe.lane_read of B^T: 8 f32 of each lane's own row (n = 8, register e = dword e of every lane).
 struct Read {
   const ir::Operation* op;
   const ir::Value* mem;
   Sym row, col;
   int64_t n;
-  int64_t reg = 0;  // its first register in the statement's response buffer
+  bool lane = false;
+  int64_t reg = 0;  // a row read: its first register in the statement's response buffer; a lane read: its number
 };
 
 // One lane.fma: slot += A (read `aRead`, element `aElem`, lane `lane`) * B (read `bRead`, element `bElem`).
@@ -85,6 +88,7 @@ class Matcher {
  private:
   bool walk(const ir::Operation& op);
   bool read(const ir::Operation& op);
+  bool laneRead(const ir::Operation& op);
   bool fma(const ir::Operation& op);
   bool yield(const ir::Operation& op);
   const std::vector<Elem>* elems(const ir::Value* v) const {
@@ -131,6 +135,7 @@ bool Matcher::walk(const ir::Operation& op) {
     return op.numResults() == 1 && op.result()->type().isScalar() && ir::isIntElem(op.result()->type().elem());
   }
   if (op.is("xe.block_read")) return read(op);
+  if (op.is("xe.lane_read")) return laneRead(op);
   if (op.is("vector.extract")) {
     const std::vector<Elem>* s = elems(op.operand(0));
     int64_t i = op.intAttr("index", -1);
@@ -149,10 +154,10 @@ bool Matcher::walk(const ir::Operation& op) {
     return true;
   }
   if (op.is("lane.broadcast")) {
-    // Only as the A operand of a lane.fma (elems_ has no entry for it): an f32 read element of one lane.
+    // Only as the A operand of a lane.fma (elems_ has no entry for it): an f32 row read element of one lane.
     const Elem* x = scalar(op.operand(0));
     std::optional<Sym> lane = bodySym(op.operand(1), for_);
-    if (!x || x->kind != Src::Read || !lane || lane->base || lane->div != 1 || lane->off < 0 || lane->off >= kLanes ||
+    if (!x || x->kind != Src::Read || reads_[static_cast<size_t>(x->src)].lane || !lane || lane->base || lane->div != 1 || lane->off < 0 || lane->off >= kLanes ||
         !op.result()->type().isScalar() || op.result()->type().elem() != ElemKind::F32)
       return false;
     bcasts_[op.result()] = {*x, static_cast<int>(lane->off)};
@@ -183,6 +188,31 @@ bool Matcher::read(const ir::Operation& op) {
   for (int64_t e = 0; e < vt.shape()[0]; ++e) es.push_back({Src::Read, static_cast<int>(reads_.size()), static_cast<int>(e)});
   elems_[op.result()] = std::move(es);
   reads_.push_back({&op, mem, *row, *col, vt.shape()[0]});
+  return true;
+}
+
+// A lane read of B^T (gemm_bt: lane n reads row n of its column block, 8 consecutive f32 of it: element
+// e = column col + e of the lane's row = the K value e = dword e, which the statement's two SIMD8
+// untyped reads of 4 dwords put in register e, lane n: the mad's B register). Its row and column are
+// "base + constant", the row's base possibly an expression of values defined outside the loop
+// (invariantSym: the tile's row plus the lane's part, computed before the statement).
+bool Matcher::laneRead(const ir::Operation& op) {
+  if (op.numOperands() != 3) return false;
+  const ir::Value* mem = op.operand(0);
+  const ir::Type& mt = mem->type();
+  const ir::Type& vt = op.result()->type();
+  if (!mt.isMemRef() || mt.memSpace() == ir::MemSpace::Slm || mt.rank() != 2 || mt.elem() != ElemKind::F32 ||
+      !definedOutside(mem, for_))
+    return false;
+  std::optional<int64_t> unit = ir::blockUnit(op);
+  std::optional<Sym> row = invariantSym(op.operand(1), for_), col = invariantSym(op.operand(2), for_);
+  if (!unit || *unit != 1 || !row || !col || row->div != 1 || col->div != 1 || !vt.isVector() || vt.rank() != 1 ||
+      vt.elem() != ElemKind::F32 || vt.shape()[0] != 8)
+    return false;
+  std::vector<Elem> es;
+  for (int e = 0; e < 8; ++e) es.push_back({Src::Read, static_cast<int>(reads_.size()), e});
+  elems_[op.result()] = std::move(es);
+  reads_.push_back({&op, mem, *row, *col, 8, true});
   return true;
 }
 
@@ -249,17 +279,24 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   Matcher lm(op);
   if (!lm.match()) return std::nullopt;
   const ir::Block& body = lm.body_;
-  // The messages in IR order, in groups of 8 consecutive rows of one memref at one column (lane l of
-  // a group's address input = row R + l).
-  if (lm.reads_.size() % 8 != 0) return std::nullopt;
-  for (size_t g = 0; g < lm.reads_.size() / 8; ++g)
-    for (size_t l = 1; l < 8; ++l)
-      if (!rowsApart(lm.reads_[8 * g], lm.reads_[8 * g + l], static_cast<int64_t>(l))) return std::nullopt;
+  // The row reads (messages) in IR order, in groups of 8 consecutive rows of one memref at one column
+  // (lane l of a group's address input = row R + l); the lane reads in IR order (lanes: their reads).
+  std::vector<const Read*> msgs, lanes;
   int64_t regs = 0;
   for (Read& r : lm.reads_) {
+    if (r.lane) {
+      r.reg = static_cast<int64_t>(lanes.size());
+      lanes.push_back(&r);
+      continue;
+    }
     r.reg = regs;
     regs += r.n;
+    msgs.push_back(&r);
   }
+  if (msgs.empty() || msgs.size() % 8 != 0) return std::nullopt;
+  for (size_t g = 0; g < msgs.size() / 8; ++g)
+    for (size_t l = 1; l < 8; ++l)
+      if (!rowsApart(*msgs[8 * g], *msgs[8 * g + l], static_cast<int64_t>(l))) return std::nullopt;
   // Past this point the statement is emitted (no more nullopt, no IR made before it).
 
   llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
@@ -284,7 +321,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     if (s.base == body.argument(0)) base = ctx.get(op.operand(0)).at(0);
     for (unsigned a = 1; !base && a < body.numArguments(); ++a)
       if (s.base == body.argument(a)) base = ctx.get(op.operand(a + 2)).at(0);
-    if (!base) base = ctx.get(const_cast<ir::Value*>(s.base)).at(0);
+    if (!base) base = hoistInvariant(s.base, op, ctx, b);
     base = i64(base);
     return s.off ? b.CreateAdd(base, b.getInt64(static_cast<uint64_t>(s.off))) : base;
   };
@@ -295,15 +332,23 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   };
 
   std::string p = fmt::format("xtc_f{}_", loopId);
-  size_t nMsg = lm.reads_.size();
+  size_t nMsg = msgs.size();
   std::ostringstream t;
   t << "{\n";
   t << fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * nMsg);
   t << fmt::format(".decl {}R v_type=G type=ud num_elts={} align=GRF\n", p, 8 * regs);
   t << fmt::format(".decl {}Rf v_type=G type=f num_elts={} align=GRF alias=<{}R,0>\n", p, 8 * regs, p);
+  // A lane read: its per-lane addresses of dwords 0-3 (l) and 4-7 (m, 16 bytes on), its 8 registers
+  // (L, Lf the mads' f view) and their second half (H), each half one SIMD8 A64 untyped read of 4 dwords.
+  for (size_t j = 0; j < lanes.size(); ++j)
+    t << fmt::format(
+        ".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF\n.decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF\n"
+        ".decl {0}L{1} v_type=G type=ud num_elts=64 align=GRF\n.decl {0}H{1} v_type=G type=ud num_elts=32 align=GRF alias=<{0}L{1},{2}>\n"
+        ".decl {0}Lf{1} v_type=G type=f num_elts=64 align=GRF alias=<{0}L{1},0>\n",
+        p, j, 4 * kGrf);
   t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
   for (size_t i = 0; i < nMsg; ++i) {
-    const Read& r = lm.reads_[i];
+    const Read& r = *msgs[i];
     t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
     t << fmt::format(".decl {}R{} v_type=G type=ud num_elts={} align=GRF alias=<{}R,{}>\n", p, i, 8 * r.n, p, kGrf * r.reg);
   }
@@ -320,7 +365,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     return v ? v : v = b.CreateMul(i64(ctx.memrefDim(const_cast<ir::Value*>(r.mem), 1)), b.getInt64(4));
   };
   for (size_t g = 0; g < nMsg / 8; ++g) {
-    const Read& r0 = lm.reads_[8 * g];
+    const Read& r0 = *msgs[8 * g];
     llvm::Value* base = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r0.mem)), b.getInt64Ty());
     llvm::Value* row = b.CreateAdd(initial(r0.row), lane);
     llvm::Value* addr = b.CreateAdd(b.CreateAdd(base, b.CreateMul(row, pitch(r0))), b.CreateMul(initial(r0.col), b.getInt64(4)));
@@ -328,36 +373,47 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     for (int q = 0; q < 4; ++q)
       t << fmt::format("mov (M1_NM, 2) {}a({},0)<4> {}(0,{})<1;1,0>\n", p, 8 * g + 2 * static_cast<size_t>(q), a, 2 * q);
   }
+  for (size_t j = 0; j < lanes.size(); ++j) {  // each lane's own row: no lane term
+    const Read& r = *lanes[j];
+    llvm::Value* base = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r.mem)), b.getInt64Ty());
+    llvm::Value* addr = b.CreateAdd(b.CreateAdd(base, b.CreateMul(initial(r.row), pitch(r))), b.CreateMul(initial(r.col), b.getInt64(4)));
+    std::string a = arg(addr, "rw");
+    t << fmt::format("mov (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<1;1,0>\nadd (M1, 8) {0}m{1}(0,0)<1> {2}(0,0)<1;1,0> 0x10:uq\n", p, j, a);
+  }
   std::string ub = arg(i32(ctx.get(op.operand(1)).at(0)), "rw.u");
   t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0)), "rw.u"));
   t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
   t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
   for (size_t i = 0; i < nMsg; ++i)
-    t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, lm.reads_[i].n == 1 ? "d32x8t" : "d32x16t", p, i);
+    t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, msgs[i]->n == 1 ? "d32x8t" : "d32x16t", p, i);
+  for (size_t j = 0; j < lanes.size(); ++j)
+    t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, j);
   // C(slot) += A (dword `lane` of its element's register) * B (its element's register), in place.
   for (const Fma& f : lm.fmas_) {
-    int64_t ar = lm.reads_[static_cast<size_t>(f.aRead)].reg + f.aElem, br = lm.reads_[static_cast<size_t>(f.bRead)].reg + f.bElem;
+    const Read& br = lm.reads_[static_cast<size_t>(f.bRead)];
+    int64_t ar = lm.reads_[static_cast<size_t>(f.aRead)].reg + f.aElem;
+    std::string bv = br.lane ? fmt::format("{}Lf{}({},0)", p, br.reg, f.bElem) : fmt::format("{}Rf({},0)", p, br.reg + f.bElem);
     int c = f.slot / 8, r = f.slot % 8;
-    t << fmt::format("mad (M1, 8) ${}({},0)<1> {}Rf({},{})<0;1,0> {}Rf({},0)<1;1,0> ${}({},0)<1;1,0>\n", c, r, p, ar, f.lane, p, br, c, r);
+    t << fmt::format("mad (M1, 8) ${}({},0)<1> {}Rf({},{})<0;1,0> {}<1;1,0> ${}({},0)<1;1,0>\n", c, r, p, ar, f.lane, bv, c, r);
   }
-  // One 64-bit add per message: its row step times the pitch plus its column step times 4 bytes.
+  // One 64-bit add per message address: its row step times the pitch plus its column step times 4
+  // bytes (a uniform input when the row moves); empty when it does not move. A lane read's two
+  // addresses: one SIMD8 add each.
   std::map<std::tuple<const ir::Value*, int64_t, int64_t>, std::string> rowSteps;  // (memref, row, column step) -> input
-  for (size_t i = 0; i < nMsg; ++i) {
-    const Read& r = lm.reads_[i];
+  auto stepBytes = [&](const Read& r) -> std::string {
     int64_t rs = stepOf(r.row), cs = stepOf(r.col) * 4;
-    std::string by;
-    if (rs == 0) {
-      if (cs == 0) continue;
-      by = fmt::format("{:#x}:uq", static_cast<uint64_t>(cs));
-    } else {
-      std::string& s = rowSteps[{r.mem, rs, cs}];
-      if (s.empty())
-        s = arg(b.CreateAdd(b.CreateMul(pitch(r), b.getInt64(static_cast<uint64_t>(rs))), b.getInt64(static_cast<uint64_t>(cs))),
-                "rw.u");
-      by = s + "(0,0)<0;1,0>";
-    }
-    t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
-  }
+    if (rs == 0) return cs == 0 ? std::string() : fmt::format("{:#x}:uq", static_cast<uint64_t>(cs));
+    std::string& s = rowSteps[{r.mem, rs, cs}];
+    if (s.empty())
+      s = arg(b.CreateAdd(b.CreateMul(pitch(r), b.getInt64(static_cast<uint64_t>(rs))), b.getInt64(static_cast<uint64_t>(cs))), "rw.u");
+    return s + "(0,0)<0;1,0>";
+  };
+  for (size_t i = 0; i < nMsg; ++i)
+    if (std::string by = stepBytes(*msgs[i]); !by.empty())
+      t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
+  for (size_t j = 0; j < lanes.size(); ++j)
+    if (std::string by = stepBytes(*lanes[j]); !by.empty())
+      for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);
   t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, lm.step_);
   t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
   t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);

@@ -28,6 +28,7 @@
 //     outputs, one 64-bit add per message address, the counter's add/cmp/jmp.
 #include "backends/spirv/Dg2VisaLoop.h"
 
+#include "backends/spirv/Dg2VisaCommon.h"
 #include "backends/spirv/LoopCoords.h"
 #include "ir/ops/XeOps.h"
 
@@ -678,35 +679,8 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   auto i32 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(32) ? v : b.CreateTrunc(v, b.getInt32Ty()); };
   // A bodyInvariant value computed before the loop, in its own width (an index: i64), as the
   // per-op emitter computes it (a convert sign-extends, from i1 zero-extends).
-  std::function<llvm::Value*(const ir::Value*)> hoist = [&](const ir::Value* v) -> llvm::Value* {
-    llvm::Type* ty = b.getIntNTy(static_cast<unsigned>(v->type().elem() == ElemKind::Index ? 64 : ir::elemBits(v->type().elem())));
-    if (definedOutside(v, op)) {
-      llvm::Value* x = ctx.get(const_cast<ir::Value*>(v)).at(0);
-      return x->getType() == ty || ty->isIntegerTy(1) ? x : b.CreateSExtOrTrunc(x, ty);
-    }
-    if (std::optional<int64_t> c = constInt(v)) return llvm::ConstantInt::get(ty, static_cast<uint64_t>(*c));
-    const ir::Operation* d = v->definingOp();
-    llvm::Value* x = hoist(d->operand(0));
-    if (d->is("arith.convert")) return x->getType()->isIntegerTy(1) ? b.CreateZExt(x, ty) : b.CreateSExtOrTrunc(x, ty);
-    llvm::Value* y = hoist(d->operand(1));
-    if (d->is("arith.select")) return b.CreateSelect(x, y, hoist(d->operand(2)));
-    if (d->is("arith.cmpi")) {
-      static const std::map<std::string, llvm::CmpInst::Predicate> preds = {
-          {"eq", llvm::CmpInst::ICMP_EQ},   {"ne", llvm::CmpInst::ICMP_NE},   {"slt", llvm::CmpInst::ICMP_SLT},
-          {"sle", llvm::CmpInst::ICMP_SLE}, {"sgt", llvm::CmpInst::ICMP_SGT}, {"sge", llvm::CmpInst::ICMP_SGE},
-          {"ult", llvm::CmpInst::ICMP_ULT}, {"ule", llvm::CmpInst::ICMP_ULE}, {"ugt", llvm::CmpInst::ICMP_UGT},
-          {"uge", llvm::CmpInst::ICMP_UGE}};
-      return b.CreateICmp(preds.at(d->attr("predicate")->getString()), x, y);
-    }
-    llvm::Instruction::BinaryOps bo = d->is("arith.addi")   ? llvm::Instruction::Add
-                                      : d->is("arith.subi") ? llvm::Instruction::Sub
-                                      : d->is("arith.muli") ? llvm::Instruction::Mul
-                                      : d->is("arith.andi") ? llvm::Instruction::And
-                                      : d->is("arith.ori")  ? llvm::Instruction::Or
-                                      : d->is("arith.remui") ? llvm::Instruction::URem
-                                                             : llvm::Instruction::UDiv;
-    return b.CreateBinOp(bo, x, y);
-  };
+  // A bodyInvariant value computed before the loop (Dg2VisaCommon.h).
+  std::function<llvm::Value*(const ir::Value*)> hoist = [&](const ir::Value* v) { return hoistInvariant(v, op, ctx, b); };
   // A coordinate's value at loop entry (i64).
   auto initial = [&](const Sym& s) -> llvm::Value* {
     if (!s.base) return b.getInt64(static_cast<uint64_t>(s.off));

@@ -9,13 +9,20 @@
 //     (a scalar region) and the B element is the whole register. Each accumulator element is one
 //     register (8 lanes) and a chain of fma from its argument to the yield at the same element: each
 //     fma adds into its element's last link, so the mads update the tied output in place in IR order.
-//     The reads, in IR order, form groups of 8 consecutive rows of one memref at one column (one
-//     per-lane address input each). Anything else: no match, and the loop is emitted op by op.
+//     The row reads, in IR order, form groups of 8 consecutive rows of one memref at one column (one
+//     per-lane address input each). A lane.fma's B may instead be an element of an xe.lane_read of 8 f32
+//     (gemm_bt's B^T: lane n reads its own row, element e = the K value e = dword e, which the two SIMD8
+//     untyped reads put in register e), its row "base + constant" where the base may be an expression
+//     of values defined outside the loop (invariantSym); a broadcast A is always a row read's.
+//     Anything else: no match, and the loop is emitted op by op.
 //  2. Emit (the text dg2_visa_loop.py's fma_statement measured): before the loop, each group's per-lane
 //     i64 address is spread into one register per message (an LSC address must start a register); in
 //     the loop the row reads (`lsc_load.ugm (M1_NM, 1) … :d32x{8,16}t flat[…]:a64`) in IR order, one
 //     `mad (M1, 8)` per lane.fma in IR order, one 64-bit add per message address (an immediate for a
-//     column step, the row step times the pitch as a uniform input), the counter's add/cmp/jmp.
+//     column step, the row step times the pitch as a uniform input), the counter's add/cmp/jmp. A lane
+//     read (dg2_visa_loop.py fma_statement with bt, measured): its per-lane address an input (the
+//     second, 16 bytes on, made before the loop), per step two `svm_gather4scaled.RGBA (M1, 8)` into
+//     its own 8 registers (Lf<j> the mads' f view) after the row reads, one SIMD8 64-bit add per address.
 #include "backends/spirv/Dg2VisaFmaLoop.h"
 
 #include "backends/spirv/Dg2VisaCommon.h"

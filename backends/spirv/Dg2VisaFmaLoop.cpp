@@ -94,8 +94,7 @@ class Matcher {
 
  private:
   bool walk(const ir::Operation& op);
-  bool read(const ir::Operation& op);
-  bool laneRead(const ir::Operation& op);
+  bool read(const ir::Operation& op, bool lane);
   bool fma(const ir::Operation& op);
   bool yield(const ir::Operation& op);
   const std::vector<Elem>* elems(const ir::Value* v) const {
@@ -141,8 +140,8 @@ bool Matcher::walk(const ir::Operation& op) {
     // Index math: each use must see it as base + constant (bodySym, checked where used).
     return op.numResults() == 1 && op.result()->type().isScalar() && ir::isIntElem(op.result()->type().elem());
   }
-  if (op.is("xe.block_read")) return read(op);
-  if (op.is("xe.lane_read")) return laneRead(op);
+  if (op.is("xe.block_read")) return read(op, false);
+  if (op.is("xe.lane_read")) return read(op, true);
   if (op.is("vector.extract")) {
     const std::vector<Elem>* s = elems(op.operand(0));
     int64_t i = op.intAttr("index", -1);
@@ -175,51 +174,31 @@ bool Matcher::walk(const ir::Operation& op) {
   return false;
 }
 
-// A global f32 row read at "base + constant" coordinates, its memref defined outside the loop: 8 or 16
-// f32 of one row (one or two registers per lane, elem_bits 32).
-bool Matcher::read(const ir::Operation& op) {
+// A global f32 read (elem_bits 32), its memref defined outside the loop, at "base + constant"
+// coordinates: a row read (xe.block_read) of 8 or 16 f32 of one row (one or two registers per lane),
+// its bases stepping by known constants; or (lane) a lane read of B^T (gemm_bt: lane n reads row n of
+// its column block, 8 consecutive f32 of it: element e = column col + e of the lane's row = the K
+// value e = dword e, which the statement's two SIMD8 untyped reads of 4 dwords put in register e,
+// lane n: the mad's B register), the row's base possibly an expression of values defined outside the
+// loop (invariantSym: the tile's row plus the lane's part, computed before the statement).
+bool Matcher::read(const ir::Operation& op, bool lane) {
   if (op.numOperands() != 3) return false;
   const ir::Value* mem = op.operand(0);
   const ir::Type& mt = mem->type();
   const ir::Type& vt = op.result()->type();
   if (!mt.isMemRef() || mt.memSpace() == ir::MemSpace::Slm || mt.rank() != 2 || mt.elem() != ElemKind::F32 ||
-      !definedOutside(mem, for_))
+      !definedOutside(mem, for_) || !vt.isVector() || vt.rank() != 1 || vt.elem() != ElemKind::F32)
     return false;
   std::optional<int64_t> unit = ir::blockUnit(op);
-  std::optional<Sym> row = bodySym(op.operand(1), for_), col = bodySym(op.operand(2), for_);
-  if (!unit || *unit != 1 || !row || !col || row->div != 1 || col->div != 1 || !vt.isVector() || vt.rank() != 1 ||
-      vt.elem() != ElemKind::F32 || (vt.shape()[0] != 1 && vt.shape()[0] != 2))
-    return false;
+  auto sym = [&](unsigned i) { return lane ? invariantSym(op.operand(i), for_) : bodySym(op.operand(i), for_); };
+  std::optional<Sym> row = sym(1), col = sym(2);
+  int64_t n = vt.shape()[0];
+  if (!unit || *unit != 1 || !row || !col || row->div != 1 || col->div != 1 || (lane ? n != 8 : n != 1 && n != 2)) return false;
   if (!baseStep(row->base, for_) || !baseStep(col->base, for_)) return false;
   std::vector<Elem> es;
-  for (int64_t e = 0; e < vt.shape()[0]; ++e) es.push_back({Src::Read, static_cast<int>(reads_.size()), static_cast<int>(e)});
+  for (int64_t e = 0; e < n; ++e) es.push_back({Src::Read, static_cast<int>(reads_.size()), static_cast<int>(e)});
   elems_[op.result()] = std::move(es);
-  reads_.push_back({&op, mem, *row, *col, vt.shape()[0]});
-  return true;
-}
-
-// A lane read of B^T (gemm_bt: lane n reads row n of its column block, 8 consecutive f32 of it: element
-// e = column col + e of the lane's row = the K value e = dword e, which the statement's two SIMD8
-// untyped reads of 4 dwords put in register e, lane n: the mad's B register). Its row and column are
-// "base + constant", the row's base possibly an expression of values defined outside the loop
-// (invariantSym: the tile's row plus the lane's part, computed before the statement).
-bool Matcher::laneRead(const ir::Operation& op) {
-  if (op.numOperands() != 3) return false;
-  const ir::Value* mem = op.operand(0);
-  const ir::Type& mt = mem->type();
-  const ir::Type& vt = op.result()->type();
-  if (!mt.isMemRef() || mt.memSpace() == ir::MemSpace::Slm || mt.rank() != 2 || mt.elem() != ElemKind::F32 ||
-      !definedOutside(mem, for_))
-    return false;
-  std::optional<int64_t> unit = ir::blockUnit(op);
-  std::optional<Sym> row = invariantSym(op.operand(1), for_), col = invariantSym(op.operand(2), for_);
-  if (!unit || *unit != 1 || !row || !col || row->div != 1 || col->div != 1 || !vt.isVector() || vt.rank() != 1 ||
-      vt.elem() != ElemKind::F32 || vt.shape()[0] != 8)
-    return false;
-  std::vector<Elem> es;
-  for (int e = 0; e < 8; ++e) es.push_back({Src::Read, static_cast<int>(reads_.size()), e});
-  elems_[op.result()] = std::move(es);
-  reads_.push_back({&op, mem, *row, *col, 8, true});
+  reads_.push_back({&op, mem, *row, *col, n, lane});
   return true;
 }
 

@@ -3,8 +3,12 @@
 
 #include "backends/spirv/LoopCoords.h"
 
-#include <map>
-#include <string>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
+
+#include <fmt/format.h>
 
 namespace xtc::backend {
 
@@ -37,6 +41,146 @@ llvm::Value* hoistInvariant(const ir::Value* v, const ir::Operation& loop, XeEmi
                                     : d->is("arith.remui") ? llvm::Instruction::URem
                                                            : llvm::Instruction::UDiv;
   return b.CreateBinOp(bo, x, y);
+}
+
+Dg2Statement::Dg2Statement(const ir::Operation& loop, XeEmitContext& ctx, size_t nOut, const std::map<const ir::Value*, int64_t>& steps)
+    : b(*static_cast<llvm::IRBuilder<>*>(ctx.builder)), loop_(loop), ctx_(ctx), nOut_(nOut), steps_(steps), inputs_(nOut, nullptr) {
+  for (size_t i = 0; i < nOut; ++i) constraints_ += (i ? ",=rw" : "=rw");
+  for (size_t i = 0; i < nOut; ++i) constraints_ += fmt::format(",{}", i);
+}
+
+std::string Dg2Statement::input(llvm::Value* v, const char* c) {
+  for (size_t i = nOut_; i < inputs_.size(); ++i)
+    if (inputs_[i] == v) return fmt::format("${}", nOut_ + i);
+  inputs_.push_back(v);
+  constraints_ += fmt::format(",{}", c);
+  return fmt::format("${}", nOut_ + inputs_.size() - 1);
+}
+
+llvm::Value* Dg2Statement::i64(llvm::Value* v) { return v->getType()->isIntegerTy(64) ? v : b.CreateSExt(v, b.getInt64Ty()); }
+llvm::Value* Dg2Statement::i32(llvm::Value* v) { return v->getType()->isIntegerTy(32) ? v : b.CreateTrunc(v, b.getInt32Ty()); }
+
+llvm::Value* Dg2Statement::initial(const Sym& s) {
+  if (!s.base) return b.getInt64(static_cast<uint64_t>(s.off));
+  const ir::Block& body = loop_.region(0).block();
+  llvm::Value* base = nullptr;
+  if (s.base == body.argument(0)) base = ctx_.get(loop_.operand(0)).at(0);
+  for (unsigned a = 1; !base && a < body.numArguments(); ++a)
+    if (s.base == body.argument(a)) base = ctx_.get(loop_.operand(a + 2)).at(0);
+  if (!base) base = hoist(s.base);
+  base = i64(base);  // an i32 row sign-extended, as the per-op emitter's index
+  return s.off ? b.CreateAdd(base, b.getInt64(static_cast<uint64_t>(s.off))) : base;
+}
+
+int64_t Dg2Statement::stepOf(const Sym& s) const {
+  if (!s.base) return 0;
+  if (auto it = steps_.find(s.base); it != steps_.end()) return it->second;
+  return *baseStep(s.base, loop_);
+}
+
+llvm::Value* Dg2Statement::lane() {
+  if (lane_) return lane_;
+  llvm::Function* laneFn = llvm::cast<llvm::Function>(
+      ctx_.module.getOrInsertFunction("_Z22get_sub_group_local_idv", llvm::FunctionType::get(b.getInt32Ty(), false)).getCallee());
+  laneFn->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  llvm::CallInst* laneCall = b.CreateCall(laneFn);
+  laneCall->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  return lane_ = b.CreateZExt(laneCall, b.getInt64Ty());
+}
+
+llvm::Value* Dg2Statement::pitch(const ir::Value* mem, int64_t eb) {
+  llvm::Value*& v = pitches_[mem];
+  return v ? v : v = b.CreateMul(i64(ctx_.memrefDim(const_cast<ir::Value*>(mem), 1)), b.getInt64(static_cast<uint64_t>(eb)));
+}
+
+llvm::Value* Dg2Statement::groupAddress(const ir::Value* mem, const Sym& row, const Sym& col, int64_t eb) {
+  llvm::Value* base = b.CreatePtrToInt(ctx_.memrefPointer(const_cast<ir::Value*>(mem)), b.getInt64Ty());
+  llvm::Value* r = b.CreateAdd(initial(row), lane());
+  return b.CreateAdd(b.CreateAdd(base, b.CreateMul(r, pitch(mem, eb))), b.CreateMul(initial(col), b.getInt64(static_cast<uint64_t>(eb))));
+}
+
+llvm::Value* Dg2Statement::laneAddress(const ir::Value* mem, const Sym& row, const Sym& col, int64_t eb) {
+  llvm::Value* base = b.CreatePtrToInt(ctx_.memrefPointer(const_cast<ir::Value*>(mem)), b.getInt64Ty());
+  return b.CreateAdd(b.CreateAdd(base, b.CreateMul(initial(row), pitch(mem, eb))),
+                     b.CreateMul(initial(col), b.getInt64(static_cast<uint64_t>(eb))));
+}
+
+void Dg2Statement::spread(std::ostream& t, const std::string& p, size_t g, llvm::Value* addr) {
+  std::string a = input(addr, "rw");
+  for (int q = 0; q < 4; ++q)
+    t << fmt::format("mov (M1_NM, 2) {}a({},0)<4> {}(0,{})<1;1,0>\n", p, 8 * g + 2 * static_cast<size_t>(q), a, 2 * q);
+}
+
+void Dg2Statement::laneRead(std::ostream& t, const std::string& p, size_t j, llvm::Value* addr) {
+  std::string a = input(addr, "rw");
+  t << fmt::format("mov (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<1;1,0>\nadd (M1, 8) {0}m{1}(0,0)<1> {2}(0,0)<1;1,0> 0x10:uq\n", p, j, a);
+}
+
+std::string Dg2Statement::stepBytes(const ir::Value* mem, const Sym& row, const Sym& col, int64_t eb) {
+  int64_t rs = stepOf(row), cs = stepOf(col) * eb;
+  if (rs == 0) return cs == 0 ? std::string() : fmt::format("{:#x}:uq", static_cast<uint64_t>(cs));
+  std::string& s = rowSteps_[{mem, rs, cs}];
+  if (s.empty())
+    s = input(b.CreateAdd(b.CreateMul(pitch(mem, eb), b.getInt64(static_cast<uint64_t>(rs))), b.getInt64(static_cast<uint64_t>(cs))),
+              "rw.u");
+  return s + "(0,0)<0;1,0>";
+}
+
+void Dg2Statement::counterStart(std::ostream& t, const std::string& p) {
+  ub_ = input(i32(ctx_.get(loop_.operand(1)).at(0)), "rw.u");
+  t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, input(i32(ctx_.get(loop_.operand(0)).at(0)), "rw.u"));
+  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub_);
+  t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
+}
+
+void Dg2Statement::counterStep(std::ostream& t, const std::string& p, int64_t step) {
+  t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, step);
+  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub_);
+  t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);
+}
+
+void Dg2Statement::setTied(size_t first, const std::vector<llvm::Value*>& vals, llvm::Type* elem) {
+  llvm::Type* ct = llvm::FixedVectorType::get(elem, 8);
+  for (size_t c = 0; c < vals.size() / 8; ++c) {
+    llvm::Value* v = llvm::UndefValue::get(ct);
+    for (unsigned i = 0; i < 8; ++i) v = b.CreateInsertElement(v, vals[8 * c + i], b.getInt32(i));
+    inputs_[first + c] = v;
+  }
+}
+
+void Dg2Statement::finish(const std::string& text, llvm::Type* elem, const std::map<unsigned, size_t>& accFirst) {
+  llvm::Type* ct = llvm::FixedVectorType::get(elem, 8);
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* v : inputs_) types.push_back(v->getType());
+  llvm::Type* rt = nOut_ == 1 ? ct : static_cast<llvm::Type*>(llvm::StructType::get(b.getContext(), std::vector<llvm::Type*>(nOut_, ct)));
+  auto* fty = llvm::FunctionType::get(rt, types, false);
+  llvm::Value* out = b.CreateCall(llvm::InlineAsm::get(fty, text, constraints_, /*hasSideEffects=*/true), inputs_);
+
+  // Results: accumulators from the outputs, coordinates advanced by the trip count.
+  const ir::Block& body = loop_.region(0).block();
+  llvm::Value* lb = ctx_.get(loop_.operand(0)).at(0);
+  llvm::Value* ubv = ctx_.get(loop_.operand(1)).at(0);
+  llvm::Value* stepv = ctx_.get(loop_.operand(2)).at(0);
+  llvm::Value* trips = b.CreateSDiv(b.CreateAdd(b.CreateSub(ubv, lb), b.CreateSub(stepv, llvm::ConstantInt::get(stepv->getType(), 1))), stepv);
+  trips = b.CreateSelect(b.CreateICmpSLT(lb, ubv), trips, llvm::ConstantInt::get(stepv->getType(), 0));
+  for (unsigned a = 1; a < body.numArguments(); ++a) {
+    ir::Value* res = loop_.result(a - 1);
+    if (auto it = accFirst.find(a); it != accFirst.end()) {
+      std::vector<llvm::Value*> vals;
+      int64_t n = body.argument(a)->type().shape()[0];
+      for (int64_t i = 0; i < n; ++i) {
+        unsigned c = static_cast<unsigned>(static_cast<int64_t>(it->second) + i / 8);
+        llvm::Value* ch = nOut_ == 1 ? out : b.CreateExtractValue(out, {c});
+        vals.push_back(b.CreateExtractElement(ch, b.getInt32(static_cast<uint32_t>(i % 8))));
+      }
+      ctx_.set(res, std::move(vals));
+    } else {
+      llvm::Value* init = ctx_.get(loop_.operand(a + 2)).at(0);
+      int64_t st = steps_.at(body.argument(a));
+      ctx_.set(res, {b.CreateAdd(init, b.CreateMul(b.CreateSExtOrTrunc(trips, init->getType()),
+                                                   llvm::ConstantInt::get(init->getType(), static_cast<uint64_t>(st))))});
+    }
+  }
 }
 
 }  // namespace xtc::backend

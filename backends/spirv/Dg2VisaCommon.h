@@ -1,11 +1,21 @@
 // Internal to backends/spirv: what dg2's two whole-K-loop inline-vISA statements share (the DPAS one,
-// Dg2VisaLoop.cpp, and the f32 FMA one, Dg2VisaFmaLoop.cpp): LLVM values they compute before the
-// statement from the loop's IR. Kept in one place so both statements compute their inputs the same way.
+// Dg2VisaLoop.cpp, and the f32 FMA one, Dg2VisaFmaLoop.cpp): the statement's inputs and the LLVM
+// around it. Both statements take the loop's coordinates, per-lane row addresses, counter and tied
+// accumulators the same way, so that is written once here: each emitter matches its own body and
+// writes its own loop text, and calls these in the same order as before (the LLVM is byte-identical).
 #pragma once
 
+#include "backends/spirv/LoopCoords.h"
 #include "backends/spirv/XeBuiltins.h"
 
 #include <llvm/IR/IRBuilder.h>
+
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <vector>
 
 namespace xtc::backend {
 
@@ -13,5 +23,68 @@ namespace xtc::backend {
 // before the loop in its own width (an index: i64), as the per-op emitter computes it (a convert
 // sign-extends, from i1 zero-extends): a lane read's row, a prefetch program's invariant input.
 llvm::Value* hoistInvariant(const ir::Value* v, const ir::Operation& loop, XeEmitContext& ctx, llvm::IRBuilder<>& b);
+
+// One statement of the dg2 scf.for `loop`: its first `nOut` operands are the outputs (registers of
+// 8 elements, "=rw") tied to the next nOut (the accumulators' initial values, setTied); the inputs
+// after them are added by input(). `steps` are the loop-carried index arguments' steps (the matcher's).
+class Dg2Statement {
+ public:
+  Dg2Statement(const ir::Operation& loop, XeEmitContext& ctx, size_t nOut, const std::map<const ir::Value*, int64_t>& steps);
+
+  llvm::IRBuilder<>& b;
+
+  // "$N" for the input `v` with the constraint `c` (once per value).
+  std::string input(llvm::Value* v, const char* c);
+  llvm::Value* i64(llvm::Value* v);  // sign-extended
+  llvm::Value* i32(llvm::Value* v);  // truncated
+  llvm::Value* hoist(const ir::Value* v) { return hoistInvariant(v, loop_, ctx_, b); }
+  // A coordinate's value at loop entry (i64) and its step per iteration.
+  llvm::Value* initial(const Sym& s);
+  int64_t stepOf(const Sym& s) const;
+
+  // The subgroup lane id (i64), called where this is first asked for (before the address groups).
+  llvm::Value* lane();
+  // A memref's row pitch in bytes (`eb` bytes per element), made once.
+  llvm::Value* pitch(const ir::Value* mem, int64_t eb);
+  // The address of row + lane, column `col` of `mem` at loop entry (a group of 8 rows' per-lane input),
+  // and (laneRead) of the lane's own row (an xe.lane_read's).
+  llvm::Value* groupAddress(const ir::Value* mem, const Sym& row, const Sym& col, int64_t eb);
+  llvm::Value* laneAddress(const ir::Value* mem, const Sym& row, const Sym& col, int64_t eb);
+  // Spreads a group's per-lane address `addr` (an input) into the message address registers 8g ..
+  // 8g + 7 of `{p}a` (one register each: an LSC address must start a register).
+  void spread(std::ostream& t, const std::string& p, size_t g, llvm::Value* addr);
+  // A lane read j's addresses: `{p}l<j>` the input, `{p}m<j>` 16 bytes on.
+  void laneRead(std::ostream& t, const std::string& p, size_t j, llvm::Value* addr);
+  // What one step adds to a message's address: its row step times the pitch plus its column step
+  // times the element bytes (an immediate, or a uniform input when the row moves); empty when it does
+  // not move.
+  std::string stepBytes(const ir::Value* mem, const Sym& row, const Sym& col, int64_t eb);
+  // The counter from the loop's lower bound and the guard before the loop (`{p}k`, `{p}p`,
+  // `{p}end`); after each step, its add, compare and the backward jump to `{p}loop`.
+  void counterStart(std::ostream& t, const std::string& p);
+  void counterStep(std::ostream& t, const std::string& p, int64_t step);
+
+  // Output c's initial value (tied): accumulator vector `vals`' elements 8c' .. 8c' + 7 for output
+  // first + c'.
+  void setTied(size_t first, const std::vector<llvm::Value*>& vals, llvm::Type* elem);
+  // The constraint string so far.
+  const std::string& constraints() const { return constraints_; }
+  // Makes the call of `text` with the outputs as <8 x elem> vectors; then sets the loop's results:
+  // accumulator argument a (accFirst: its first output) from the outputs, element i in output first +
+  // i / 8, lane i % 8; every other (index) argument advanced by the trip count times its step.
+  void finish(const std::string& text, llvm::Type* elem, const std::map<unsigned, size_t>& accFirst);
+
+ private:
+  const ir::Operation& loop_;
+  XeEmitContext& ctx_;
+  size_t nOut_;
+  const std::map<const ir::Value*, int64_t>& steps_;
+  std::vector<llvm::Value*> inputs_;
+  std::string constraints_;
+  llvm::Value* lane_ = nullptr;
+  std::map<const ir::Value*, llvm::Value*> pitches_;
+  std::map<std::tuple<const ir::Value*, int64_t, int64_t>, std::string> rowSteps_;  // (memref, row, column step) -> input
+  std::string ub_;
+};
 
 }  // namespace xtc::backend

@@ -29,12 +29,6 @@
 #include "backends/spirv/LoopCoords.h"
 #include "ir/ops/XeOps.h"
 
-#include <llvm/IR/Constants.h>
-#include <llvm/IR/DerivedTypes.h>
-#include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/InlineAsm.h>
-#include <llvm/IR/Instructions.h>
-
 #include <fmt/format.h>
 
 #include <map>
@@ -264,7 +258,6 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   if (op.intAttr("index_bits", 64) != 32) return std::nullopt;
   Matcher lm(op);
   if (!lm.match()) return std::nullopt;
-  const ir::Block& body = lm.body_;
   // The row reads (messages) in IR order, in groups of 8 consecutive rows of one memref at one column
   // (lane l of a group's address input = row R + l); the lane reads in IR order (lanes: their reads).
   std::vector<const Read*> msgs, lanes;
@@ -285,38 +278,8 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
       if (!rowsApart(*msgs[8 * g], *msgs[8 * g + l], static_cast<int64_t>(l))) return std::nullopt;
   // Past this point the statement is emitted (no more nullopt, no IR made before it).
 
-  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
   const size_t nOut = lm.last_.size() / 8;  // outputs of 8 accumulator elements (registers) each
-  std::vector<llvm::Value*> inputs(nOut, nullptr);
-  std::string constraints;
-  for (size_t i = 0; i < nOut; ++i) constraints += (i ? ",=rw" : "=rw");
-  for (size_t i = 0; i < nOut; ++i) constraints += fmt::format(",{}", i);
-  auto arg = [&](llvm::Value* v, const char* c) {
-    for (size_t i = nOut; i < inputs.size(); ++i)
-      if (inputs[i] == v) return fmt::format("${}", nOut + i);
-    inputs.push_back(v);
-    constraints += fmt::format(",{}", c);
-    return fmt::format("${}", nOut + inputs.size() - 1);
-  };
-  auto i64 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(64) ? v : b.CreateSExt(v, b.getInt64Ty()); };
-  auto i32 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(32) ? v : b.CreateTrunc(v, b.getInt32Ty()); };
-  // A coordinate's value at loop entry (i64).
-  auto initial = [&](const Sym& s) -> llvm::Value* {
-    if (!s.base) return b.getInt64(static_cast<uint64_t>(s.off));
-    llvm::Value* base = nullptr;
-    if (s.base == body.argument(0)) base = ctx.get(op.operand(0)).at(0);
-    for (unsigned a = 1; !base && a < body.numArguments(); ++a)
-      if (s.base == body.argument(a)) base = ctx.get(op.operand(a + 2)).at(0);
-    if (!base) base = hoistInvariant(s.base, op, ctx, b);
-    base = i64(base);
-    return s.off ? b.CreateAdd(base, b.getInt64(static_cast<uint64_t>(s.off))) : base;
-  };
-  auto stepOf = [&](const Sym& s) -> int64_t {
-    if (!s.base) return 0;
-    if (auto it = lm.steps_.find(s.base); it != lm.steps_.end()) return it->second;
-    return *baseStep(s.base, op);
-  };
-
+  Dg2Statement st(op, ctx, nOut, lm.steps_);
   std::string p = fmt::format("xtc_f{}_", loopId);
   size_t nMsg = msgs.size();
   std::ostringstream t;
@@ -338,38 +301,15 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
     t << fmt::format(".decl {}R{} v_type=G type=ud num_elts={} align=GRF alias=<{}R,{}>\n", p, i, 8 * r.n, p, kGrf * r.reg);
   }
-  // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry.
-  llvm::Function* laneFn = llvm::cast<llvm::Function>(
-      ctx.module.getOrInsertFunction("_Z22get_sub_group_local_idv", llvm::FunctionType::get(b.getInt32Ty(), false)).getCallee());
-  laneFn->setCallingConv(llvm::CallingConv::SPIR_FUNC);
-  llvm::CallInst* laneCall = b.CreateCall(laneFn);
-  laneCall->setCallingConv(llvm::CallingConv::SPIR_FUNC);
-  llvm::Value* lane = b.CreateZExt(laneCall, b.getInt64Ty());
-  std::map<const ir::Value*, llvm::Value*> pitches;  // bytes per row
-  auto pitch = [&](const Read& r) {
-    llvm::Value*& v = pitches[r.mem];
-    return v ? v : v = b.CreateMul(i64(ctx.memrefDim(const_cast<ir::Value*>(r.mem), 1)), b.getInt64(4));
-  };
+  // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry; each lane
+  // read's lane its own row (no lane term).
+  st.lane();
   for (size_t g = 0; g < nMsg / 8; ++g) {
     const Read& r0 = *msgs[8 * g];
-    llvm::Value* base = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r0.mem)), b.getInt64Ty());
-    llvm::Value* row = b.CreateAdd(initial(r0.row), lane);
-    llvm::Value* addr = b.CreateAdd(b.CreateAdd(base, b.CreateMul(row, pitch(r0))), b.CreateMul(initial(r0.col), b.getInt64(4)));
-    std::string a = arg(addr, "rw");
-    for (int q = 0; q < 4; ++q)
-      t << fmt::format("mov (M1_NM, 2) {}a({},0)<4> {}(0,{})<1;1,0>\n", p, 8 * g + 2 * static_cast<size_t>(q), a, 2 * q);
+    st.spread(t, p, g, st.groupAddress(r0.mem, r0.row, r0.col, 4));
   }
-  for (size_t j = 0; j < lanes.size(); ++j) {  // each lane's own row: no lane term
-    const Read& r = *lanes[j];
-    llvm::Value* base = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r.mem)), b.getInt64Ty());
-    llvm::Value* addr = b.CreateAdd(b.CreateAdd(base, b.CreateMul(initial(r.row), pitch(r))), b.CreateMul(initial(r.col), b.getInt64(4)));
-    std::string a = arg(addr, "rw");
-    t << fmt::format("mov (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<1;1,0>\nadd (M1, 8) {0}m{1}(0,0)<1> {2}(0,0)<1;1,0> 0x10:uq\n", p, j, a);
-  }
-  std::string ub = arg(i32(ctx.get(op.operand(1)).at(0)), "rw.u");
-  t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0)), "rw.u"));
-  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
-  t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
+  for (size_t j = 0; j < lanes.size(); ++j) st.laneRead(t, p, j, st.laneAddress(lanes[j]->mem, lanes[j]->row, lanes[j]->col, 4));
+  st.counterStart(t, p);
   for (size_t i = 0; i < nMsg; ++i)
     t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, msgs[i]->n == 1 ? "d32x8t" : "d32x16t", p, i);
   for (size_t j = 0; j < lanes.size(); ++j)
@@ -382,68 +322,23 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     int c = f.slot / 8, r = f.slot % 8;
     t << fmt::format("mad (M1, 8) ${}({},0)<1> {}Rf({},{})<0;1,0> {}<1;1,0> ${}({},0)<1;1,0>\n", c, r, p, ar, f.lane, bv, c, r);
   }
-  // One 64-bit add per message address: its row step times the pitch plus its column step times 4
-  // bytes (a uniform input when the row moves); empty when it does not move. A lane read's two
-  // addresses: one SIMD8 add each.
-  std::map<std::tuple<const ir::Value*, int64_t, int64_t>, std::string> rowSteps;  // (memref, row, column step) -> input
-  auto stepBytes = [&](const Read& r) -> std::string {
-    int64_t rs = stepOf(r.row), cs = stepOf(r.col) * 4;
-    if (rs == 0) return cs == 0 ? std::string() : fmt::format("{:#x}:uq", static_cast<uint64_t>(cs));
-    std::string& s = rowSteps[{r.mem, rs, cs}];
-    if (s.empty())
-      s = arg(b.CreateAdd(b.CreateMul(pitch(r), b.getInt64(static_cast<uint64_t>(rs))), b.getInt64(static_cast<uint64_t>(cs))), "rw.u");
-    return s + "(0,0)<0;1,0>";
-  };
+  // One 64-bit add per message address (a lane read's two addresses: one SIMD8 add each).
   for (size_t i = 0; i < nMsg; ++i)
-    if (std::string by = stepBytes(*msgs[i]); !by.empty())
+    if (std::string by = st.stepBytes(msgs[i]->mem, msgs[i]->row, msgs[i]->col, 4); !by.empty())
       t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
   for (size_t j = 0; j < lanes.size(); ++j)
-    if (std::string by = stepBytes(*lanes[j]); !by.empty())
+    if (std::string by = st.stepBytes(lanes[j]->mem, lanes[j]->row, lanes[j]->col, 4); !by.empty())
       for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);
-  t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, lm.step_);
-  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
-  t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);
+  st.counterStep(t, p, lm.step_);
 
-  // The accumulator registers in outputs of 8, tied to their initial values.
-  llvm::Type* ct = llvm::FixedVectorType::get(b.getFloatTy(), 8);
-  for (auto [a, first] : lm.accBase_) {
-    const std::vector<llvm::Value*>& vals = ctx.get(op.operand(a + 2));
-    for (size_t c = 0; c < vals.size() / 8; ++c) {
-      llvm::Value* v = llvm::UndefValue::get(ct);
-      for (unsigned i = 0; i < 8; ++i) v = b.CreateInsertElement(v, vals[8 * c + i], b.getInt32(i));
-      inputs[static_cast<size_t>(first) / 8 + c] = v;
-    }
+  // The accumulator registers in outputs of 8 (output c register r = slot 8c + r), tied to their
+  // initial values.
+  std::map<unsigned, size_t> first;
+  for (auto [a, base] : lm.accBase_) {
+    first[a] = static_cast<size_t>(base) / 8;
+    st.setTied(first[a], ctx.get(op.operand(a + 2)), st.b.getFloatTy());
   }
-  std::vector<llvm::Type*> types;
-  for (llvm::Value* v : inputs) types.push_back(v->getType());
-  llvm::Type* rt = nOut == 1 ? ct : static_cast<llvm::Type*>(llvm::StructType::get(b.getContext(), std::vector<llvm::Type*>(nOut, ct)));
-  auto* fty = llvm::FunctionType::get(rt, types, false);
-  llvm::Value* out = b.CreateCall(llvm::InlineAsm::get(fty, t.str(), constraints, /*hasSideEffects=*/true), inputs);
-
-  // Results: accumulators from the outputs, coordinates advanced by the trip count.
-  llvm::Value* lb = ctx.get(op.operand(0)).at(0);
-  llvm::Value* ubv = ctx.get(op.operand(1)).at(0);
-  llvm::Value* stepv = ctx.get(op.operand(2)).at(0);
-  llvm::Value* trips = b.CreateSDiv(b.CreateAdd(b.CreateSub(ubv, lb), b.CreateSub(stepv, llvm::ConstantInt::get(stepv->getType(), 1))), stepv);
-  trips = b.CreateSelect(b.CreateICmpSLT(lb, ubv), trips, llvm::ConstantInt::get(stepv->getType(), 0));
-  for (unsigned a = 1; a < body.numArguments(); ++a) {
-    ir::Value* res = op.result(a - 1);
-    if (auto it = lm.accBase_.find(a); it != lm.accBase_.end()) {
-      std::vector<llvm::Value*> vals;
-      int64_t n = body.argument(a)->type().shape()[0];
-      for (int64_t i = 0; i < n; ++i) {
-        unsigned c = static_cast<unsigned>((it->second + i) / 8);
-        llvm::Value* ch = nOut == 1 ? out : b.CreateExtractValue(out, {c});
-        vals.push_back(b.CreateExtractElement(ch, b.getInt32(static_cast<uint32_t>((it->second + i) % 8))));
-      }
-      ctx.set(res, std::move(vals));
-    } else {
-      llvm::Value* init = ctx.get(op.operand(a + 2)).at(0);
-      int64_t st = lm.steps_.at(body.argument(a));
-      ctx.set(res, {b.CreateAdd(init, b.CreateMul(b.CreateSExtOrTrunc(trips, init->getType()),
-                                                  llvm::ConstantInt::get(init->getType(), static_cast<uint64_t>(st))))});
-    }
-  }
+  st.finish(t.str(), st.b.getFloatTy(), first);
   return std::string();
 }
 

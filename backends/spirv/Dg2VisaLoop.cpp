@@ -593,7 +593,6 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   if (op.intAttr("index_bits", 64) != 32) return std::nullopt;
   Matcher lm(op);
   if (!lm.match()) return std::nullopt;
-  const ir::Block& body = lm.body_;
 
   // The messages in groups of 8 consecutive rows (one per-lane address each): each A operand's rows,
   // then each B operand's rows not yet placed. A message placed twice at different places: no
@@ -662,41 +661,11 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   if (!prefetch.plan()) return std::nullopt;
   // Past this point the statement is emitted (no more nullopt, no IR made before it).
 
-  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
   const size_t nOut = static_cast<size_t>(lm.chunks_);
-  std::vector<llvm::Value*> inputs(nOut, nullptr);
-  std::string constraints;
-  for (size_t i = 0; i < nOut; ++i) constraints += (i ? ",=rw" : "=rw");
-  for (size_t i = 0; i < nOut; ++i) constraints += fmt::format(",{}", i);
-  auto arg = [&](llvm::Value* v, const char* c) {
-    for (size_t i = nOut; i < inputs.size(); ++i)
-      if (inputs[i] == v) return fmt::format("${}", nOut + i);
-    inputs.push_back(v);
-    constraints += fmt::format(",{}", c);
-    return fmt::format("${}", nOut + inputs.size() - 1);
-  };
-  auto i64 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(64) ? v : b.CreateSExt(v, b.getInt64Ty()); };
-  auto i32 = [&](llvm::Value* v) { return v->getType()->isIntegerTy(32) ? v : b.CreateTrunc(v, b.getInt32Ty()); };
-  // A bodyInvariant value computed before the loop, in its own width (an index: i64), as the
-  // per-op emitter computes it (a convert sign-extends, from i1 zero-extends).
-  // A bodyInvariant value computed before the loop (Dg2VisaCommon.h).
-  std::function<llvm::Value*(const ir::Value*)> hoist = [&](const ir::Value* v) { return hoistInvariant(v, op, ctx, b); };
-  // A coordinate's value at loop entry (i64).
-  auto initial = [&](const Sym& s) -> llvm::Value* {
-    if (!s.base) return b.getInt64(static_cast<uint64_t>(s.off));
-    llvm::Value* base = nullptr;
-    if (s.base == body.argument(0)) base = ctx.get(op.operand(0)).at(0);
-    for (unsigned a = 1; !base && a < body.numArguments(); ++a)
-      if (s.base == body.argument(a)) base = ctx.get(op.operand(a + 2)).at(0);
-    if (!base) base = hoist(s.base);
-    base = i64(base);  // an i32 row sign-extended, as the per-op emitter's index
-    return s.off ? b.CreateAdd(base, b.getInt64(static_cast<uint64_t>(s.off))) : base;
-  };
-  auto stepOf = [&](const Sym& s) -> int64_t {
-    if (!s.base) return 0;
-    if (auto it = lm.steps_.find(s.base); it != lm.steps_.end()) return it->second;
-    return *baseStep(s.base, op);
-  };
+  Dg2Statement st(op, ctx, nOut, lm.steps_);
+  llvm::IRBuilder<>& b = st.b;
+  auto arg = [&](llvm::Value* v, const char* c) { return st.input(v, c); };
+  std::function<llvm::Value*(const ir::Value*)> hoist = [&](const ir::Value* v) { return st.hoist(v); };
 
   int64_t eb = lm.in_ == ElemKind::I8 ? 1 : 2, P = 4 / eb;
   std::string sub = eb == 1 ? "ub" : "uw";
@@ -728,47 +697,25 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   }
   auto declEnd = t.tellp();
   // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry.
-  llvm::Function* laneFn = llvm::cast<llvm::Function>(
-      ctx.module.getOrInsertFunction("_Z22get_sub_group_local_idv", llvm::FunctionType::get(b.getInt32Ty(), false)).getCallee());
-  laneFn->setCallingConv(llvm::CallingConv::SPIR_FUNC);
-  llvm::CallInst* laneCall = b.CreateCall(laneFn);
-  laneCall->setCallingConv(llvm::CallingConv::SPIR_FUNC);
-  llvm::Value* lane = b.CreateZExt(laneCall, b.getInt64Ty());
-  std::map<const ir::Value*, llvm::Value*> pitches;
-  auto pitch = [&](const Read& r) {
-    llvm::Value*& v = pitches[r.mem];
-    return v ? v : v = b.CreateMul(i64(ctx.memrefDim(const_cast<ir::Value*>(r.mem), 1)), b.getInt64(static_cast<uint64_t>(r.eb)));
-  };
+  st.lane();
   for (size_t g = 0; g < order.size() / 8; ++g) {
     const Read& r0 = readOf(order[8 * g]);
-    llvm::Value* base = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r0.mem)), b.getInt64Ty());
-    llvm::Value* row = b.CreateAdd(initial(r0.row), lane);
-    llvm::Value* addr = b.CreateAdd(b.CreateAdd(base, b.CreateMul(row, pitch(r0))),
-                                    b.CreateMul(initial(r0.col), b.getInt64(static_cast<uint64_t>(r0.eb))));
+    llvm::Value* addr = st.groupAddress(r0.mem, r0.row, r0.col, r0.eb);
     if (order[8 * g] % 2) addr = b.CreateAdd(addr, b.getInt64(static_cast<uint64_t>(kGrf)));  // a row's second half
-    std::string a = arg(addr, "rw");
-    for (int q = 0; q < 4; ++q)
-      t << fmt::format("mov (M1_NM, 2) {}a({},0)<4> {}(0,{})<1;1,0>\n", p, 8 * g + 2 * static_cast<size_t>(q), a, 2 * q);
+    st.spread(t, p, g, addr);
   }
   auto laneRead = [&](size_t j) -> const Read& {
     return lm.reads_[static_cast<size_t>(lm.bOps_[static_cast<size_t>(laneOps[j])].rows[0])];
   };
   for (size_t j = 0; j < laneOps.size(); ++j) {  // each lane's own row: no lane term
     const Read& r = laneRead(j);
-    llvm::Value* base = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(r.mem)), b.getInt64Ty());
-    llvm::Value* addr = b.CreateAdd(b.CreateAdd(base, b.CreateMul(initial(r.row), pitch(r))),
-                                    b.CreateMul(initial(r.col), b.getInt64(static_cast<uint64_t>(r.eb))));
-    std::string a = arg(addr, "rw");
-    t << fmt::format("mov (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<1;1,0>\nadd (M1, 8) {0}m{1}(0,0)<1> {2}(0,0)<1;1,0> 0x10:uq\n", p, j, a);
+    st.laneRead(t, p, j, st.laneAddress(r.mem, r.row, r.col, r.eb));
   }
   // The prefetches' program: its declarations go with the others (spliced in below), its copies here.
   std::ostringstream progDecls, progBody, progSteps;
   auto carriedInit = [&](const ir::Value* v) { return ctx.get(op.operand(v->index() + 2)).at(0); };
   prefetch.emit(arg, hoist, carriedInit, b, progDecls, t, progBody, progSteps);
-  std::string ub = arg(i32(ctx.get(op.operand(1)).at(0)), "rw.u");
-  t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0)), "rw.u"));
-  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
-  t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
+  st.counterStart(t, p);
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
   for (size_t i = 0; i < order.size(); ++i) {
     const Read& r = readOf(order[i]);
@@ -801,15 +748,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   }
   // One 64-bit add per message address: its row step times the pitch plus its column step times the
   // bytes (a uniform input when the row moves); empty when it does not move.
-  std::map<std::tuple<const ir::Value*, int64_t, int64_t>, std::string> rowSteps;
-  auto stepBytes = [&](const Read& r) -> std::string {
-    int64_t rs = stepOf(r.row), cs = stepOf(r.col) * r.eb;
-    if (rs == 0) return cs == 0 ? std::string() : fmt::format("{:#x}:uq", static_cast<uint64_t>(cs));
-    std::string& s = rowSteps[{r.mem, rs, cs}];
-    if (s.empty())
-      s = arg(b.CreateAdd(b.CreateMul(pitch(r), b.getInt64(static_cast<uint64_t>(rs))), b.getInt64(static_cast<uint64_t>(cs))), "rw.u");
-    return s + "(0,0)<0;1,0>";
-  };
+  auto stepBytes = [&](const Read& r) { return st.stepBytes(r.mem, r.row, r.col, r.eb); };
   for (size_t i = 0; i < order.size(); ++i)
     if (std::string by = stepBytes(readOf(order[i])); !by.empty())
       t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
@@ -817,53 +756,18 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     if (std::string by = stepBytes(laneRead(j)); !by.empty())
       for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);
   t << progSteps.str();
-  t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, lm.step_);
-  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
-  t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);
+  st.counterStep(t, p, lm.step_);
 
   // The accumulator chunks, tied to their initial values.
   llvm::Type* et = lm.acc_ == ElemKind::F32 ? b.getFloatTy() : b.getInt32Ty();
-  llvm::Type* ct = llvm::FixedVectorType::get(et, 8);
-  for (auto [a, first] : lm.accBase_) {
-    const std::vector<llvm::Value*>& regs = ctx.get(op.operand(a + 2));
-    for (size_t c = 0; c < regs.size() / 8; ++c) {
-      llvm::Value* v = llvm::UndefValue::get(ct);
-      for (unsigned i = 0; i < 8; ++i) v = b.CreateInsertElement(v, regs[8 * c + i], b.getInt32(i));
-      inputs[static_cast<size_t>(first) + c] = v;
-    }
+  std::map<unsigned, size_t> first;
+  for (auto [a, chunk] : lm.accBase_) {
+    first[a] = static_cast<size_t>(chunk);
+    st.setTied(first[a], ctx.get(op.operand(a + 2)), et);
   }
-  std::vector<llvm::Type*> types;
-  for (llvm::Value* v : inputs) types.push_back(v->getType());
-  llvm::Type* rt = nOut == 1 ? ct : static_cast<llvm::Type*>(llvm::StructType::get(b.getContext(), std::vector<llvm::Type*>(nOut, ct)));
-  auto* fty = llvm::FunctionType::get(rt, types, false);
   std::string text = t.str();
   text.insert(static_cast<size_t>(declEnd), progDecls.str());
-  llvm::Value* out = b.CreateCall(llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/true), inputs);
-
-  // Results: accumulators from the outputs, coordinates advanced by the trip count.
-  llvm::Value* lb = ctx.get(op.operand(0)).at(0);
-  llvm::Value* ubv = ctx.get(op.operand(1)).at(0);
-  llvm::Value* stepv = ctx.get(op.operand(2)).at(0);
-  llvm::Value* trips = b.CreateSDiv(b.CreateAdd(b.CreateSub(ubv, lb), b.CreateSub(stepv, llvm::ConstantInt::get(stepv->getType(), 1))), stepv);
-  trips = b.CreateSelect(b.CreateICmpSLT(lb, ubv), trips, llvm::ConstantInt::get(stepv->getType(), 0));
-  for (unsigned a = 1; a < body.numArguments(); ++a) {
-    ir::Value* res = op.result(a - 1);
-    if (auto it = lm.accBase_.find(a); it != lm.accBase_.end()) {
-      std::vector<llvm::Value*> regs;
-      int64_t n = body.argument(a)->type().shape()[0];
-      for (int64_t i = 0; i < n; ++i) {
-        unsigned c = static_cast<unsigned>(it->second + i / 8);
-        llvm::Value* ch = nOut == 1 ? out : b.CreateExtractValue(out, {c});
-        regs.push_back(b.CreateExtractElement(ch, b.getInt32(static_cast<uint32_t>(i % 8))));
-      }
-      ctx.set(res, std::move(regs));
-    } else {
-      llvm::Value* init = ctx.get(op.operand(a + 2)).at(0);
-      int64_t st = lm.steps_.at(body.argument(a));
-      ctx.set(res, {b.CreateAdd(init, b.CreateMul(b.CreateSExtOrTrunc(trips, init->getType()),
-                                                  llvm::ConstantInt::get(init->getType(), static_cast<uint64_t>(st))))});
-    }
-  }
+  st.finish(text, et, first);
   return std::string();
 }
 

@@ -115,8 +115,7 @@ class Matcher {
 
  private:
   bool walk(const ir::Operation& op);
-  bool read(const ir::Operation& op);
-  bool laneRead(const ir::Operation& op);
+  bool read(const ir::Operation& op, bool lane);
   bool dpas(const ir::Operation& op);
   bool yield(const ir::Operation& op);
   const std::vector<Elem>* elems(const ir::Value* v) const {
@@ -168,8 +167,8 @@ bool Matcher::walk(const ir::Operation& op) {
     return op.numOperands() == 1 && op.operand(0)->type().isScalar() && op.operand(0)->type().elem() == ElemKind::I64 &&
            (cache == 4 || cache == 2);
   }
-  if (op.is("xe.block_read")) return read(op);
-  if (op.is("xe.lane_read")) return laneRead(op);
+  if (op.is("xe.block_read")) return read(op, false);
+  if (op.is("xe.lane_read")) return read(op, true);
   if (op.is("vector.extract")) {
     const std::vector<Elem>* s = elems(op.operand(0));
     int64_t i = op.intAttr("index", -1);
@@ -192,49 +191,33 @@ bool Matcher::walk(const ir::Operation& op) {
   return false;
 }
 
-// A global row read at "base + constant" coordinates, its memref defined outside the loop: the dword
-// reads of A rows (one or two dwords per lane, 32 or 64 bytes) and the element reads of B rows (16, 32 or 64 bytes,
-// the d32x4t/x8t/x16t messages dg2-visa.sh measured).
-bool Matcher::read(const ir::Operation& op) {
+// A global read at coordinates whose bases step by known constants, its memref defined outside the
+// loop. A row read (xe.block_read at "base + constant"): the dword reads of A rows (one or two dwords
+// per lane, 32 or 64 bytes) and the element reads of B rows (16, 32 or 64 bytes, the d32x4t/x8t/x16t
+// messages dg2-visa.sh measured). A lane read (`lane`, xe.lane_read): 8 dwords of each lane's row (B^T
+// in RFC 2.2/2.3: lane n reads row n of its column block, its K elements in pairs (16-bit) or fours
+// (8-bit) per dword, which is DPAS B register i = dword i in lane n); its row is lane-dependent, "base
+// + constant" where the base may also be an expression of values defined outside the loop
+// (invariantSym).
+bool Matcher::read(const ir::Operation& op, bool lane) {
   if (op.numOperands() != 3) return false;
   const ir::Value* mem = op.operand(0);
   const ir::Type& mt = mem->type();
   const ir::Type& vt = op.result()->type();
   if (!mt.isMemRef() || mt.memSpace() == ir::MemSpace::Slm || mt.rank() != 2 || !definedOutside(mem, for_)) return false;
   std::optional<int64_t> unit = ir::blockUnit(op);
-  std::optional<Sym> row = bodySym(op.operand(1), for_), col = bodySym(op.operand(2), for_);
+  auto coord = [&](unsigned i) { return lane ? invariantSym(op.operand(i), for_) : bodySym(op.operand(i), for_); };
+  std::optional<Sym> row = coord(1), col = coord(2);
   if (!unit || !row || !col || row->div != 1 || col->div != 1 || !vt.isVector() || vt.rank() != 1 || vt.elem() != mt.elem())
     return false;
   if (!baseStep(row->base, for_) || !baseStep(col->base, for_)) return false;
-  Read r{&op, mem, *row, *col, ir::elemBits(vt.elem()) / 8, *unit, vt.shape()[0]};
+  Read r{&op, mem, *row, *col, ir::elemBits(vt.elem()) / 8, *unit, vt.shape()[0], lane};
   if (r.eb != 1 && r.eb != 2) return false;
   int64_t bytes = r.bytes();
-  bool aRow = r.P * r.eb == 4 && (r.n == r.P || r.n == 2 * r.P);  // one or two dwords per lane
-  bool bRow = r.P == 1 && (bytes == 16 || bytes == 32 || bytes == 64);
-  if (!aRow && !bRow) return false;
-  std::vector<Elem> es;
-  for (int64_t e = 0; e < r.n; ++e) es.push_back({Src::Read, static_cast<int>(reads_.size()), static_cast<int>(e)});
-  elems_[op.result()] = std::move(es);
-  reads_.push_back(r);
-  return true;
-}
-
-// A lane read of 8 dwords of each lane's row (B^T in RFC 2.2/2.3: lane n reads row n of its column
-// block, its K elements in pairs (16-bit) or fours (8-bit) per dword, which is DPAS B register i =
-// dword i in lane n). The row is lane-dependent: "base + constant" where the base may also be an
-// expression of values defined outside the loop (invariantSym).
-bool Matcher::laneRead(const ir::Operation& op) {
-  if (op.numOperands() != 3) return false;
-  const ir::Value* mem = op.operand(0);
-  const ir::Type& mt = mem->type();
-  const ir::Type& vt = op.result()->type();
-  if (!mt.isMemRef() || mt.memSpace() == ir::MemSpace::Slm || mt.rank() != 2 || !definedOutside(mem, for_)) return false;
-  std::optional<int64_t> unit = ir::blockUnit(op);
-  std::optional<Sym> row = invariantSym(op.operand(1), for_), col = invariantSym(op.operand(2), for_);
-  if (!unit || !row || !col || row->div != 1 || col->div != 1 || !vt.isVector() || vt.rank() != 1 || vt.elem() != mt.elem())
-    return false;
-  Read r{&op, mem, *row, *col, ir::elemBits(vt.elem()) / 8, *unit, vt.shape()[0], true};
-  if ((r.eb != 1 && r.eb != 2) || r.P * r.eb != 4 || r.n != 8 * r.P) return false;
+  bool laneRow = lane && r.P * r.eb == 4 && r.n == 8 * r.P;
+  bool aRow = !lane && r.P * r.eb == 4 && (r.n == r.P || r.n == 2 * r.P);  // one or two dwords per lane
+  bool bRow = !lane && r.P == 1 && (bytes == 16 || bytes == 32 || bytes == 64);
+  if (!laneRow && !aRow && !bRow) return false;
   std::vector<Elem> es;
   for (int64_t e = 0; e < r.n; ++e) es.push_back({Src::Read, static_cast<int>(reads_.size()), static_cast<int>(e)});
   elems_[op.result()] = std::move(es);

@@ -12,6 +12,7 @@
 #include "backends/spirv/VisaLanes.h"
 #include "backends/spirv/VisaLoop.h"
 #include "backends/spirv/XeBuiltins.h"
+#include "backends/spirv/XeMath.h"
 
 #include "ir/Module.h"
 
@@ -190,6 +191,13 @@ private:
   unsigned visaLoops_ = 0;  // whole-loop asm statements emitted (unique vISA names, VisaLoop.h)
   VisaHeaders headers_;     // the 2D message headers in scope (VisaEmitter.h)
   BlockAddresses blockAddresses_;  // dg2 global block messages' row pointers (XeBuiltins.h)
+  // f32 exp and division as IGC's expansions written out (XeMath.h): pvc/dg2 in vISA mode only, so
+  // --emulate-xe (every CPU run) and generic keep OpenCL's exp and `/`.
+  bool igcMathF32(llvm::Type* t) const {
+    bool xe = (target_.kind == targets::TargetKind::Pvc && target_.subgroupSize == 16) ||
+              (target_.kind == targets::TargetKind::Dg2 && target_.subgroupSize == 8);
+    return codegen_ == XeCodegen::Visa && xe && t->isFloatTy();
+  }
   VisaHeaders* headersOrNull() { return codegen_ == XeCodegen::Visa ? &headers_ : nullptr; }
   // What the xe emitters (XeBuiltins.h, VisaEmitter.h) see of this emitter at `op` (errors at `op`).
   XeEmitContext xeContext(ir::Operation& op) {
@@ -533,7 +541,7 @@ void KernelEmitter::emitBinary(ir::Operation& op) {
     else if (n == "arith.addf") v = b_.CreateFAdd(x, y);
     else if (n == "arith.subf") v = b_.CreateFSub(x, y);
     else if (n == "arith.mulf") v = b_.CreateFMul(x, y);
-    else if (n == "arith.divf") v = b_.CreateFDiv(x, y);
+    else if (n == "arith.divf") v = igcMathF32(x->getType()) ? emitXeDivF32(b_, m_, x, y) : b_.CreateFDiv(x, y);
     else if (n == "arith.maxf") v = fmaxmin("fmax", x, y);
     else if (n == "arith.minf") v = fmaxmin("fmin", x, y);
     else fail(op, fmt::format("SPIR-V backend: unsupported op '{}'", n));
@@ -629,14 +637,15 @@ void KernelEmitter::emitMath(ir::Operation& op) {
   std::string mangled = fmt::format("_Z{}{}", it->second.size(), it->second);
   for (unsigned i = 0; i < nargs; ++i) mangled += mangleCode(k);
   llvm::Type* t = regType(k, op);
-  llvm::Function* f = builtin(mangled, t, std::vector<llvm::Type*>(nargs, t), false, true);
+  bool igcExp = name == "exp" && igcMathF32(t);
+  llvm::Function* f = igcExp ? nullptr : builtin(mangled, t, std::vector<llvm::Type*>(nargs, t), false, true);
   std::vector<std::vector<llvm::Value*>> args;
   for (unsigned i = 0; i < nargs; ++i) args.push_back(get(op.operand(i), op));
   std::vector<llvm::Value*> r;
   for (size_t e = 0; e < args[0].size(); ++e) {
     std::vector<llvm::Value*> a;
     for (auto& arg : args) a.push_back(arg[e]);
-    r.push_back(call(f, a));
+    r.push_back(igcExp ? emitXeExpF32(b_, m_, a[0]) : call(f, a));
   }
   set(op.result(), r);
 }

@@ -762,6 +762,10 @@ const std::map<std::string, std::string>& hardwareTable() {
     // LLVMEmitter.cpp: the workgroup barrier with its SLM fence. The fence, not sync.bar: IGC drops the
     // barrier itself when the workgroup is one subgroup (tests/isa/builtins/barrier_pvc_2sg.ir).
     t["_Z7barrierj"] = R"(\bfence\.slm\b)";
+    // XeMath.cpp: the hardware exp2 and reciprocal of the written-out exp and division
+    // (tests/isa/builtins/xe_math_{pvc,dg2}_f32.ir).
+    t["_Z11native_exp2f"] = R"(\bmath\.exp\b)";
+    t["_Z12native_recipf"] = R"(\bmath\.inv\b)";
     return t;
   }();
   return table;

@@ -5,11 +5,11 @@
 //     (accumulator argument, element) or (dpas, element). Each DPAS A operand must be 8 dword reads
 //     (elem_bits = 32) of consecutive rows at one column, element P*i + h = element h of row i's read
 //     (the dg2 A layout: register i = row i, lane j = dword j; reference §4), so the row reads are the
-//     operand's registers. A 64-byte row (two dwords per lane, the split kernels' slice loops) is two
-//     messages, one per 32-byte half (elements 0..P-1 / P..2P-1: dword j / 8 + j, blockElement), each
-//     into its own operand's register: a response fills consecutive registers, and the halves belong
-//     to two operands (the form dg2-visa.sh measured; one read and a mov per row would make the next
-//     row's read wait for that mov). Each B operand must be element t of K consecutive row reads
+//     operand's registers. A 64-byte row (two dwords per lane, the split kernels' slice loops) belongs
+//     to two operands, one per 32-byte half (elements 0..P-1 / P..2P-1: dword j / 8 + j,
+//     blockElement): when both operands are here it is one d32x16t read, in row pairs put right by
+//     3 movs per pair (below, "row pairs"); else one d32x8t message per half, each into its own
+//     operand's register. Each B operand must be element t of K consecutive row reads
 //     (elem_bits = element bits) at one column: lane n of element t is column 8t + n (XeOps.h blockElement), so
 //     B register i, lane n packs rows P*i .. P*i + P-1 of column 8t + n (§4). Or a B operand is all 8P
 //     elements of one xe.lane_read of 8 dwords per lane (B^T in RFC 2.2/2.3: lane n reads its own row,
@@ -21,7 +21,7 @@
 //  2. Emit (the text dg2_visa_loop.py's generator measured): before the loop, each group of 8 messages
 //     (consecutive rows of one memref at one column and half) comes in as one per-lane i64 address and
 //     is spread into one register per message (an LSC address must start a register); in the loop, the row reads
-//     (`lsc_load.ugm (M1_NM, 1) … :d32x{4,8,16}t flat[…]:a64`), one packing `mov (M1, 8)` per B row
+//     (`lsc_load.ugm (M1_NM, 1) … :d32x{4,8,16}t flat[…]:a64`), the row pairs' movs, one packing `mov (M1, 8)` per B row
 //     slot on word/byte views, per lane read two SIMD8 A64 untyped reads of 4 dwords
 //     (svm_gather4scaled, one per register half of its operand, the second address 16 bytes on: an
 //     LSC load of 8 dwords is SIMD16-shaped on dg2, not an operand), the dpas on the tied accumulator
@@ -639,6 +639,29 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
       if (m % 2 != m0 % 2 || !rowsApart(readOf(m0), readOf(m), static_cast<int64_t>(l))) return std::nullopt;
     }
   }
+  // A 64-byte row is read once (d32x16t) when both its halves' operands are here, the row pair form
+  // dg2-visa.sh `pairs` measured: with the K-low operand's row i at register s0 + i and the K-high
+  // one's at s1 + i, an odd row i + 1's read fills s1 + i, s1 + i + 1 (its low half in row i's high
+  // place) and the even row i's fills a temporary pair U; then s0 + i <- U, s0 + i + 1 <- s1 + i,
+  // s1 + i <- U + 1: 3 movs per two rows, one message and one address per row instead of two, and
+  // no read waits for another (one mov per row would: the serial form, a chain of reads). A response
+  // fills consecutive registers and the halves belong to two operands, so fewer movs cannot be had
+  // without such a chain.
+  std::vector<int> hiOf(nA, -1);  // a K-low operand's first slot -> its K-high operand's
+  std::vector<bool> sent(order.size(), true);
+  for (const AOperand& lo : lm.aOps_) {
+    if (lo.half != 0 || lm.reads_[static_cast<size_t>(lo.rows[0])].msgs() != 2) continue;
+    for (const AOperand& hi : lm.aOps_)
+      if (hi.half == 1 && hi.rows == lo.rows) {
+        int s0 = slot[2 * static_cast<size_t>(lo.rows[0])], s1 = slot[2 * static_cast<size_t>(lo.rows[0]) + 1];
+        hiOf[static_cast<size_t>(s0)] = s1;
+        for (int i = 0; i < 8; ++i) sent[static_cast<size_t>(s1 + i)] = false;
+      }
+  }
+  std::vector<int> addrOf(order.size(), -1);  // a sent message's address register
+  int nSent = 0;
+  for (size_t i = 0; i < order.size(); ++i)
+    if (sent[i]) addrOf[i] = nSent++;
   std::string p = fmt::format("xtc_d{}_", loopId);
   LaneProgram prefetch(lm, op, p);
   if (!prefetch.plan()) return std::nullopt;
@@ -655,7 +678,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   size_t nB = order.size() - nA;
   std::ostringstream t;
   t << "{\n";
-  t << fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * order.size());
+  t << fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * nSent);
   t << fmt::format(".decl {}A v_type=G type=ud num_elts={} align=GRF\n", p, 8 * std::max<size_t>(nA, 1));
   if (nPacked) {
     t << fmt::format(".decl {}R v_type=G type={} num_elts={} align=GRF\n", p, sub, static_cast<int64_t>(nB) * G * kGrf / eb);
@@ -670,8 +693,26 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
         ".decl {0}L{1} v_type=G type=ud num_elts=64 align=GRF\n.decl {0}H{1} v_type=G type=ud num_elts=32 align=GRF alias=<{0}L{1},{2}>\n",
         p, j, 4 * kGrf);
   t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
+  for (int i = 0; i < nSent; ++i)
+    t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * i);
+  // The row pairs' reads, two registers each: an odd row's into the K-high operand (W<register>), an
+  // even row's into a 2-register temporary of its own (U<n>).
+  std::map<size_t, std::string> pairRead;  // slot -> the read's destination
+  struct RowPair { size_t lo, hi; int u; };  // row i's K-low and K-high registers, its temporary pair
+  std::vector<RowPair> rowPairs;
+  for (size_t s0 = 0; s0 < nA; s0 += 8) {
+    if (hiOf[s0] < 0) continue;
+    size_t s1 = static_cast<size_t>(hiOf[s0]);
+    for (size_t i = 0; i < 8; i += 2) {
+      int u = static_cast<int>(rowPairs.size());
+      rowPairs.push_back({s0 + i, s1 + i, u});
+      pairRead[s0 + i] = fmt::format("{}U{}", p, u);
+      pairRead[s0 + i + 1] = fmt::format("{}W{}", p, s1 + i);
+      t << fmt::format(".decl {0}W{1} v_type=G type=ud num_elts=16 align=GRF alias=<{0}A,{2}>\n", p, s1 + i, kGrf * static_cast<int64_t>(s1 + i));
+    }
+  }
+  for (const RowPair& rp : rowPairs) t << fmt::format(".decl {}U{} v_type=G type=ud num_elts=16 align=GRF\n", p, rp.u);
   for (size_t i = 0; i < order.size(); ++i) {
-    t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
     if (i < nA)
       t << fmt::format(".decl {}A{} v_type=G type=ud num_elts=8 align=GRF alias=<{}A,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
     else
@@ -682,10 +723,11 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry.
   st.lane();
   for (size_t g = 0; g < order.size() / 8; ++g) {
+    if (!sent[8 * g]) continue;
     const Read& r0 = readOf(order[8 * g]);
     llvm::Value* addr = st.groupAddress(r0.mem, r0.row, r0.col, r0.eb);
     if (order[8 * g] % 2) addr = b.CreateAdd(addr, b.getInt64(static_cast<uint64_t>(kGrf)));  // a row's second half
-    st.spread(t, p, g, addr);
+    st.spread(t, p, static_cast<size_t>(addrOf[8 * g] / 8), addr);
   }
   auto laneRead = [&](size_t j) -> const Read& {
     return lm.reads_[static_cast<size_t>(lm.bOps_[static_cast<size_t>(laneOps[j])].rows[0])];
@@ -702,11 +744,19 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
   for (size_t i = 0; i < order.size(); ++i) {
     const Read& r = readOf(order[i]);
-    if (i < nA) t << fmt::format("lsc_load.ugm (M1_NM, 1) {}A{}:d32x8t flat[{}a{}]:a64\n", p, i, p, i);
-    else t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i - nA, msg[r.bytes() / 16], p, i);
+    if (!sent[i]) continue;
+    if (auto pr = pairRead.find(i); pr != pairRead.end())
+      t << fmt::format("lsc_load.ugm (M1_NM, 1) {}:d32x16t flat[{}a{}]:a64\n", pr->second, p, addrOf[i]);
+    else if (i < nA) t << fmt::format("lsc_load.ugm (M1_NM, 1) {}A{}:d32x8t flat[{}a{}]:a64\n", p, i, p, addrOf[i]);
+    else t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i - nA, msg[r.bytes() / 16], p, addrOf[i]);
   }
   for (size_t j = 0; j < laneOps.size(); ++j)
     t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, j);
+  // The row pairs' movs, each step for all pairs before the next: no mov waits on both a read and
+  // the mov before it (a wait on both costs a sync).
+  for (const RowPair& rp : rowPairs) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(0,0)<1;1,0>\n", p, rp.lo, rp.u);
+  for (const RowPair& rp : rowPairs) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}A({2},0)<1;1,0>\n", p, rp.lo + 1, rp.hi);
+  for (const RowPair& rp : rowPairs) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(1,0)<1;1,0>\n", p, rp.hi, rp.u);
   t << progBody.str();
   // B register i of operand q, lane n, part h = row P*i + h, column 8t + n: one mov per row slot.
   int64_t epr = kGrf / eb;
@@ -733,8 +783,8 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // bytes (a uniform input when the row moves); empty when it does not move.
   auto stepBytes = [&](const Read& r) { return st.stepBytes(r.mem, r.row, r.col, r.eb); };
   for (size_t i = 0; i < order.size(); ++i)
-    if (std::string by = stepBytes(readOf(order[i])); !by.empty())
-      t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
+    if (std::string by = stepBytes(readOf(order[i])); sent[i] && !by.empty())
+      t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, addrOf[i], p, addrOf[i], by);
   for (size_t j = 0; j < laneOps.size(); ++j)
     if (std::string by = stepBytes(laneRead(j)); !by.empty())
       for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);

@@ -3,7 +3,7 @@
 executable model of that statement's text (docs/hardware.md "dg2: inline vISA", benchmarks/
 xe-isa-notes.md "dg2 K loops in one asm statement").
 
-  dg2_visa_loop.py ll M N KSTEP TYPE [serial|bt|pf]
+  dg2_visa_loop.py ll M N KSTEP TYPE [serial|bt|pf|pairs ...]
                                        LLVM IR of a kernel whose K loop is the statement (stdout);
                                        TYPE f: the f32 FMA GEMM's loop (fma_statement, KSTEP 8;
                                        bt: gemm_bt's, B^T by lane reads)
@@ -47,7 +47,7 @@ import sys
 GRF = 32  # bytes per register on dg2
 
 
-def statement(M, N, KS, T, serial=False, bt=False, pf=False):
+def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False):
     """The statement's vISA lines and its operand list (outputs, then inputs). serial (64-byte A
     rows only): the floor's form instead, one d32x16t read per row into registers X + i, X + i + 1 of
     a 9-register block and one mov of the second half into the other operand, Y + i (the next row's
@@ -80,8 +80,8 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False):
     bmsg = {16: "d32x4t", 32: "d32x8t", 64: "d32x16t"}[rowb]
     NB, MB = N // 8, M // 8
     NO = MB * NB
-    assert not serial or KH == 2
-    NA = M if serial else M * KH  # A messages: (row block a, half h, row r) -> register 8 (a KH + h) + r
+    assert not (serial or pairs) or KH == 2
+    NA = M if serial or pairs else M * KH  # A messages: (row block a, half h, row r) -> register 8 (a KH + h) + r
     NG = NA // 8  # A address groups
     L = []
     d = L.append
@@ -89,9 +89,12 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False):
     d(f".decl xa v_type=G type=uq num_elts={4 * NA} align=GRF")
     if not bt:
         d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
-    d(f".decl xA v_type=G type=ud num_elts={8 * (9 * MB if serial else NA)} align=GRF")
+    d(f".decl xA v_type=G type=ud num_elts={8 * (9 * MB if serial else 2 * NA if pairs else NA)} align=GRF")
     if serial:
         d(f".decl xY v_type=G type=ud num_elts={64 * MB} align=GRF")
+    if pairs:
+        for q in range(NA // 2):
+            d(f".decl xU{q} v_type=G type=ud num_elts=16 align=GRF")
     if not bt:
         d(f".decl xR v_type=G type={sub} num_elts={KS * G * GRF // eb} align=GRF")
         d(f".decl xB v_type=G type={sub} num_elts={NB * KH * 8 * GRF // eb} align=GRF")
@@ -112,6 +115,10 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False):
         d(f".decl xa{i} v_type=G type=uq num_elts=1 alias=<xa,{GRF * i}>")
         if serial:
             d(f".decl xA{i} v_type=G type=ud num_elts=16 align=GRF alias=<xA,{GRF * (9 * (i // 8) + i % 8)}>")
+        elif pairs and i % 2:  # odd row r: hi[r - 1], hi[r]
+            d(f".decl xA{i} v_type=G type=ud num_elts=16 align=GRF alias=<xA,{GRF * (16 * (i // 8) + i % 8 + 7)}>")
+        elif pairs:  # even row: its own temporary pair
+            d(f".decl xA{i} v_type=G type=ud num_elts=16 align=GRF alias=<xU{i // 2},0>")
         else:
             d(f".decl xA{i} v_type=G type=ud num_elts=8 align=GRF alias=<xA,{GRF * i}>")
     BR = 0 if bt else KS  # B row reads
@@ -143,7 +150,9 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False):
     d("(!xp) jmp (M1,1) xend")
     d("xloop:")
     for i in range(NA):
-        if serial:
+        if pairs:
+            d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x16t flat[xa{i}]:a64")
+        elif serial:
             d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x16t flat[xa{i}]:a64")
             d(f"mov (M1, 8) xY({i},0)<1> xA({9 * (i // 8) + i % 8 + 1},0)<1;1,0>")
         else:
@@ -153,6 +162,16 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False):
     for j in range(NL):
         d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xl{j}.0 xL{j}.0")
         d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xm{j}.0 xH{j}.0")
+    # each row pair (r even): row r's read is in a temporary pair U, row r + 1's in hi[r], hi[r + 1]
+    # (its low half in hi[r]); lo[r] <- U, lo[r + 1] <- hi[r], hi[r] <- U + 1, each step for all pairs
+    # before the next: no mov waits on both a read and the mov before it
+    sw = [(16 * (i // 8) + i % 8, 16 * (i // 8) + 8 + i % 8, i) for i in range(0, NA if pairs else 0, 2)]
+    for lo, hi, i in sw:
+        d(f"mov (M1, 8) xA({lo},0)<1> xU{i // 2}(0,0)<1;1,0>")
+    for lo, hi, i in sw:
+        d(f"mov (M1, 8) xA({lo + 1},0)<1> xA({hi},0)<1;1,0>")
+    for lo, hi, i in sw:
+        d(f"mov (M1, 8) xA({hi},0)<1> xU{i // 2}(1,0)<1;1,0>")
     for q in range(2 if pf else 0):
         t = lambda i: f"xt{q}_{i}(0,0)<1>"
         u = lambda i: f"xt{q}_{i}(0,0)<1;1,0>"
@@ -286,13 +305,13 @@ def fma_statement(M, N, KS=8, bt=False):
     return L
 
 
-def llvm(M, N, KS, T, serial=False, bt=False, pf=False):
+def llvm(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False):
     eb = 1 if T == "s8" else 2
     MB, NB = M // 8, N // 8
     NO = MB * NB
     KH = 1 if T == "f" else KS * eb // 32  # f32 B^T: one lane read of KS = 8 dwords per column block
-    AKH = 1 if serial or T == "f" else KH  # serial, f32: whole rows, one address group per row block
-    lines = fma_statement(M, N, KS, bt) if T == "f" else statement(M, N, KS, T, serial, bt, pf)
+    AKH = 1 if serial or pairs or T == "f" else KH  # serial, pairs, f32: whole rows, one address group per row block
+    lines = fma_statement(M, N, KS, bt) if T == "f" else statement(M, N, KS, T, serial, bt, pf, pairs)
     text = "{\\0A" + "\\0A".join(lines) + "\\0A}\\0A"
     V = f"<8 x {'i32' if T == 's8' else 'float'}>"
     S = "{ " + ", ".join([V] * NO) + " }"
@@ -701,9 +720,10 @@ def sim_module(args):
 def main():
     if len(sys.argv) >= 8 and sys.argv[1] == "sim-ll":
         return sim_module(sys.argv[2:])
-    if len(sys.argv) in (6, 7) and sys.argv[1] == "ll":
-        sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6:] == ["serial"],
-                              sys.argv[6:] == ["bt"], sys.argv[6:] == ["pf"]))
+    modes = sys.argv[6:]
+    if len(sys.argv) >= 6 and sys.argv[1] == "ll" and set(modes) <= {"serial", "bt", "pf", "pairs"}:
+        sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], "serial" in modes,
+                              "bt" in modes, "pf" in modes, "pairs" in modes))
         return 0
     if sys.argv[1:] != ["sim"]:
         print(__doc__)
@@ -762,6 +782,16 @@ def main():
         e = simulate(lines, 16, 16, 32, "bf", K, seed, ["A", "A", "B", "B", "B", "B", "K", "bstep"])
         print(f"{'ok' if e == 0 else 'FAIL'}: bf 16x16 serial K={K}: {e} of 256 elements differ")
         bad |= e != 0
+    lines = statement(16, 16, 32, "bf", pairs=True)
+    for K, seed in ((96, 1), (32, 2)):
+        e = simulate(lines, 16, 16, 32, "bf", K, seed, ["A", "A", "B", "B", "B", "B", "K", "bstep"])
+        print(f"{'ok' if e == 0 else 'FAIL'}: bf 16x16 pairs K={K}: {e} of 256 elements differ")
+        bad |= e != 0
+    mut = [x for x in lines if not x.startswith("mov (M1, 8) xA(8,0)<1> xU0(1,0)")]
+    assert len(mut) == len(lines) - 1
+    e = simulate(mut, 16, 16, 32, "bf", 64, 4, ["A", "A", "B", "B", "B", "B", "K", "bstep"])
+    print(f"{'ok' if e else 'FAIL'}: bf 16x16 pairs mutated (a high half not moved): {e} elements differ")
+    bad |= e == 0
     return 1 if bad else 0
 
 

@@ -51,7 +51,11 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False):
     """The statement's vISA lines and its operand list (outputs, then inputs). serial (64-byte A
     rows only): the floor's form instead, one d32x16t read per row into registers X + i, X + i + 1 of
     a 9-register block and one mov of the second half into the other operand, Y + i (the next row's
-    read overwrites X + i + 1, so it waits for that mov). bt: B comes from B^T (N x K in memory, the
+    read overwrites X + i + 1, so it waits for that mov). pairs (64-byte A rows only): xtc's form
+    (Dg2VisaLoop.cpp row pairs): one d32x16t read per row, row 2u into its own temporary pair xU<u>,
+    row 2u + 1 into registers 2u, 2u + 1 of the K 16-31 operand (its K 0-15 half in row 2u's K 16-31
+    place), then lo[2u] <- xU<u>.0, lo[2u + 1] <- hi[2u], hi[2u] <- xU<u>.1, each step for all pairs
+    before the next (after all the reads). bt: B comes from B^T (N x K in memory, the
     RFC 2.2/2.3 kernels): each DPAS B operand (column block t, K half h2) is 8 dwords per lane, lane n
     at its own address (row 8t + n of B^T, 32 bytes per K half further), read by two SIMD8 A64
     untyped reads of 4 dwords, `svm_gather4scaled.RGBA (M1, 8) 0x0:uq xl<j>.0 xL<j>.0` (dwords 0-3)

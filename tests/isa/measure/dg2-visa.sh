@@ -15,7 +15,8 @@
 #      (8|M0) … a64 untyped surface read with xyzw`) straight into its register halves, no mov; and
 #      why not one LSC load of 8 dwords: dg2 pads a SIMD8 LSC load to SIMD16 (16 response registers);
 #   1c. per-lane prefetches in the statement (`lsc_load.ugm.{ca.ca,uc.ca} (M1, 8) %null:d32`, the
-#      address program's `cmp` into a register), as xtc's LaneProgram writes them;
+#      address program's `cmp` into a register), as xtc's LaneProgram writes them; and one every
+#      fourth step in a conditional block with a barrier (`pfif`, RFC 2.5's L2 stream);
 #   1d. the f32 FMA GEMM's loop (no DPAS: one `mad (8|M0)` per multiply-add, A a scalar region of
 #      its row's response, no mov), and gemm_bt's (B from B^T: the mads' B the registers of 1b's
 #      SIMD8 untyped reads);
@@ -190,6 +191,32 @@ if [ $rc -eq 0 ]; then
   expect "pf: compares into a register per step" "$(count pf '^ +cmp \(8\|M0\) +\(lt\)f[0-9.]+ +r[0-9]+\.0<1>:ud')" 2
   expect "pf: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/pf/asm")$(grep -ci spilled "$work/pf/build.log")" "00"
   expect "pf: instructions per step" "$(count pf '^\s*(\(|[a-z])')" 231
+fi
+# The L2 stream of RFC 2.5 (dg2_visa_loop.py `pfif`): the second prefetch only every fourth step, in
+# a block a predicated forward jump skips (the counter `and` 127 and `cmp.eq` 0 -> one flag-setting
+# `and`, `(W&~f0.0) jmpi` forward), with IGC's vISA for barrier(CLK_LOCAL_MEM_FENCE) in it (the SLM
+# fence, 3 movs, `signal barrier`, `sync.bar`, as the builtin on dg2) and its carried column's add:
+# 231 + 13 = 244 per step. The statement's barrier alone marks the kernel as using barriers: the
+# execution environment patch token (23) has HasBarriers (dword 5) = 1, 0 in `pf`'s kernel.
+# has_barriers NAME: byte 20 (dword 5) of patch token 23 in ocloc's PTM.txt dump.
+has_barriers() {
+  awk '/Token 23$/ { t = 1 } t && /Hex/ { print $22; exit }' "$work/$1/dis/PTM.txt" 2>/dev/null
+}
+python3 "$here/dg2_visa_loop.py" ll 16 16 32 hf pfif >"$work/pfif.ll"
+build pfif "$work/pfif.ll"; rc=$?
+expect "pfif: ocloc status" "$rc" "0"
+if [ $rc -eq 0 ]; then
+  expect "pfif: L1+L3 prefetch sends per step" "$(count pfif 'send\.ugm \(8\|M0\) +null .*load\.ugm\.d32\.a64\.ca\.ca')" 1
+  expect "pfif: L3-only prefetch sends per step (in the block)" "$(count pfif 'send\.ugm \(8\|M0\) +null .*load\.ugm\.d32\.a64\.uc\.ca')" 1
+  expect "pfif: the condition, one flag-setting and" "$(count pfif '^ +and \(1\|M0\) +\(eq\)f[0-9.]+ +null<1>:d .* 127:w')" 1
+  expect "pfif: the forward jump over the block" "$(count pfif '^\(W&~f[0-9.]+\) jmpi ')" 1
+  expect "pfif: SLM fence in the block" "$(count pfif 'send\.slm .*fence\.slm\.none\.group')" 1
+  expect "pfif: signal barrier in the block" "$(count pfif 'send\.gtwy .*signal barrier')" 1
+  expect "pfif: sync.bar in the block" "$(count pfif '\bsync\.bar\b')" 1
+  expect "pfif: the block's column step" "$(count pfif '^ +add \(1\|M0\) +r[0-9]+\.0<1>:ud +r[0-9]+\.0<0;1,0>:ud +128:w')" 1
+  expect "pfif: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/pfif/asm")$(grep -ci spilled "$work/pfif/build.log")" "00"
+  expect "pfif: instructions per step" "$(count pfif '^\s*(\(|[a-z])')" 244
+  expect "pfif: HasBarriers in the execution environment (pf: 0)" "$(has_barriers pfif)$(has_barriers pf)" "10"
 fi
 # Why not LSC for these: an LSC load of 8 dwords per lane at SIMD8 (`lsc_load.ugm (M1, 8) …:d32x8`)
 # is padded to SIMD16 on dg2 (vISA's minimum LSC width there): 16 response registers, lanes 0-7 in

@@ -3,7 +3,7 @@
 executable model of that statement's text (docs/hardware.md "dg2: inline vISA", benchmarks/
 xe-isa-notes.md "dg2 K loops in one asm statement").
 
-  dg2_visa_loop.py ll M N KSTEP TYPE [serial|bt|pf|pairs ...]
+  dg2_visa_loop.py ll M N KSTEP TYPE [serial|bt|pf|pfif|pairs ...]
                                        LLVM IR of a kernel whose K loop is the statement (stdout);
                                        TYPE f: the f32 FMA GEMM's loop (fma_statement, KSTEP 8;
                                        bt: gemm_bt's, B^T by lane reads)
@@ -47,7 +47,7 @@ import sys
 GRF = 32  # bytes per register on dg2
 
 
-def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False):
+def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False):
     """The statement's vISA lines and its operand list (outputs, then inputs). serial (64-byte A
     rows only): the floor's form instead, one d32x16t read per row into registers X + i, X + i + 1 of
     a 9-register block and one mov of the second half into the other operand, Y + i (the next row's
@@ -71,7 +71,12 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False):
     line's offset (row offset + column bytes, & ~3) and-ed with that mask (a line outside prefetches
     the base), zero-extended and added to the base: `lsc_load.ugm.{ca.ca,uc.ca} (M1, 8) %null:d32
     flat[X]:a64`. Its inputs (after the others): the carried column's start (uniform), then per
-    prefetch the lane part, the width in bytes, the invariant mask, the row offset, the base."""
+    prefetch the lane part, the width in bytes, the invariant mask, the row offset, the base. pfif
+    (with pf; RFC 2.5's L2 stream, KS 32): the second prefetch runs only every fourth step, in a
+    block after the first: the counter `and` 127, `cmp.eq` with 0 into the loop's predicate, a
+    predicated forward `jmp` over the block; in it the SLM fence and the barrier (IGC's own vISA for
+    barrier(CLK_LOCAL_MEM_FENCE)), the prefetch from its own carried column (xc1, same start) and
+    that column's step of 128, only there."""
     eb = 1 if T == "s8" else 2
     pack = 4 // eb
     sub = "ub" if eb == 1 else "uw"
@@ -108,6 +113,10 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False):
         d(f".decl xm{j} v_type=G type=uq num_elts=8 align=GRF")
         d(f".decl xL{j} v_type=G type=ud num_elts=64 align=GRF")
         d(f".decl xH{j} v_type=G type=ud num_elts=32 align=GRF alias=<xL{j},{4 * GRF}>")
+    assert not pfif or (pf and KS == 32)
+    if pfif:
+        d(".decl xc1 v_type=G type=ud num_elts=1 align=dword")
+        d(".decl xq v_type=G type=d num_elts=1 align=dword")
     if pf:
         d(".decl xc0 v_type=G type=ud num_elts=1 align=dword")
         for q in range(2):
@@ -146,6 +155,8 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False):
         d(f"add (M1, 8) xm{j}(0,0)<1> ${bi[j]}(0,0)<1;1,0> 0x10:uq")
     if pf:
         d(f"mov (M1,1) xc0(0,0)<1> ${pfin}(0,0)<0;1,0>")
+        if pfif:
+            d(f"mov (M1,1) xc1(0,0)<1> ${pfin}(0,0)<0;1,0>")
         for q in range(2):
             for i, src in zip((0, 3, 5, 7, 12), range(pfin + 1 + 5 * q, pfin + 6 + 5 * q)):
                 d(f"mov (M1, 8) xt{q}_{i}(0,0)<1> ${src}(0,0)<1;1,0>")
@@ -179,7 +190,13 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False):
     for q in range(2 if pf else 0):
         t = lambda i: f"xt{q}_{i}(0,0)<1>"
         u = lambda i: f"xt{q}_{i}(0,0)<1;1,0>"
-        d(f"mul (M1, 8) {t(1)} xc0(0,0)<0;1,0> {eb:#x}:ud")
+        if pfif and q == 1:
+            d("and (M1,1) xq(0,0)<1> xk(0,0)<0;1,0> 0x7f:d")
+            d("cmp.eq (M1,1) xp xq(0,0)<0;1,0> 0x0:d")
+            d("(!xp) jmp (M1,1) xs0")
+            d("lsc_fence.slm.none.group")
+            d("barrier")
+        d(f"mul (M1, 8) {t(1)} xc{1 if pfif and q == 1 else 0}(0,0)<0;1,0> {eb:#x}:ud")
         d(f"add (M1, 8) {t(2)} {u(1)} {u(0)}")
         d(f"cmp.lt (M1, 8) {t(4)} {u(2)} {u(3)}")
         d(f"and (M1, 8) {t(6)} {u(5)} {u(4)}")
@@ -189,6 +206,9 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False):
         d(f"mov (M1, 8) {t(11)} {u(10)}")
         d(f"add (M1, 8) {t(13)} {u(12)} {u(11)}")
         d(f"lsc_load.ugm.{('ca.ca', 'uc.ca')[q]} (M1, 8) %null:d32 flat[xt{q}_13]:a64")
+        if pfif and q == 1:
+            d("add (M1,1) xc1(0,0)<1> xc1(0,0)<0;1,0> 128:d")
+            d("xs0:")
     epr = GRF // eb
     for h2 in range(0 if bt else KH):  # B operand (half h2, column block t) at register 8 (h2 NB + t)
         for t in range(NB):
@@ -309,20 +329,20 @@ def fma_statement(M, N, KS=8, bt=False):
     return L
 
 
-def llvm(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False):
+def llvm(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False):
     eb = 1 if T == "s8" else 2
     MB, NB = M // 8, N // 8
     NO = MB * NB
     KH = 1 if T == "f" else KS * eb // 32  # f32 B^T: one lane read of KS = 8 dwords per column block
     AKH = 1 if serial or pairs or T == "f" else KH  # serial, pairs, f32: whole rows, one address group per row block
-    lines = fma_statement(M, N, KS, bt) if T == "f" else statement(M, N, KS, T, serial, bt, pf, pairs)
+    lines = fma_statement(M, N, KS, bt) if T == "f" else statement(M, N, KS, T, serial, bt, pf or pfif, pairs, pfif)
     text = "{\\0A" + "\\0A".join(lines) + "\\0A}\\0A"
     V = f"<8 x {'i32' if T == 's8' else 'float'}>"
     S = "{ " + ", ".join([V] * NO) + " }"
     NBI = NB * KH if bt else KS // 8
     cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (MB * AKH + NBI) + ["rw.u"] * (1 if bt else 2) +
-                    (["rw.u"] + ["rw"] * 10 if pf else []))
-    pfargs = ["i32 0"] + ["i32 0", "i32 %pw", "i32 -1", "i32 %prow", "i64 %ai"] * 2 if pf else []
+                    (["rw.u"] + ["rw"] * 10 if pf or pfif else []))
+    pfargs = ["i32 0"] + ["i32 0", "i32 %pw", "i32 -1", "i32 %prow", "i64 %ai"] * 2 if pf or pfif else []
     args = ", ".join([f"{V} zeroinitializer"] * NO + [f"i64 %aa{g}x" for g in range(MB * AKH)] + [f"i64 %bb{g}" for g in range(NBI)] +
                      ["i32 %K"] + ([] if bt else ["i64 %bstep"]) + pfargs)
     body = []
@@ -373,7 +393,7 @@ def bf16(bits):
     return struct.unpack("<f", (bits << 16).to_bytes(4, "little"))[0]
 
 
-def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None):
+def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None, barrier=None):
     """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
     returns the number of output elements that differ from C = A x B (computed here in Python
     arithmetic from the same element values). `roles` names the inputs after the tied initial
@@ -385,7 +405,9 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     column 0 (BYTES further), g counting the "T" roles. The roles "V32=EXPR", "V64=EXPR" (per lane)
     and "U32=EXPR" (uniform) give a value by a Python expression of l (the lane), A, B (the buffers'
     addresses), lda, ldb, K. pf: per prefetch line of the text (in text order), an expression of k
-    (the step), l, A, B, lda, ldb, K: the address it must prefetch; each execution is checked."""
+    (its executions so far), s (the K step), l, A, B, lda, ldb, K: the address it must prefetch, or
+    None in a step it must not run in; each execution and the count are checked. barrier: a function
+    of the number of K steps giving how many `barrier` lines must execute (unchecked when None)."""
     eb = {"s8": 1, "f": 4}.get(T, 2)
     rnd = random.Random(seed)
     lda, ldb = K * eb + 64, (K * eb + 32) if bt else (N * eb + 32)
@@ -493,7 +515,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
         vs, w, hs = int(m.group(5)), int(m.group(6)), int(m.group(7))
         return rd(*addr(name, r, c + (i // w) * vs + (i % w) * hs), types[name])
 
-    pc, steps = 0, 0
+    pc, steps, step, barriers = 0, 0, 0, 0
     while pc < len(lines):
         l = lines[pc]
         pc += 1
@@ -517,11 +539,16 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
         m = re.match(r"^(?:\((!?)(\w+)\) )?jmp \(M1,1\) (\w+)$", l)
         if m:
             if m.group(2) is None or pred[m.group(2)] != (m.group(1) == "!"):
+                step += labels[m.group(3)] < pc  # a backward jump: the next K step
                 pc = labels[m.group(3)]
             continue
-        m = re.match(r"^cmp\.lt \(M1,1\) (\w+) (\S+) (\S+)$", l)
+        m = re.match(r"^cmp\.(lt|eq|ne) \(M1,1\) (\w+) (\S+) (\S+)$", l)
         if m:
-            pred[m.group(1)] = src(m.group(2), 0) < src(m.group(3), 0)
+            a, b = src(m.group(3), 0), src(m.group(4), 0)
+            pred[m.group(2)] = {"lt": a < b, "eq": a == b, "ne": a != b}[m.group(1)]
+            continue
+        if l in ("lsc_fence.slm.none.group", "barrier"):  # one subgroup: nothing to wait for; counted
+            barriers += l == "barrier"
             continue
         m = re.match(r"^cmp\.(lt|le|gt|ge|eq|ne) \(M1, 8\) (\w+\(\S+) (\S+) (\S+)$", l)
         if m:  # a general destination: all ones where true, else 0
@@ -538,8 +565,8 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             for lane in range(8):
                 got = rd(*addr(m.group(2), 0, lane), types[m.group(2)])
                 if pf is not None:
-                    env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": pfdone[pc - 1], "l": lane}
-                    pfbad += got != eval(pf[j], {}, env)
+                    env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": pfdone[pc - 1], "l": lane, "s": step}
+                    pfbad += got != eval(pf[j], {}, env)  # None (a step it must skip) never equals
             pfdone[pc - 1] += 1
             continue
         m = re.match(r"^mad \(M1, ?(\d+)\) (\S+) (\S+) (\S+) (\S+)$", l)
@@ -616,8 +643,13 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             continue
         raise SystemExit(f"dg2_visa_loop: the model does not know the line: {l}")
     bad = pfbad
-    if pf is not None and any(pfdone[i] != max(K // KS, 0) for i in pflines):
-        bad += 1  # a prefetch that did not run once per step
+    def runs(j):  # the steps prefetch line j must run in: those its expression is not None for
+        env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": 0, "l": 0}
+        return sum(eval(pf[j], {}, dict(env, s=s)) is not None for s in range(max(K // KS, 0)))
+    if pf is not None and any(pfdone[i] != runs(j) for j, i in enumerate(pflines)):
+        bad += 1  # a prefetch that did not run once per step (or per step its expression names)
+    if barrier is not None and barriers != barrier(max(K // KS, 0)):
+        bad += 1  # barriers executed: barrier(steps) expected
     for o in range(NO):
         a, t = block(o) if block else divmod(o, NB)
         for mr in range(8):
@@ -725,9 +757,9 @@ def main():
     if len(sys.argv) >= 8 and sys.argv[1] == "sim-ll":
         return sim_module(sys.argv[2:])
     modes = sys.argv[6:]
-    if len(sys.argv) >= 6 and sys.argv[1] == "ll" and set(modes) <= {"serial", "bt", "pf", "pairs"}:
+    if len(sys.argv) >= 6 and sys.argv[1] == "ll" and set(modes) <= {"serial", "bt", "pf", "pfif", "pairs"}:
         sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], "serial" in modes,
-                              "bt" in modes, "pf" in modes, "pairs" in modes))
+                              "bt" in modes, "pf" in modes, "pairs" in modes, "pfif" in modes))
         return 0
     if sys.argv[1:] != ["sim"]:
         print(__doc__)
@@ -766,6 +798,25 @@ def main():
         assert mut != lines, what
         e = simulate(mut, 16, 16, KS, "hf", 3 * KS, 4, pfroles, pf=[want, want])
         print(f"{'ok' if e else 'FAIL'}: hf 16x16 prefetches mutated ({what}): {e} differ")
+        bad |= e == 0
+    # pfif: the second prefetch every fourth step (k % 128 == 0) behind a barrier, its column
+    # stepped by 128 only there (256 bytes per execution; width 1024 here, so 4 executions pass).
+    lines = statement(16, 16, KS, "hf", pf=True, pfif=True)
+    ifroles = pfroles[:16] + ["V32=0", "V32=1024", "V32=0 if l == 7 else -1", "V32=l*lda", "V64=A"]
+    want1 = "(A + (l * lda + 256 * k) if 256 * k < 1024 and l != 7 else A) if s % 4 == 0 else None"
+    quarter = lambda n: (n + 3) // 4
+    for K, seed in ((9 * KS, 1), (KS, 2), (0, 3)):
+        e = simulate(lines, 16, 16, KS, "hf", K, seed, ifroles, pf=[want, want1], barrier=quarter)
+        print(f"{'ok' if e == 0 else 'FAIL'}: hf 16x16 prefetches, one every fourth step K={K}: {e} elements, prefetch addresses or barriers differ")
+        bad |= e != 0
+    for what, old, new in (("every second step", "xk(0,0)<0;1,0> 0x7f:d", "xk(0,0)<0;1,0> 0x3f:d"),
+                           ("the block's column stepped by 64", "xc1(0,0)<0;1,0> 128:d", "xc1(0,0)<0;1,0> 64:d"),
+                           ("the jump taken when the condition holds", "(!xp) jmp (M1,1) xs0", "(xp) jmp (M1,1) xs0"),
+                           ("no barrier", "barrier", "lsc_fence.slm.none.group")):
+        mut = [new if x == old else x.replace(old, new) if old != "barrier" else x for x in lines]
+        assert mut != lines, what
+        e = simulate(mut, 16, 16, KS, "hf", 9 * KS, 4, ifroles, pf=[want, want1], barrier=quarter)
+        print(f"{'ok' if e else 'FAIL'}: hf 16x16 prefetches every fourth step mutated ({what}): {e} differ")
         bad |= e == 0
     for M, N, KS, bt in [s + (False,) for s in FMA_SHAPES] + [s + (True,) for s in FMA_BT_SHAPES]:
         lines = fma_statement(M, N, KS, bt)

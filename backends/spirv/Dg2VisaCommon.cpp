@@ -177,8 +177,18 @@ void Dg2Statement::finish(const std::string& text, llvm::Type* elem, const std::
     } else {
       llvm::Value* init = ctx_.get(loop_.operand(a + 2)).at(0);
       int64_t st = steps_.at(body.argument(a));
-      ctx_.set(res, {b.CreateAdd(init, b.CreateMul(b.CreateSExtOrTrunc(trips, init->getType()),
-                                                   llvm::ConstantInt::get(init->getType(), static_cast<uint64_t>(st))))});
+      llvm::Value* r = b.CreateAdd(init, b.CreateMul(b.CreateSExtOrTrunc(trips, init->getType()),
+                                                     llvm::ConstantInt::get(init->getType(), static_cast<uint64_t>(st))));
+      if (auto c = cond_.find(body.argument(a)); c != cond_.end() && c->second.step) {
+        // Steps 0, period, 2 period, ... run the block (the lower bound a multiple of its period).
+        llvm::Type* it = init->getType();
+        llvm::Value* n = b.CreateSExtOrTrunc(trips, it);
+        llvm::Value* runs = b.CreateUDiv(b.CreateAdd(n, llvm::ConstantInt::get(it, static_cast<uint64_t>(c->second.period - 1))),
+                                         llvm::ConstantInt::get(it, static_cast<uint64_t>(c->second.period)));
+        if (!c->second.eq) runs = b.CreateSub(n, runs);
+        r = b.CreateAdd(r, b.CreateMul(runs, llvm::ConstantInt::get(it, static_cast<uint64_t>(c->second.step))));
+      }
+      ctx_.set(res, {r});
     }
   }
 }

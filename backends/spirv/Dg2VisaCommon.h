@@ -69,6 +69,11 @@ class Dg2Statement {
   void setTied(size_t first, const std::vector<llvm::Value*>& vals, llvm::Type* elem);
   // The constraint string so far.
   const std::string& constraints() const { return constraints_; }
+  // A loop-carried index argument the statement steps by `step` only in the steps whose counter k has
+  // (k & (period * loop step - 1)) == 0 (`eq`, else != 0): a block every `period` steps from a lower
+  // bound that is a multiple of period * loop step (Dg2VisaLoop.cpp's conditional block). finish()
+  // advances its result by step times the number of such steps, past its unconditional step.
+  void setCondStep(const ir::Value* arg, int64_t step, int64_t period, bool eq) { cond_[arg] = {step, period, eq}; }
   // Makes the call of `text` with the outputs as <8 x elem> vectors; then sets the loop's results:
   // accumulator argument a (accFirst: its first output) from the outputs, element i in output first +
   // i / 8, lane i % 8; every other (index) argument advanced by the trip count times its step.
@@ -85,6 +90,11 @@ class Dg2Statement {
   std::map<const ir::Value*, llvm::Value*> pitches_;
   std::map<std::tuple<const ir::Value*, int64_t, int64_t>, std::string> rowSteps_;  // (memref, row, column step) -> input
   std::string ub_;
+  struct CondStep {
+    int64_t step, period;
+    bool eq;
+  };
+  std::map<const ir::Value*, CondStep> cond_;
 };
 
 }  // namespace xtc::backend

@@ -109,12 +109,23 @@ class Matcher {
   std::vector<const ir::Operation*> prefetches_;  // xe.prefetch_1d, in body order
   std::map<unsigned, int> accBase_;  // accumulator argument -> its first chunk
   std::map<const ir::Value*, int64_t> steps_;  // loop-carried index argument -> its step
+  // The body's scf.if, at most one (RFC 2.5's L2 stream every fourth step): taken in the steps whose
+  // counter k has (k & ifMask_) == 0 (ifEq_, else != 0); its barrier and prefetches (a LaneProgram
+  // too), and the carried indices it steps (condSteps_: argument -> its step there, 0 when the block
+  // yields it unchanged; steps_ holds 0 for them).
+  const ir::Operation* if_ = nullptr;
+  int64_t ifMask_ = 0;
+  bool ifEq_ = true, ifBarrier_ = false;
+  std::vector<const ir::Operation*> condPrefetches_;
+  std::map<const ir::Value*, int64_t> condSteps_;
   int chunks_ = 0;
   ElemKind in_ = ElemKind::F16, acc_ = ElemKind::F32;
   int64_t step_ = 0;
 
  private:
   bool walk(const ir::Operation& op);
+  bool walkIf(const ir::Operation& op);
+  bool prefetch(const ir::Operation& op, std::vector<const ir::Operation*>& list);
   bool read(const ir::Operation& op, bool lane);
   bool dpas(const ir::Operation& op);
   bool yield(const ir::Operation& op);
@@ -126,6 +137,8 @@ class Matcher {
   std::optional<AOperand> aOperand(const std::vector<Elem>& e) const;
   std::optional<BOperand> bOperand(const std::vector<Elem>& e) const;
   int64_t P() const { return in_ == ElemKind::I8 ? 4 : 2; }
+  std::map<const ir::Value*, int64_t> rems_;  // k % 2^n of the induction variable k -> 2^n
+  std::map<const ir::Value*, std::pair<const ir::Value*, int64_t>> ifResults_;  // if result -> (argument, step)
 };
 
 bool Matcher::match() {
@@ -156,17 +169,21 @@ bool Matcher::match() {
 }
 
 bool Matcher::walk(const ir::Operation& op) {
+  if (op.is("scf.if")) return walkIf(op);
   if (op.numRegions() != 0) return false;
   if (op.is("arith.constant")) return true;
+  if ((op.is("arith.remsi") || op.is("arith.remui")) && op.operand(0) == body_.argument(0)) {
+    // k % 2^n, a block's condition: the counter is in [0, 2^31) in an index_bits = 32 loop, so the
+    // signed remainder is the unsigned one, k & (2^n - 1).
+    std::optional<int64_t> c = constInt(op.operand(1));
+    if (!c || *c < 2 || (*c & (*c - 1)) != 0) return false;
+    rems_[op.result()] = *c;
+    return true;
+  }
   // Index math: a read's coordinate must be base + constant (bodySym, checked there); a prefetch's
   // address is a lane program (LaneProgram, checked when the statement is planned).
   if (pureIndexOp(op)) return true;
-  if (op.is("xe.prefetch_1d")) {
-    int64_t cache = op.intAttr("cache", 4);
-    prefetches_.push_back(&op);
-    return op.numOperands() == 1 && op.operand(0)->type().isScalar() && op.operand(0)->type().elem() == ElemKind::I64 &&
-           (cache == 4 || cache == 2);
-  }
+  if (op.is("xe.prefetch_1d")) return prefetch(op, prefetches_);
   if (op.is("xe.block_read")) return read(op, false);
   if (op.is("xe.lane_read")) return read(op, true);
   if (op.is("vector.extract")) {
@@ -189,6 +206,59 @@ bool Matcher::walk(const ir::Operation& op) {
   if (op.is("xe.dpas")) return dpas(op);
   if (op.is("scf.yield")) return yield(op);
   return false;
+}
+
+bool Matcher::prefetch(const ir::Operation& op, std::vector<const ir::Operation*>& list) {
+  int64_t cache = op.intAttr("cache", 4);
+  list.push_back(&op);
+  return op.numOperands() == 1 && op.operand(0)->type().isScalar() && op.operand(0)->type().elem() == ElemKind::I64 &&
+         (cache == 4 || cache == 2);
+}
+
+// An scf.if on "k % 2^n ==/!= 0" (k the induction variable, from a constant lower bound that is a
+// multiple of 2^n, 2^n a multiple of the step: a block every 2^n / step steps) whose then-region
+// holds only barriers, prefetches and index math and whose else-region only yields; its results are
+// loop-carried indices, the then-region yielding "argument + constant" (or the argument), the else-
+// region the argument (yield() then requires the loop to yield the result in that argument's place).
+bool Matcher::walkIf(const ir::Operation& op) {
+  if (if_ || op.numRegions() != 2 || op.region(0).numBlocks() != 1 || op.region(1).numBlocks() != 1) return false;
+  const ir::Operation* c = op.operand(0)->definingOp();
+  const ir::Attribute* pr = c && c->is("arith.cmpi") ? c->attr("predicate") : nullptr;
+  if (!pr || (pr->getString() != "eq" && pr->getString() != "ne") || constInt(c->operand(1)) != 0) return false;
+  auto rem = rems_.find(c->operand(0));
+  std::optional<int64_t> lb = constInt(for_.operand(0));
+  if (rem == rems_.end() || !lb || *lb % rem->second != 0 || rem->second % step_ != 0) return false;
+  if_ = &op;
+  ifMask_ = rem->second - 1;
+  ifEq_ = pr->getString() == "eq";
+  const ir::Block& then = op.region(0).block();
+  for (const auto& o : then.opList()) {
+    if (o->numRegions() != 0) return false;
+    if (o->is("gpu.barrier")) ifBarrier_ = true;
+    else if (o->is("xe.prefetch_1d") ? !prefetch(*o, condPrefetches_) : !o->is("arith.constant") && !pureIndexOp(*o) && o.get() != then.terminator())
+      return false;
+  }
+  const ir::Operation* thenYield = then.terminator();
+  const ir::Operation* elseYield = op.region(1).block().terminator();
+  if (!thenYield || !thenYield->is("scf.yield") || !elseYield || !elseYield->is("scf.yield") ||
+      op.region(1).block().opList().size() != 1 || thenYield->numOperands() != op.numResults() || elseYield->numOperands() != op.numResults())
+    return false;
+  for (unsigned r = 0; r < op.numResults(); ++r) {
+    const ir::Value* arg = elseYield->operand(r);
+    if (!arg->isBlockArgument() || arg->ownerBlock() != &body_ || arg->index() == 0 || accBase_.count(arg->index())) return false;
+    const ir::Value* t = thenYield->operand(r);
+    int64_t st = 0;
+    if (t != arg) {
+      const ir::Operation* add = t->definingOp();
+      if (!add || !add->is("arith.addi") || add->parentOp() != &op) return false;
+      unsigned k = add->operand(0) == arg ? 1 : add->operand(1) == arg ? 0 : 2;
+      std::optional<int64_t> cv = k < 2 ? constInt(add->operand(k)) : std::nullopt;
+      if (!cv) return false;
+      st = *cv;
+    }
+    ifResults_[op.result(r)] = {arg, st};
+  }
+  return true;
 }
 
 // A global read at coordinates whose bases step by known constants, its memref defined outside the
@@ -318,6 +388,12 @@ bool Matcher::yield(const ir::Operation& op) {
   for (unsigned a = 1; a < body_.numArguments(); ++a) {
     const ir::Value* y = op.operand(a - 1);
     if (!accBase_.count(a)) {
+      if (auto r = ifResults_.find(y); r != ifResults_.end()) {  // stepped only in the block
+        if (r->second.first != body_.argument(a)) return false;
+        steps_[body_.argument(a)] = 0;
+        condSteps_[body_.argument(a)] = r->second.second;
+        continue;
+      }
       std::optional<int64_t> s = carriedStep(body_.argument(a), bodySym(y, for_));
       if (!s) return false;
       steps_[body_.argument(a)] = *s;
@@ -356,8 +432,9 @@ class LaneProgram {
   LaneProgram(const Matcher& m, const ir::Operation& loop, std::string prefix) : m_(m), loop_(loop), p_(std::move(prefix)) {}
 
   bool plan() {
-    for (const ir::Operation* pf : m_.prefetches_)
-      if (!plan(pf->operand(0)) || kind(pf->operand(0)) == 'c') return false;
+    for (const auto* list : {&m_.prefetches_, &m_.condPrefetches_})
+      for (const ir::Operation* pf : *list)
+        if (!plan(pf->operand(0)) || kind(pf->operand(0)) == 'c') return false;
     return true;
   }
 
@@ -375,10 +452,24 @@ class LaneProgram {
     pre_ = &pre;
     body_ = &body;
     step_ = &step;
-    for (const ir::Operation* pf : m_.prefetches_) {
+    auto send = [&](const ir::Operation* pf) {
       const char* cache = pf->intAttr("cache", 4) == 4 ? "ca.ca" : "uc.ca";
-      body << fmt::format("lsc_load.ugm.{} (M1, 8) %null:d32 flat[{}]:a64\n", cache, val(pf->operand(0)).name);
-    }
+      std::string a = val(pf->operand(0)).name;
+      *body_ << fmt::format("lsc_load.ugm.{} (M1, 8) %null:d32 flat[{}]:a64\n", cache, a);
+    };
+    for (const ir::Operation* pf : m_.prefetches_) send(pf);
+    if (!m_.if_) return;
+    // The scf.if: after every unconditional prefetch (whose values it may reuse; a body value first
+    // needed here is computed here, and no later line needs it), a forward jump over the block
+    // unless the counter's condition holds (dg2-visa.sh `pfif`): the barrier as IGC's own vISA for
+    // barrier(CLK_LOCAL_MEM_FENCE), the block's prefetches, then its carried indices' steps (every
+    // use in the step is before them). The predicate is the loop's, set again before its back jump.
+    *decls_ << fmt::format(".decl {}q v_type=G type=d num_elts=1 align=dword\n", p_);
+    body << fmt::format("and (M1,1) {0}q(0,0)<1> {0}k(0,0)<0;1,0> {1:#x}:d\ncmp.eq (M1,1) {0}p {0}q(0,0)<0;1,0> 0x0:d\n", p_, m_.ifMask_);
+    body << fmt::format("({}{}p) jmp (M1,1) {}s\n", m_.ifEq_ ? "!" : "", p_, p_);
+    if (m_.ifBarrier_) body << "lsc_fence.slm.none.group\nbarrier\n";
+    for (const ir::Operation* pf : m_.condPrefetches_) send(pf);
+    body << condStep_.str() << fmt::format("{}s:\n", p_);
   }
 
  private:
@@ -412,9 +503,9 @@ class LaneProgram {
     if (!v->type().isScalar() || t == '?') return false;
     char k = 0;
     if (constInt(v)) k = 'c';
-    else if (bodyInvariant(v, loop_)) k = t == 'x' ? 0 : 'i';
+    else if (invariant(v)) k = t == 'x' ? 0 : 'i';
     else if (carried(v)) k = 'k';
-    else if (const ir::Operation* d = v->definingOp(); d && d->parentOp() == &loop_ && pureIndexOp(*d) && t != 'x') {
+    else if (const ir::Operation* d = v->definingOp(); d && inBody(*d) && pureIndexOp(*d) && t != 'x') {
       k = 'o';
       for (unsigned i = 0; i < d->numOperands(); ++i)
         if (!plan(d->operand(i))) return false;
@@ -422,6 +513,35 @@ class LaneProgram {
     }
     if (!k) return false;
     kinds_[v] = k;
+    return true;
+  }
+  // Whether `v` may differ between lanes: it depends on gpu.lane_id, or on a block argument other
+  // than the kernel's own (a loop's), or on an op with regions (conservatively).
+  bool laneDependent(const ir::Value* v) {
+    if (auto it = lanes_.find(v); it != lanes_.end()) return it->second;
+    bool r = false;
+    if (const ir::Operation* d = v->definingOp()) {
+      r = d->is("gpu.lane_id") || d->numRegions() != 0;
+      for (unsigned i = 0; !r && i < d->numOperands(); ++i) r = laneDependent(d->operand(i));
+    } else {
+      const ir::Operation* owner = v->ownerBlock()->parentOp();
+      r = !owner || !owner->is("xtc.kernel");
+    }
+    return lanes_[v] = r;
+  }
+  // An op of the body or of its scf.if's block.
+  bool inBody(const ir::Operation& d) const { return d.parentOp() == &loop_ || (m_.if_ && d.parentOp() == m_.if_); }
+  // bodyInvariant, or (in the scf.if's block) pure index math of constants and such values, with
+  // constant nonzero divisors: the same in every step, computed before the statement by `hoist`.
+  bool invariant(const ir::Value* v) const {
+    if (bodyInvariant(v, loop_)) return true;
+    const ir::Operation* d = v->definingOp();
+    if (!d || !m_.if_ || d->parentOp() != m_.if_) return false;
+    if (constInt(v)) return true;
+    if (!pureIndexOp(*d)) return false;
+    if ((d->is("arith.divui") || d->is("arith.remui")) && constInt(d->operand(1)).value_or(0) == 0) return false;
+    for (unsigned i = 0; i < d->numOperands(); ++i)
+      if (!invariant(d->operand(i))) return false;
     return true;
   }
   // The op forms emit() writes (its operands planned).
@@ -478,6 +598,17 @@ class LaneProgram {
       case 'i': {
         llvm::Value* x = (*hoist_)(v);
         if (t == 'm') x = b_->CreateSExt(x, b_->getInt32Ty());
+        // The same in every lane: one scalar, read as a <0;1,0> region, in a statement with an scf.if
+        // block (its programs add many invariants: RFC 2.5's first slice loop spilled, IGC's "spilled
+        // around 47", with a register per copy). Without one, per-lane copies: the scalar form measured
+        // IGC's scheduling 1-2 sync.nop more per step in RFC 2.1's and 2.2's loops.
+        if (m_.if_ && !laneDependent(v)) {
+          out = Val{fmt::format("{}u{}", p_, uniforms_++), t, true};
+          *decls_ << fmt::format(".decl {} v_type=G type={} num_elts=1 align={}\n", out.name, t == 'q' ? "q" : "ud",
+                                 t == 'q' ? "qword" : "dword");
+          *pre_ << fmt::format("mov (M1,1) {}(0,0)<1> {}(0,0)<0;1,0>\n", out.name, (*input_)(x, "rw.u"));
+          break;
+        }
         out = Val{temp(t), t};
         *pre_ << fmt::format("mov (M1, 8) {}(0,0)<1> {}(0,0)<1;1,0>\n", out.name, (*input_)(x, "rw"));
         break;
@@ -487,7 +618,10 @@ class LaneProgram {
         *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 align=dword\n", out.name);
         llvm::Value* init = b_->CreateTrunc((*carriedInit_)(v), b_->getInt32Ty());
         *pre_ << fmt::format("mov (M1,1) {}(0,0)<1> {}(0,0)<0;1,0>\n", out.name, (*input_)(init, "rw.u"));
-        *step_ << fmt::format("add (M1,1) {0}(0,0)<1> {0}(0,0)<0;1,0> {1}:d\n", out.name, m_.steps_.at(v));
+        if (auto c = m_.condSteps_.find(v); c == m_.condSteps_.end())
+          *step_ << fmt::format("add (M1,1) {0}(0,0)<1> {0}(0,0)<0;1,0> {1}:d\n", out.name, m_.steps_.at(v));
+        else if (c->second)  // stepped in the scf.if's block only
+          condStep_ << fmt::format("add (M1,1) {0}(0,0)<1> {0}(0,0)<0;1,0> {1}:d\n", out.name, c->second);
         break;
       }
       default:
@@ -557,12 +691,14 @@ class LaneProgram {
   std::map<const ir::Value*, char> kinds_;
   std::map<const ir::Value*, Val> vals_;
   std::set<std::string> views_;
-  int temps_ = 0, carriedVars_ = 0;
+  int temps_ = 0, carriedVars_ = 0, uniforms_ = 0;
+  std::map<const ir::Value*, bool> lanes_;
   const std::function<std::string(llvm::Value*, const char*)>* input_ = nullptr;
   const std::function<llvm::Value*(const ir::Value*)>* hoist_ = nullptr;
   const std::function<llvm::Value*(const ir::Value*)>* carriedInit_ = nullptr;
   llvm::IRBuilder<>* b_ = nullptr;
   std::ostream *decls_ = nullptr, *pre_ = nullptr, *body_ = nullptr, *step_ = nullptr;
+  std::ostringstream condStep_;  // the scf.if's carried steps, written at the end of its block
 };
 
 std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : k == ElemKind::I8 ? "s8" : "hf"; }
@@ -669,6 +805,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
 
   const size_t nOut = static_cast<size_t>(lm.chunks_);
   Dg2Statement st(op, ctx, nOut, lm.steps_);
+  for (auto [arg, step] : lm.condSteps_) st.setCondStep(arg, step, (lm.ifMask_ + 1) / lm.step_, lm.ifEq_);
   llvm::IRBuilder<>& b = st.b;
   auto arg = [&](llvm::Value* v, const char* c) { return st.input(v, c); };
   std::function<llvm::Value*(const ir::Value*)> hoist = [&](const ir::Value* v) { return st.hoist(v); };

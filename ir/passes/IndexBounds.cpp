@@ -68,6 +68,38 @@ std::optional<IndexRange> range(const ir::Value* v, int depth, Memo<IndexRange>&
   return memo[v] = rangeOf(v, depth, memo);
 }
 
+// A result of an scf.for with constant bounds whose body yields that argument plus a constant c (or
+// itself, c = 0): the loop runs its static trip count n, so the result is its init + n * c (RFC
+// 2.5's prologue loops, which leave the prefetch tiles' offsets the K loop carries on).
+std::optional<IndexRange> forResult(const ir::Operation& d, const ir::Value* v, int depth, Memo<IndexRange>& memo) {
+  unsigned r = 0;
+  while (d.result(r) != v) ++r;
+  if (d.numRegions() != 1 || d.region(0).numBlocks() != 1 || d.numOperands() != 3 + d.numResults()) return std::nullopt;
+  std::optional<IndexRange> lb = range(d.operand(0), depth - 1, memo), ub = range(d.operand(1), depth - 1, memo),
+                            step = range(d.operand(2), depth - 1, memo), init = range(d.operand(3 + r), depth - 1, memo);
+  if (!lb || !ub || !step || !init || lb->lo != lb->hi || ub->lo != ub->hi || step->lo != step->hi || step->lo <= 0)
+    return std::nullopt;
+  const ir::Block& body = d.region(0).block();
+  const ir::Operation* yield = body.terminator();
+  if (!yield || !yield->is("scf.yield") || yield->numOperands() != d.numResults() || body.numArguments() != 1 + d.numResults())
+    return std::nullopt;
+  const ir::Value* arg = body.argument(1 + r);
+  const ir::Value* next = yield->operand(r);
+  int64_t c = 0;
+  if (next != arg) {
+    const ir::Operation* add = next->definingOp();
+    if (!add || !add->is("arith.addi")) return std::nullopt;
+    unsigned k = add->operand(0) == arg ? 1 : add->operand(1) == arg ? 0 : 2;
+    std::optional<int64_t> cv = k < 2 ? constInt(add->operand(k)) : std::nullopt;
+    if (!cv) return std::nullopt;
+    c = *cv;
+  }
+  __int128 n = std::max<__int128>(0, (__int128(ub->lo) - lb->lo + step->lo - 1) / step->lo);
+  __int128 lo = init->lo + n * c, hi = init->hi + n * c;
+  if (lo <= -kRangeLimit || hi >= kRangeLimit) return std::nullopt;
+  return IndexRange{int64_t(lo), int64_t(hi), n == 0 ? init->multiple : std::gcd(init->multiple, std::abs(c))};
+}
+
 std::optional<IndexRange> rangeOf(const ir::Value* v, int depth, Memo<IndexRange>& memo) {
   if (depth == 0 || !wide(v)) return std::nullopt;
   if (std::optional<int64_t> c = constInt(v)) {
@@ -89,6 +121,7 @@ std::optional<IndexRange> rangeOf(const ir::Value* v, int depth, Memo<IndexRange
     if (e == ir::kDynamic) return std::nullopt;
     return IndexRange{e, e, e};
   }
+  if (d->is("scf.for")) return forResult(*d, v, depth, memo);
   if (d->dialect() != "arith" || d->numOperands() != 2) return std::nullopt;
   std::optional<IndexRange> a = range(d->operand(0), depth - 1, memo), b = range(d->operand(1), depth - 1, memo);
   if (!a || !b) return std::nullopt;

@@ -404,6 +404,18 @@ std::optional<std::vector<KernelLowerXe::Carried>> KernelLowerXe::narrowable(Ope
       if (w->operand(0) == tv) c.load = w;
     if (c.init.offs.size() != 2) return std::nullopt;
     Value* next = yield->operand(a - 1);
+    if (Operation* f = next->definingOp(); f && f->is("scf.if") && f->parentOp() == &op) {
+      // A tile stepped only when an scf.if of the body holds (RFC 2.5's L2 prefetch tiles, every
+      // fourth step): its then-branch's constant step >= 0 bounds it per iteration (the else-branch
+      // keeps it), so the count bounds it as an unconditional step would.
+      unsigned r = 0;
+      while (f->result(r) != next) ++r;
+      if (f->numRegions() != 2 || f->region(0).numBlocks() != 1 || f->region(1).numBlocks() != 1) return std::nullopt;
+      Operation* thenYield = f->region(0).block().terminator();
+      Operation* elseYield = f->region(1).block().terminator();
+      if (!thenYield || !elseYield || elseYield->operand(r) != tv) return std::nullopt;
+      next = thenYield->operand(r);
+    }
     if (next != tv) {
       Operation* u = next->definingOp();
       if (!u || !u->is("tile.update_tile_offset") || u->operand(0) != tv) return std::nullopt;

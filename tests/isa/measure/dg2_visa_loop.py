@@ -393,6 +393,19 @@ def bf16(bits):
     return struct.unpack("<f", (bits << 16).to_bytes(4, "little"))[0]
 
 
+class _Any:
+    """A prefetch address expression's ANY: equal to every address (the line's runs still count)."""
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+
+ANY = _Any()
+
+
 def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None, barrier=None):
     """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
     returns the number of output elements that differ from C = A x B (computed here in Python
@@ -565,7 +578,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             for lane in range(8):
                 got = rd(*addr(m.group(2), 0, lane), types[m.group(2)])
                 if pf is not None:
-                    env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": pfdone[pc - 1], "l": lane, "s": step}
+                    env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": pfdone[pc - 1], "l": lane, "s": step, "ANY": ANY}
                     pfbad += got != eval(pf[j], {}, env)  # None (a step it must skip) never equals
             pfdone[pc - 1] += 1
             continue
@@ -644,7 +657,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
         raise SystemExit(f"dg2_visa_loop: the model does not know the line: {l}")
     bad = pfbad
     def runs(j):  # the steps prefetch line j must run in: those its expression is not None for
-        env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": 0, "l": 0}
+        env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": 0, "l": 0, "ANY": ANY}
         return sum(eval(pf[j], {}, dict(env, s=s)) is not None for s in range(max(K // KS, 0)))
     if pf is not None and any(pfdone[i] != runs(j) for j, i in enumerate(pflines)):
         bad += 1  # a prefetch that did not run once per step (or per step its expression names)
@@ -732,21 +745,25 @@ def sim_module(args):
     ROLES: the inputs after the tied values, comma-separated (see simulate); ORDER: "mfast" when
     output o is C block (o % MB, o / MB), "nfast" when (o / NB, o % NB). A MUTATION "OLD=>NEW"
     replaces text in every line first (the test's deliberate mistakes); a "PF=EXPR" the address the
-    next prefetch line must prefetch (see simulate), one per prefetch line when any is given."""
+    next prefetch line must prefetch (see simulate), one per prefetch line when any is given (ANY:
+    any address, the line's runs still checked); "BAR=EXPR" the number of barriers that must run, an
+    expression of n, the number of K steps (sim K = 9 KSTEP with it, else 3 KSTEP; KSTEP; 0)."""
     M, N, KS, T = int(args[0]), int(args[1]), int(args[2]), args[3]
     roles = args[4].split(",")
     MB, NB = M // 8, N // 8
     block = (lambda o: (o % MB, o // MB)) if args[5] == "mfast" else (lambda o: divmod(o, NB))
     lines = emitted(sys.stdin.read())
     pf = [a[3:] for a in args[6:] if a.startswith("PF=")] or None
-    for mut in (a for a in args[6:] if not a.startswith("PF=")):
+    bar = next((a[4:] for a in args[6:] if a.startswith("BAR=")), None)
+    barrier = (lambda n: eval(bar, {}, {"n": n})) if bar else None
+    for mut in (a for a in args[6:] if not a.startswith(("PF=", "BAR="))):
         old, new = mut.split("=>")
         changed = [l.replace(old, new) for l in lines]
         assert changed != lines, f"mutation {mut} changes nothing"
         lines = changed
     bad = 0
-    for K, seed in ((3 * KS, 1), (KS, 2), (0, 3)):
-        e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles), pf=pf)
+    for K, seed in ((9 if bar else 3) * KS, 1), (KS, 2), (0, 3):  # a block every fourth step: 9 steps
+        e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles), pf=pf, barrier=barrier)
         what = "elements or prefetch addresses" if pf else f"of {M * N} elements"
         print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} {what} differ")
         bad |= e != 0

@@ -120,6 +120,51 @@ TEST(IndexBounds, NoRangeWithoutAStaticGrid) {
   EXPECT_FALSE(rangeOf(*m, "sg").has_value());    // no num_subgroups attribute
 }
 
+// A result of an scf.for with constant bounds: the carried offset's init plus the static trip count
+// times its constant step (RFC 2.5's L2 prologue: two steps of 128 from i + 48 in [48, 3632]); a
+// result yielded unchanged keeps its init's range; a step that is not "argument + constant" or a
+// bound that is not constant gives none.
+TEST(IndexBounds, ResultsOfStaticLoops) {
+  IRFixture f;
+  auto m = f.parse(R"(
+builtin.module {
+  xtc.kernel @k(%X: memref<?xf32>) {arg_names = ["X"]} launch {
+    %c8 = arith.constant {value = 8 : index} : () -> (index)
+    %c1 = arith.constant {value = 1 : index} : () -> (index)
+    xtc.grid %c8, %c1, %c1 : (index, index, index) -> ()
+  } body {
+    %c0 = arith.constant {value = 0 : index} : () -> (index)
+    %c1 = arith.constant {value = 1 : index} : () -> (index)
+    %c2 = arith.constant {value = 2 : index} : () -> (index)
+    %c48 = arith.constant {value = 48 : index} : () -> (index)
+    %c128 = arith.constant {value = 128 : index} : () -> (index)
+    %c512 = arith.constant {value = 512 : index} : () -> (index)
+    %g0 = gpu.group_id {dim = 0} : () -> (index)
+    %i = arith.muli %g0, %c512 : (index, index) -> (index)
+    %row = arith.addi %i, %c48 : (index, index) -> (index)
+    %stepped, %kept, %doubled = scf.for %c0, %c2, %c1, %row, %row, %row : (index, index, index, index, index, index) -> (index, index, index) ({
+    ^bb0(%s: index, %a: index, %b: index, %d: index):
+      %an = arith.addi %a, %c128 : (index, index) -> (index)
+      %dn = arith.muli %d, %c2 : (index, index) -> (index)
+      scf.yield %an, %b, %dn : (index, index, index) -> ()
+    })
+    %n = memref.dim %X {index = 0} : (memref<?xf32>) -> (index)
+    %dyn = scf.for %c0, %n, %c1, %row : (index, index, index, index) -> (index) ({
+    ^bb0(%t: index, %e: index):
+      %en = arith.addi %e, %c128 : (index, index) -> (index)
+      scf.yield %en : (index) -> ()
+    })
+    xtc.return : () -> ()
+  }
+}
+)");
+  ASSERT_TRUE(m);
+  expectRange(*m, "stepped", 48 + 256, 7 * 512 + 48 + 256, 16);
+  expectRange(*m, "kept", 48, 7 * 512 + 48, 16);
+  EXPECT_FALSE(rangeOf(*m, "doubled").has_value());  // x * 2 per step: not "argument + constant"
+  EXPECT_FALSE(rangeOf(*m, "dyn").has_value());      // a dynamic bound: no static trip count
+}
+
 // x_{i+1} = x_i + x_i, 30 times: each value is visited once (a walk of the paths would take 2^30
 // steps). The range of x_30 = 2^30 * gid is [0, 2^30 * 7]; a multiple of 1 only (a sum's divisor is
 // the gcd of its operands': the rule does not see that x + x is 2x).

@@ -17,7 +17,9 @@
 //     expression of values defined outside the loop (invariantSym). Each accumulator chunk of
 //     8 elements is a chain of dpas that starts at the argument and ends in the yield at the same place.
 //     xe.prefetch_1d is allowed when its address is a LaneProgram (below): the per-lane line
-//     arithmetic lower-xe writes. Anything else: no match, and the loop is emitted op by op.
+//     arithmetic lower-xe writes. One scf.if on "k % 2^n ==/!= 0" may hold a barrier, prefetches and
+//     the steps of carried indices (RFC 2.5's L2 stream every fourth step: walkIf). Anything else:
+//     no match, and the loop is emitted op by op.
 //  2. Emit (the text dg2_visa_loop.py's generator measured): before the loop, each group of 8 messages
 //     (consecutive rows of one memref at one column and half) comes in as one per-lane i64 address and
 //     is spread into one register per message (an LSC address must start a register); in the loop, the row reads
@@ -25,7 +27,10 @@
 //     slot on word/byte views, per lane read two SIMD8 A64 untyped reads of 4 dwords
 //     (svm_gather4scaled, one per register half of its operand, the second address 16 bytes on: an
 //     LSC load of 8 dwords is SIMD16-shaped on dg2, not an operand), the dpas on the tied accumulator
-//     outputs, one 64-bit add per message address, the counter's add/cmp/jmp.
+//     outputs, one 64-bit add per message address, the counter's add/cmp/jmp. The scf.if is a block
+//     after the unconditional prefetches that a predicated forward jmp skips (dg2-visa.sh `pfif`);
+//     its fence and barrier are pvc's lines, whose --verify-isa patterns (VisaLoop.cpp
+//     visaLoopHardwareCalls) hold on dg2 too (tests/isa/gemm/rfc_2_5_gemm_two_cache_levels.dg2.isa).
 #include "backends/spirv/Dg2VisaLoop.h"
 
 #include "backends/spirv/Dg2VisaCommon.h"

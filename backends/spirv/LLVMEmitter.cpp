@@ -5,6 +5,7 @@
 // Itanium-mangled names; the translator turns them into SPIR-V builtin variables, OpGroup* and
 // OpenCL.std instructions.
 #include "backends/spirv/LLVMEmitter.h"
+#include "backends/spirv/Dg2VisaBlock.h"
 #include "backends/spirv/Dg2VisaFmaLoop.h"
 #include "backends/spirv/Dg2VisaLoop.h"
 #include "backends/spirv/EmitMemory.h"
@@ -1182,7 +1183,15 @@ void KernelEmitter::emitIf(ir::Operation& op) {
   std::vector<llvm::Value*> thenVals, elseVals;
   std::vector<VisaHeaders::Slot> before = headers_.slots;
   b_.SetInsertPoint(thenB);
-  if (!op.region(0).empty()) emitBlock(op.region(0).block(), &thenVals);
+  // dg2: the block path of a kernel without a loop as one inline-vISA statement (Dg2VisaBlock.h).
+  std::optional<std::string> stmt;
+  if (codegen_ == XeCodegen::Visa) {
+    XeEmitContext xc = xeContext(op);
+    stmt = emitDg2VisaBlock(op, xc, visaLoops_, [&](const ir::Operation& o) { emitOp(const_cast<ir::Operation&>(o), nullptr); });
+    if (stmt) ++visaLoops_;
+    if (stmt && !stmt->empty()) fail(op, *stmt);
+  }
+  if (!stmt && !op.region(0).empty()) emitBlock(op.region(0).block(), &thenVals);
   llvm::BasicBlock* thenEnd = b_.GetInsertBlock();
   b_.CreateBr(merge);
   std::vector<VisaHeaders::Slot> afterThen = headers_.slots;

@@ -1213,6 +1213,10 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
   // dg2's whole-loop row reads (Dg2VisaLoop.cpp): SIMD1 transposed LSC loads from a 64-bit address.
   static const std::regex ugm(R"(^lsc_load\.ugm \(M1_NM, 1\) \w+:(d32x\d+t) flat\[\w+\]:a64$)");
   static const std::regex lanePrefetch(R"(^lsc_load\.ugm\.(ca|uc)\.(ca) \(M1, 8\) %null:d32 flat\[\w+\]:a64$)");
+  // dg2's block path statement (Dg2VisaBlock.cpp): SIMD1 transposed LSC stores to a 64-bit address.
+  static const std::regex ugmStore(R"(^lsc_store\.ugm \(M1_NM, 1\) flat\[\w+\]:a64 \w+:(d32x\d+t)$)");
+  // A statement without a loop (Dg2VisaBlock.cpp) runs each line once: each must leave its own instruction.
+  bool straight = text.find("jmp (M1,1)") == std::string::npos;
   while (std::getline(in, line)) {
     std::string name, pattern, shape;
     if (std::regex_search(line, m, hdr)) {
@@ -1237,6 +1241,9 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
     } else if (std::regex_search(line, m, ugm)) {
       pattern = fmt::format(R"(send\.ugm \(1\|M0\) .*load\.ugm\.{}\.a64)", m[1].str());
       name = fmt::format("inline vISA loop: row read {}", m[1].str());
+    } else if (std::regex_search(line, m, ugmStore)) {
+      pattern = fmt::format(R"(send\.ugm \(1\|M0\) +null .*store\.ugm\.{}\.a64)", m[1].str());
+      name = fmt::format("inline vISA: row write {}", m[1].str());
     } else if (std::regex_search(line, m, lanePrefetch)) {
       // dg2's per-lane prefetches (Dg2VisaLoop.cpp LaneProgram): SIMD8 LSC loads into null.
       pattern = fmt::format(R"(send\.ugm \(8\|M0\) +null .*load\.ugm\.d32\.a64\.{}\.{})", m[1].str(), m[2].str());
@@ -1265,7 +1272,7 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
     c.builtin = name;
     c.isaPattern = pattern;
     c.blockShape = shape;
-    ++c.insideLoops;
+    ++(straight ? c.outsideLoops : c.insideLoops);
   }
   std::vector<isa::HardwareCall> r;
   for (auto& [n, c] : calls) r.push_back(std::move(c));

@@ -190,6 +190,13 @@ L400:
         join (8|M0)                          L500
 """ + GATHER + TAIL, 6)
 
+# The block arm as Dg2VisaBlock.cpp's statement (LSC transposed SIMD1 messages, no oword block
+# message): the same guard, the fallback falling through; kept as in "fallback first".
+LSC = "(W)     send.ugm (1|M0)          r13      r5      null:0  0x0            0x0240E580           {$6} // wr:1+0, rd:4; load.ugm.d32x32t.a64\n"
+check_block_path("fallback first, LSC block read", fallthrough.replace(BLOCK, LSC), 7)
+# An LSC message that is not transposed (a SIMD8 prefetch or gather) is no block message.
+check("a SIMD8 LSC load is no block message", bench.block_path(fallthrough.replace(BLOCK, LSC.replace("(1|M0)", "(8|M0)").replace("d32x32t", "d32")).splitlines())[1], 0)
+
 # The gaps ratchet on synthetic rows: a shortfall must be recorded exactly, in both directions.
 def row(dpas, mov, spills=0, error=None):
     if error:

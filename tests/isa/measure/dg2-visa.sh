@@ -17,6 +17,8 @@
 #   1c. per-lane prefetches in the statement (`lsc_load.ugm.{ca.ca,uc.ca} (M1, 8) %null:d32`, the
 #      address program's `cmp` into a register), as xtc's LaneProgram writes them; and one every
 #      fourth step in a conditional block with a barrier (`pfif`, RFC 2.5's L2 stream);
+#   1e. the block path of a kernel without a loop as one statement (Dg2VisaBlock.cpp): LSC
+#      transposed loads and stores, `max`, 64-bit addresses as a base plus dword offsets;
 #   1d. the f32 FMA GEMM's loop (no DPAS: one `mad (8|M0)` per multiply-add, A a scalar region of
 #      its row's response, no mov), and gemm_bt's (B from B^T: the mads' B the registers of 1b's
 #      SIMD8 untyped reads);
@@ -296,6 +298,43 @@ fmabtcase() {
   expect "$name: instructions per step" "$(count "$name" '^\s*(\(|[a-z])')" "$total"
 }
 fmabtcase fma_bt_8x16 8 16 158
+
+# ---- 1e. the block path of a kernel without a loop as one statement (Dg2VisaBlock.cpp) -------------
+# Its forms: a 64-bit address as the buffer's base plus a dword offset (`add (M1_NM, 1) a:uq base:q
+# off:d`, one native qword add that sign-extends the dword; the next row's the previous plus the
+# pitch, the same add), transposed SIMD1 LSC loads and stores of 8, 16 and 32 dwords (`lsc_load.ugm
+# (M1_NM, 1) R:d32x32t flat[a]:a64` -> `send.ugm (1|M0) … load.ugm.d32x32t.a64`, `lsc_store.ugm
+# (M1_NM, 1) flat[a]:a64 P:d32x32t` -> `… store.ugm.d32x32t.a64`), vISA `max` with an immediate 0 (the
+# relu: `sel (8|M0) (ge)…`), and a lane read's per-lane addresses as the base plus each lane's dword
+# offset (a SIMD8 qword add of a dword source: `add (8|M0) r:uq r:q r:d` after one mov that spreads
+# the dwords) feeding two SIMD8 A64 untyped reads of 4 dwords.
+cat >"$work/block.ll" <<'LL'
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
+target triple = "spir64-unknown-unknown"
+declare spir_func i32 @_Z22get_sub_group_local_idv()
+define spir_kernel void @block(float addrspace(1)* %X, float addrspace(1)* %Y, i32 %pitch, i32 %off) !intel_reqd_sub_group_size !0 {
+  %xi = ptrtoint float addrspace(1)* %X to i64
+  %yi = ptrtoint float addrspace(1)* %Y to i64
+  %l = call spir_func i32 @_Z22get_sub_group_local_idv()
+  %o = mul i32 %l, %pitch
+  call void asm sideeffect "{\0A.decl xa0 v_type=G type=uq num_elts=1 align=GRF\0A.decl xa1 v_type=G type=uq num_elts=1 align=GRF\0A.decl xw0 v_type=G type=uq num_elts=1 align=GRF\0A.decl xw1 v_type=G type=uq num_elts=1 align=GRF\0A.decl xw2 v_type=G type=uq num_elts=1 align=GRF\0A.decl xl v_type=G type=uq num_elts=8 align=GRF\0A.decl xm v_type=G type=uq num_elts=8 align=GRF\0A.decl xR v_type=G type=f num_elts=32 align=GRF\0A.decl xQ v_type=G type=f num_elts=16 align=GRF\0A.decl xS v_type=G type=f num_elts=8 align=GRF\0A.decl xP v_type=G type=f num_elts=32 align=GRF\0A.decl xL v_type=G type=f num_elts=64 align=GRF\0A.decl xH v_type=G type=f num_elts=32 align=GRF alias=<xL,128>\0Aadd (M1_NM, 1) xa0(0,0)<1> $0(0,0)<0;1,0> $3(0,0)<0;1,0>\0Aadd (M1_NM, 1) xa1(0,0)<1> xa0(0,0)<0;1,0> $2(0,0)<0;1,0>\0Aadd (M1_NM, 1) xw0(0,0)<1> $1(0,0)<0;1,0> $3(0,0)<0;1,0>\0Aadd (M1_NM, 1) xw1(0,0)<1> xw0(0,0)<0;1,0> $2(0,0)<0;1,0>\0Aadd (M1_NM, 1) xw2(0,0)<1> xw1(0,0)<0;1,0> $2(0,0)<0;1,0>\0Aadd (M1, 8) xl(0,0)<1> $0(0,0)<0;1,0> $4(0,0)<1;1,0>\0Aadd (M1, 8) xm(0,0)<1> xl(0,0)<1;1,0> 0x10:uq\0Alsc_load.ugm (M1_NM, 1) xR:d32x32t flat[xa0]:a64\0Alsc_load.ugm (M1_NM, 1) xQ:d32x16t flat[xa1]:a64\0Asvm_gather4scaled.RGBA (M1, 8) 0x0:uq xl.0 xL.0\0Asvm_gather4scaled.RGBA (M1, 8) 0x0:uq xm.0 xH.0\0Aadd (M1, 8) xP(0,0)<1> xR(0,0)<1;1,0> xQ(0,0)<1;1,0>\0Aadd (M1, 8) xP(1,0)<1> xR(1,0)<1;1,0> xQ(1,0)<1;1,0>\0Amax (M1, 8) xP(2,0)<1> xR(2,0)<1;1,0> 0x0:f\0Amax (M1, 8) xP(3,0)<1> xR(3,0)<1;1,0> 0x0:f\0Amov (M1, 8) xS(0,0)<1> xL(5,0)<1;1,0>\0Alsc_store.ugm (M1_NM, 1) flat[xw0]:a64 xP:d32x32t\0Alsc_store.ugm (M1_NM, 1) flat[xw1]:a64 xQ:d32x16t\0Alsc_store.ugm (M1_NM, 1) flat[xw2]:a64 xS:d32x8t\0A}\0A", "rw.u,rw.u,rw.u,rw.u,rw"(i64 %xi, i64 %yi, i32 %pitch, i32 %off, i32 %o)
+  ret void
+}
+!0 = !{i32 8}
+LL
+build block "$work/block.ll"; rc=$?
+expect "block: ocloc status" "$rc" "0"
+if [ $rc -eq 0 ]; then
+  bc() { grep -cE "$1" "$work/block/asm"; }
+  expect "block: transposed LSC loads d32x32t, d32x16t" "$(bc 'send\.ugm \(1\|M0\) .*rd:4; load\.ugm\.d32x32t\.a64') $(bc 'send\.ugm \(1\|M0\) .*rd:2; load\.ugm\.d32x16t\.a64')" "1 1"
+  expect "block: transposed LSC stores d32x32t, d32x16t, d32x8t" \
+    "$(bc 'send\.ugm \(1\|M0\) +null .*wr:1\+4, rd:0; store\.ugm\.d32x32t\.a64') $(bc 'send\.ugm \(1\|M0\) +null .*store\.ugm\.d32x16t\.a64') $(bc 'send\.ugm \(1\|M0\) +null .*store\.ugm\.d32x8t\.a64')" "1 1 1"
+  expect "block: the max as sel (ge) against 0" "$(bc '^ +sel \(8\|M0\) +\(ge\)f[0-9.]+ +r[0-9.<>1]+:f +r[0-9.<>;,01]+:f +0\.0:f')" 2
+  expect "block: scalar qword adds of a dword (the 5 addresses)" "$(bc '^\(W\) +add \(1\|M0\) +r[0-9]+\.0<1>:uq +r[0-9.]+<0;1,0>:u?q +r[0-9.]+<0;1,0>:d')" 5
+  expect "block: the lane addresses, one SIMD8 qword add of a dword" "$(bc '^ +add \(8\|M0\) +r[0-9]+\.0<1>:uq +r[0-9.]+<0;1,0>:q +r[0-9.]+<8;4,2>:d')" 1
+  expect "block: lane reads xyzw" "$(bc 'send\.dc1 \(8\|M0\) .*a64 untyped surface read with xyzw')" 2
+  expect "block: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/block/asm")$(grep -ci spilled "$work/block/build.log")" "00"
+fi
 
 # ---- 2. an LSC address inside a register ------------------------------------------------------------
 cat >"$work/misaligned.ll" <<'LL'

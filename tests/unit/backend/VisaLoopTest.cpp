@@ -186,5 +186,38 @@ TEST(VisaLoop, Dg2FmaMadsAreCalls) {
                                  std::regex(mad->isaPattern)));
 }
 
+// dg2's block path statement (Dg2VisaBlock.cpp, no loop): every message is a call that must leave
+// its own instruction (outside loops: counted, not just present), the stores included.
+TEST(VisaLoop, Dg2BlockStatementMessagesAreCallsEach) {
+  const char* block =
+      "{\n"
+      ".decl xtc_b0_a0 v_type=G type=uq num_elts=1 align=GRF\n"
+      "lsc_load.ugm (M1_NM, 1) xtc_b0_R0:d32x32t flat[xtc_b0_a0]:a64\n"
+      "lsc_load.ugm (M1_NM, 1) xtc_b0_R1:d32x32t flat[xtc_b0_a1]:a64\n"
+      "svm_gather4scaled.RGBA (M1, 8) 0x0:uq xtc_b0_l2.0 xtc_b0_R2.0\n"
+      "add (M1, 8) xtc_b0_P3(0,0)<1> xtc_b0_R0(0,0)<1;1,0> xtc_b0_R1(0,0)<1;1,0>\n"
+      "lsc_store.ugm (M1_NM, 1) flat[xtc_b0_a2]:a64 xtc_b0_P3:d32x32t\n"
+      "}\n";
+  std::vector<isa::HardwareCall> calls = visaLoopHardwareCalls(block);
+  ASSERT_EQ(calls.size(), 3u);
+  const isa::HardwareCall* rd = callNamed(calls, "inline vISA loop: row read d32x32t");
+  const isa::HardwareCall* wr = callNamed(calls, "inline vISA: row write d32x32t");
+  const isa::HardwareCall* lane = callNamed(calls, "inline vISA loop: lane read xyzw");
+  ASSERT_NE(rd, nullptr);
+  ASSERT_NE(wr, nullptr);
+  ASSERT_NE(lane, nullptr);
+  EXPECT_EQ(rd->outsideLoops, 2u);
+  EXPECT_EQ(rd->insideLoops, 0u);
+  EXPECT_EQ(wr->outsideLoops, 1u);
+  EXPECT_EQ(lane->outsideLoops, 1u);
+  // The disassembly line of dg2-visa.sh's `block` measurement.
+  EXPECT_TRUE(std::regex_search("(W)     send.ugm (1|M0)          null     r7      r15:4   0x0            0x0200E584           "
+                                "{A@1,$3} // wr:1+4, rd:0; store.ugm.d32x32t.a64",
+                                std::regex(wr->isaPattern)));
+  EXPECT_FALSE(std::regex_search("(W)     send.ugm (1|M0)          null     r8      r13:2   0x0            0x0200D584           "
+                                 "{$4} // wr:1+2, rd:0; store.ugm.d32x16t.a64",
+                                 std::regex(wr->isaPattern)));
+}
+
 }  // namespace
 }  // namespace xtc::backend

@@ -1,0 +1,352 @@
+// dg2's block path as one inline-vISA statement (Dg2VisaBlock.h). Two parts:
+//  1. Match (pure IR): the then-region of an scf.if without results holds only scalar index ops
+//     (pureIndexOp, integer constants: emitted before the statement by the kernel emitter), global
+//     xe.block_read of 1, 2 or 4 f32 registers per lane (one row: element i = register i, lane j =
+//     column 8i + j), xe.lane_read of 8 f32 per lane (lane j's own row: element i = dword i),
+//     vector.extract/from_elements, f32 arith.addf/maxf (element-wise, one register each;
+//     a splat constant operand an immediate), f32 xe.block_write of 1, 2 or 4 registers and the
+//     empty yield, with every read before every write (the statement reads first). Every element is
+//     traced to (message, register), (node, -) or a constant. Anything else: no match.
+//  2. Emit: the block messages in groups of one memref, column and row base (rows base + r): the
+//     first row's 64-bit address an input, each next row's the previous one's plus the pitch (an
+//     input) times the row distance, one register each (an LSC address must start a register); the
+//     reads (`lsc_load.ugm (M1_NM, 1) R:d32x{8,16,32}t`; a lane read two SIMD8 A64 untyped reads of
+//     4 dwords into its 8 registers, as the dg2 K-loop statements), the nodes in IR order, each
+//     computed in the register of the write that stores it when that is its only use (and a node
+//     whose only use is such a node in the same register: bias + relu in place), else in a
+//     temporary; one mov per write register that holds a read's element (a write whose registers are
+//     consecutive registers of one read stores from them); the writes
+//     (`lsc_store.ugm (M1_NM, 1) flat[a]:a64 P:d32x{8,16,32}t`).
+#include "backends/spirv/Dg2VisaBlock.h"
+
+#include "backends/spirv/LoopCoords.h"
+#include "ir/ops/XeOps.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace xtc::backend {
+
+namespace {
+
+using ir::ElemKind;
+
+constexpr int64_t kGrf = 32;  // bytes per register (dg2)
+
+// An element of a value in the region: one register (an f32 per lane).
+struct El {
+  enum Kind : uint8_t { Msg, Node, Const } kind = Const;
+  int a = 0, b = 0;  // Msg: message, register; Node: node; Const: the f32 bits in a
+};
+
+// An element-wise f32 op on one register, and where it is computed: register `reg` of write
+// `write`'s payload, or (write < 0) temporary `reg`.
+struct Node {
+  const char* opc;
+  El x, y;
+  int uses = 0, write = -1, reg = -1;
+};
+
+// A block read or write of one row of `n` registers, or a lane read (8 dwords per lane, its own row).
+struct Msg {
+  const ir::Operation* op;
+  bool write = false, lane = false;
+  const ir::Value* mem = nullptr;
+  Sym row, col;
+  int n = 0;
+  std::vector<El> data;  // a write's elements
+};
+
+bool f32Global(const ir::Value* mem) {
+  const ir::Type& t = mem->type();
+  return t.isMemRef() && t.memSpace() == ir::MemSpace::Global && t.rank() == 2 && t.strides().empty() && t.elem() == ElemKind::F32;
+}
+
+class Matcher {
+ public:
+  explicit Matcher(const ir::Block& body) : body_(body) {}
+  bool match();
+
+  std::vector<const ir::Operation*> scalars_;
+  std::vector<Msg> msgs_;
+  std::vector<Node> nodes_;
+
+ private:
+  const std::vector<El>* elems(const ir::Value* v) const {
+    auto it = elems_.find(v);
+    return it == elems_.end() ? nullptr : &it->second;
+  }
+  bool message(const ir::Operation& op);
+
+  const ir::Block& body_;
+  std::map<const ir::Value*, std::vector<El>> elems_;
+  bool wrote_ = false;
+};
+
+bool Matcher::message(const ir::Operation& op) {
+  bool write = op.is("xe.block_write"), lane = op.is("xe.lane_read");
+  unsigned first = write ? 2 : 1;
+  const ir::Value* mem = op.operand(first - 1);
+  const ir::Type& vt = write ? op.operand(0)->type() : op.result()->type();
+  if (!f32Global(mem) || !vt.isVector() || vt.elem() != ElemKind::F32 || ir::blockUnit(op).value_or(1) != 1) return false;
+  int n = static_cast<int>(vt.shape()[0]);
+  if (lane ? n != 8 : n != 1 && n != 2 && n != 4) return false;
+  if (write == false && wrote_) return false;  // the statement reads first
+  Msg m{&op, write, lane, mem, outerSym(op.operand(first)), outerSym(op.operand(first + 1)), n, {}};
+  int q = static_cast<int>(msgs_.size());
+  if (write) {
+    const std::vector<El>* d = elems(op.operand(0));
+    if (!d || static_cast<int>(d->size()) != n) return false;
+    m.data = *d;
+    wrote_ = true;
+  } else {
+    std::vector<El> e;
+    for (int i = 0; i < n; ++i) e.push_back({El::Msg, q, i});
+    elems_[op.result()] = e;
+  }
+  msgs_.push_back(std::move(m));
+  return true;
+}
+
+bool Matcher::match() {
+  // The element-wise ops dg2-visa.sh `block` measured (max: `sel (ge)`).
+  static const std::map<std::string, const char*> binary = {{"arith.addf", "add"}, {"arith.maxf", "max"}};
+  for (const auto& up : body_.opList()) {
+    const ir::Operation& op = *up;
+    if (op.is("scf.yield")) {
+      if (op.numOperands() != 0) return false;
+      continue;
+    }
+    auto scalarInt = [](const ir::Value* v) { return v->type().isScalar() && ir::isIntElem(v->type().elem()); };
+    if (op.numResults() == 1 && scalarInt(op.result()) && (pureIndexOp(op) || op.is("arith.constant"))) {
+      for (const ir::Value* v : op.operands())
+        if (!scalarInt(v)) return false;  // an index from a value of the statement
+      scalars_.push_back(&op);
+      continue;
+    }
+    if (op.is("xe.block_read") || op.is("xe.lane_read") || op.is("xe.block_write")) {
+      if (!message(op)) return false;
+      continue;
+    }
+    if (op.numResults() != 1 || op.result()->type().elem() != ElemKind::F32) return false;
+    const ir::Value* r = op.result();
+    if (op.is("arith.constant")) {
+      const ir::Attribute* a = op.attr("value");
+      if (!a || !a->isa(ir::AttrKind::Dense) || !a->isSplat() || !a->denseIsFloat()) return false;
+      El c{El::Const, static_cast<int>(std::bit_cast<uint32_t>(static_cast<float>(a->denseFloats()[0]))), 0};
+      elems_[r] = std::vector<El>(static_cast<size_t>(r->type().isVector() ? r->type().shape()[0] : 1), c);
+    } else if (op.is("vector.extract")) {
+      const std::vector<El>* s = elems(op.operand(0));
+      const ir::Attribute* ix = op.attr("index");
+      if (!s || !ix || ix->getInt() < 0 || static_cast<size_t>(ix->getInt()) >= s->size()) return false;
+      elems_[r] = {(*s)[static_cast<size_t>(ix->getInt())]};
+    } else if (op.is("vector.from_elements")) {
+      std::vector<El> e;
+      for (const ir::Value* v : op.operands()) {
+        const std::vector<El>* s = elems(v);
+        if (!s) return false;
+        e.insert(e.end(), s->begin(), s->end());
+      }
+      elems_[r] = e;
+    } else if (auto it = binary.find(op.name()); it != binary.end()) {
+      const std::vector<El>*x = elems(op.operand(0)), *y = elems(op.operand(1));
+      if (!x || !y || x->size() != y->size()) return false;
+      std::vector<El> e;
+      for (size_t i = 0; i < x->size(); ++i) {
+        if ((*x)[i].kind == El::Const && (*y)[i].kind == El::Const) return false;
+        e.push_back({El::Node, static_cast<int>(nodes_.size()), 0});
+        nodes_.push_back({it->second, (*x)[i], (*y)[i]});
+      }
+      elems_[r] = e;
+    } else {
+      return false;
+    }
+  }
+  return !msgs_.empty() && wrote_;
+}
+
+}  // namespace
+
+std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitContext& ctx, unsigned id,
+                                            const std::function<void(const ir::Operation&)>& emitScalar) {
+  if (ctx.target.kind != targets::TargetKind::Dg2 || ctx.target.subgroupSize != 8 || !ctx.memrefDim || ifOp.numResults() != 0 ||
+      ifOp.region(0).empty())
+    return std::nullopt;
+  Matcher m(ifOp.region(0).block());
+  if (!m.match()) return std::nullopt;
+  std::vector<Msg>& msgs = m.msgs_;
+  std::vector<Node>& nodes = m.nodes_;
+  // A node's uses; a node used once, by a write (or by such a node), is computed in that write's
+  // register.
+  auto use = [&](const El& e) {
+    if (e.kind == El::Node) ++nodes[static_cast<size_t>(e.a)].uses;
+  };
+  for (const Node& n : nodes) use(n.x), use(n.y);
+  for (const Msg& w : msgs)
+    for (const El& e : w.data) use(e);
+  // Along one operand only: two operands in one register would overwrite each other.
+  std::function<bool(const El&, int, int)> place = [&](const El& e, int w, int reg) {
+    if (e.kind != El::Node) return false;
+    Node& n = nodes[static_cast<size_t>(e.a)];
+    if (n.uses != 1 || n.write >= 0) return false;
+    n.write = w, n.reg = reg;
+    if (!place(n.x, w, reg)) place(n.y, w, reg);
+    return true;
+  };
+  for (size_t w = 0; w < msgs.size(); ++w)
+    for (size_t i = 0; i < msgs[w].data.size(); ++i) place(msgs[w].data[i], static_cast<int>(w), static_cast<int>(i));
+  int temps = 0;
+  for (Node& n : nodes)
+    if (n.write < 0) n.reg = temps++;
+  // A write whose registers are registers f .. f + n - 1 of one read stores from that read.
+  std::vector<std::pair<int, int>> from(msgs.size(), {-1, 0});
+  for (size_t w = 0; w < msgs.size(); ++w) {
+    const std::vector<El>& d = msgs[w].data;
+    if (!msgs[w].write || d[0].kind != El::Msg || msgs[static_cast<size_t>(d[0].a)].lane) continue;
+    bool run = true;
+    for (size_t i = 1; i < d.size(); ++i) run = run && d[i].kind == El::Msg && d[i].a == d[0].a && d[i].b == d[0].b + static_cast<int>(i);
+    if (run) from[w] = {d[0].a, d[0].b};
+  }
+  // Past this point the statement is emitted.
+  for (const ir::Operation* s : m.scalars_) emitScalar(*s);
+
+  llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
+  std::vector<llvm::Value*> inputs;
+  std::string constraints;
+  auto input = [&](llvm::Value* v, const char* c) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i] == v) return fmt::format("${}", i);
+    inputs.push_back(v);
+    constraints += fmt::format("{}{}", constraints.empty() ? "" : ",", c);
+    return fmt::format("${}", inputs.size() - 1);
+  };
+  // Offsets in 32 bits (the guard bounds them below 2^31, as the per-op block messages of a kernel
+  // without a loop: XeBuiltins.cpp blockMessageAddress), added to the memref's 64-bit base in vISA
+  // (a qword add of a dword source: native on dg2, dg2-visa.sh `block`).
+  llvm::Type* i32 = b.getInt32Ty();
+  auto value32 = [&](const ir::Value* v) { return b.CreateSExtOrTrunc(ctx.get(const_cast<ir::Value*>(v)).at(0), i32); };
+  std::map<const ir::Value*, llvm::Value*> pitches;
+  auto pitch = [&](const ir::Value* mem) {
+    llvm::Value*& p = pitches[mem];
+    return p ? p : p = b.CreateMul(b.CreateSExtOrTrunc(ctx.memrefDim(const_cast<ir::Value*>(mem), 1), i32), b.getInt32(4));
+  };
+  std::map<const ir::Value*, llvm::Value*> bases;
+  auto baseOf = [&](const ir::Value* mem) {
+    llvm::Value*& v = bases[mem];
+    if (!v) v = b.CreatePtrToInt(ctx.memrefPointer(const_cast<ir::Value*>(mem)), b.getInt64Ty());
+    return input(v, "rw.u");
+  };
+  auto sym32 = [&](const Sym& s) {
+    llvm::Value* c = b.getInt32(static_cast<uint32_t>(s.off));
+    return s.base ? b.CreateAdd(value32(s.base), c) : c;
+  };
+
+  std::string p = fmt::format("xtc_b{}_", id);
+  std::ostringstream decls, t;
+  // Block messages: groups of (memref, row base, column) in the order of their first message (a map
+  // of pointers would order them by address: not deterministic), rows in order; one address register each.
+  using Key = std::tuple<const ir::Value*, const ir::Value*, const ir::Value*, int64_t>;
+  std::map<Key, std::map<int64_t, int>> groups;  // -> row offset -> address register
+  std::vector<Key> groupOrder;
+  std::vector<int> addrOf(msgs.size(), -1);
+  int nAddr = 0;
+  for (size_t q = 0; q < msgs.size(); ++q) {
+    const Msg& g = msgs[q];
+    if (g.lane) continue;
+    Key k{g.mem, g.row.base, g.col.base, g.col.off};
+    if (!groups.count(k)) groupOrder.push_back(k);
+    groups[k].emplace(g.row.off, -1);
+  }
+  for (const Key& key : groupOrder) {
+    std::map<int64_t, int>& rows = groups[key];
+    const auto& [mem, rowBase, colBase, colOff] = key;
+    int64_t prev = 0;
+    bool firstRow = true;
+    for (auto& [off, reg] : rows) {
+      reg = nAddr++;
+      decls << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 align=GRF\n", p, reg);
+      if (firstRow) {
+        llvm::Value* o = b.CreateAdd(b.CreateMul(sym32({rowBase, off}), pitch(mem)), b.CreateMul(sym32({colBase, colOff}), b.getInt32(4)));
+        t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, reg, baseOf(mem), input(o, "rw.u"));
+      } else {
+        llvm::Value* by = off - prev == 1 ? pitch(mem) : b.CreateMul(pitch(mem), b.getInt32(static_cast<uint32_t>(off - prev)));
+        t << fmt::format("add (M1_NM, 1) {0}a{1}(0,0)<1> {0}a{2}(0,0)<0;1,0> {3}(0,0)<0;1,0>\n", p, reg, reg - 1, input(by, "rw.u"));
+      }
+      prev = off, firstRow = false;
+    }
+  }
+  for (size_t q = 0; q < msgs.size(); ++q)
+    if (!msgs[q].lane) addrOf[q] = groups[{msgs[q].mem, msgs[q].row.base, msgs[q].col.base, msgs[q].col.off}].at(msgs[q].row.off);
+  // Lane reads: each lane's own row address (row * pitch + column bytes in 32 bits, as the per-op
+  // lane read of a kernel without a loop), dwords 0-3 from it and 4-7 from 16 bytes on.
+  for (size_t q = 0; q < msgs.size(); ++q) {
+    const Msg& g = msgs[q];
+    if (g.lane) {
+      llvm::Value* off = b.CreateAdd(b.CreateMul(value32(g.op->operand(1)), pitch(g.mem)), b.CreateMul(value32(g.op->operand(2)), b.getInt32(4)));
+      std::string base = baseOf(g.mem), a = input(off, "rw");
+      decls << fmt::format(".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF\n.decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF\n"
+                           ".decl {0}R{1} v_type=G type=f num_elts=64 align=GRF\n.decl {0}H{1} v_type=G type=f num_elts=32 align=GRF alias=<{0}R{1},{2}>\n",
+                           p, q, 4 * kGrf);
+      t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<0;1,0> {3}(0,0)<1;1,0>\nadd (M1, 8) {0}m{1}(0,0)<1> {0}l{1}(0,0)<1;1,0> 0x10:uq\n",
+                       p, q, base, a);
+    } else if (!g.write) {
+      decls << fmt::format(".decl {}R{} v_type=G type=f num_elts={} align=GRF\n", p, q, 8 * g.n);
+    } else if (from[q].first < 0) {
+      decls << fmt::format(".decl {}P{} v_type=G type=f num_elts={} align=GRF\n", p, q, 8 * g.n);
+    } else {
+      decls << fmt::format(".decl {0}P{1} v_type=G type=f num_elts={2} align=GRF alias=<{0}R{3},{4}>\n", p, q, 8 * g.n, from[q].first,
+                           kGrf * from[q].second);
+    }
+  }
+  if (temps) decls << fmt::format(".decl {}T v_type=G type=f num_elts={} align=GRF\n", p, 8 * temps);
+  const char* msgName[] = {"", "d32x8t", "d32x16t", "", "d32x32t"};
+  for (size_t q = 0; q < msgs.size(); ++q) {
+    const Msg& g = msgs[q];
+    if (g.lane)
+      t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}R{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, q);
+    else if (!g.write)
+      t << fmt::format("lsc_load.ugm (M1_NM, 1) {0}R{1}:{2} flat[{0}a{3}]:a64\n", p, q, msgName[g.n], addrOf[q]);
+  }
+  auto reg = [&](const El& e) {
+    if (e.kind == El::Const) return fmt::format("{:#x}:f", static_cast<uint32_t>(e.a));
+    if (e.kind == El::Msg) return fmt::format("{}R{}({},0)<1;1,0>", p, e.a, e.b);
+    const Node& n = nodes[static_cast<size_t>(e.a)];
+    return n.write >= 0 ? fmt::format("{}P{}({},0)<1;1,0>", p, n.write, n.reg) : fmt::format("{}T({},0)<1;1,0>", p, n.reg);
+  };
+  for (const Node& n : nodes) {
+    std::string dst = n.write >= 0 ? fmt::format("{}P{}({},0)<1>", p, n.write, n.reg) : fmt::format("{}T({},0)<1>", p, n.reg);
+    bool swap = n.x.kind == El::Const;  // the immediate second
+    t << fmt::format("{} (M1, 8) {} {} {}\n", n.opc, dst, reg(swap ? n.y : n.x), reg(swap ? n.x : n.y));
+  }
+  for (size_t q = 0; q < msgs.size(); ++q) {
+    const Msg& g = msgs[q];
+    if (!g.write) continue;
+    if (from[q].first < 0)
+      for (size_t i = 0; i < g.data.size(); ++i) {
+        const El& e = g.data[i];
+        if (e.kind == El::Node && nodes[static_cast<size_t>(e.a)].write == static_cast<int>(q) &&
+            nodes[static_cast<size_t>(e.a)].reg == static_cast<int>(i))
+          continue;  // computed in place
+        t << fmt::format("mov (M1, 8) {}P{}({},0)<1> {}\n", p, q, i, reg(e));
+      }
+    t << fmt::format("lsc_store.ugm (M1_NM, 1) flat[{0}a{1}]:a64 {0}P{2}:{3}\n", p, addrOf[q], q, msgName[g.n]);
+  }
+  std::string text = "{\n" + decls.str() + t.str() + "}\n";
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* v : inputs) types.push_back(v->getType());
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), types, false);
+  b.CreateCall(llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/true), inputs);
+  return std::string();
+}
+
+}  // namespace xtc::backend

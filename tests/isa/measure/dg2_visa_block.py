@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""dg2_visa_block.py: an executable model of the dg2 block-path statement xtc emits for a kernel
+without a loop (backends/spirv/Dg2VisaBlock.cpp): it runs the statement's vISA text on buffers of
+random f32 values and checks what it stored against the kernel's meaning computed here.
+
+  dg2_visa_block.py KERNEL ROLES [OLD=>NEW ...] < module.ll
+
+KERNEL: transpose (Y = X^T on the 16x16 tile at X[m, n] -> Y[n, m]) or bias_relu (Y = max(X + bias, 0)
+on the 8x32 tile at [m, n]); the tile origin is m = 16, n = 32 in buffers X (40 x 72), Y (72 x 40 for
+transpose, else 40 x 72) and bias (1 x 72), each row padded to its pitch. ROLES names the statement's
+inputs in order, comma-separated: "BASE=X|Y|bias" (a buffer's 64-bit address), "U32=EXPR" (a
+uniform dword) or "V32=EXPR" (a dword per lane), EXPR a Python expression of m, n, l (the lane) and
+px, py, pb (the pitches in bytes). OLD=>NEW replaces text in the statement first (a mutation: then
+the check must fail). Prints one line per check; exits 1 when one fails.
+
+The model: registers are 32 bytes (8 lanes of a dword); `add`/`mov`/`max`/`min`/`mul` on (M1_NM, 1)
+or (M1, 8) with <1> destinations and <0;1,0> / <1;1,0> sources or immediates, in the declared types
+(a qword add of a dword source sign-extends it); `lsc_load.ugm (M1_NM, 1) D:d32xNt flat[A]:a64` reads
+N dwords at A into D's registers in order (dword k = register k / 8, lane k % 8), `lsc_store.ugm
+(M1_NM, 1) flat[A]:a64 S:d32xNt` writes them; `svm_gather4scaled.RGBA (M1, 8) 0x0:uq A.0 D.0` reads
+4 dwords at lane l's address A[l] into lane l of D's registers 0-3.
+"""
+import random
+import re
+import struct
+import sys
+
+GRF = 32
+TS = {"uq": 8, "q": 8, "ud": 4, "d": 4, "f": 4}
+
+
+def statement(ll):
+    m = re.search(r'asm sideeffect "(\{\\0A\.decl xtc_b[^"]*)", "([^"]*)"\(([^)]*)\)', ll)
+    assert m, "no block statement (xtc_b) in the module"
+    text = m.group(1).replace("\\0A", "\n").replace("\\22", '"')
+    cons = m.group(2).split(",")
+    types = [a.strip().split()[0] for a in m.group(3).split(",")]
+    return text, cons, types
+
+
+def run(text, cons, argtypes, roles, kernel, seed):
+    rnd = random.Random(seed)
+    M, N = 40, 72
+    m0, n0 = 16, 32
+    px = N * 4 + 64
+    ydims = (N, M) if kernel == "transpose" else (M, N)
+    py = ydims[1] * 4 + 32
+    pb = N * 4
+    bases = {"X": 0x10000, "Y": 0x80000, "bias": 0x100000}
+    mem = {}
+    vals = {}
+    for buf, rows, cols, pitch in (("X", M, N, px), ("bias", 1, N, pb)):
+        for i in range(rows):
+            for j in range(cols):
+                v = struct.unpack("<f", struct.pack("<f", rnd.uniform(-2, 2)))[0]
+                vals[buf, i, j] = v
+                mem.update({bases[buf] + i * pitch + 4 * j + k: b for k, b in enumerate(struct.pack("<f", v))})
+    regs, types, alias = {}, {}, {}
+    env = {"m": m0, "n": n0, "px": px, "py": py, "pb": pb}
+    assert len(roles) == len(cons) == len(argtypes), (len(roles), len(cons), len(argtypes))
+    for i, (role, c, t) in enumerate(zip(roles, cons, argtypes)):
+        w = 8 if t == "i64" else 4
+        lanes = 1 if c == "rw.u" else 8
+        if role.startswith("BASE="):
+            vs = [bases[role[5:]]] * lanes
+        else:
+            assert role[:4] in ("U32=", "V32=") and (lanes == 8) == (role[0] == "V"), (role, c)
+            vs = [eval(role[4:], {}, dict(env, l=l)) for l in range(lanes)]
+        regs[f"${i}"] = bytearray(b"".join((v % (1 << 8 * w)).to_bytes(w, "little") for v in vs))
+        types[f"${i}"] = "q" if w == 8 else "d"
+
+    def loc(name):
+        return alias.get(name, (name, 0))
+
+    def rd(root, off, t):
+        b = bytes(regs[root][off:off + TS[t]])
+        assert len(b) == TS[t], f"read past {root}"
+        return struct.unpack("<f", b)[0] if t == "f" else int.from_bytes(b, "little", signed=t in ("d", "q"))
+
+    def wr(root, off, t, v):
+        assert off + TS[t] <= len(regs[root]), f"write past {root}"
+        regs[root][off:off + TS[t]] = struct.pack("<f", v) if t == "f" else (int(v) % (1 << 8 * TS[t])).to_bytes(TS[t], "little")
+
+    opnd = re.compile(r"^(\$?\w+)\((\d+),(\d+)\)<(?:(\d+)|(\d+);(\d+),(\d+))>$")
+
+    def place(name, r, c, i, vs, w, hs, t):
+        root, off = loc(name)
+        return root, off + r * GRF + (c + (i // w) * vs + (i % w) * hs) * TS[t]
+
+    def src(s, i, t):
+        m = re.match(r"^(0x[0-9a-f]+):(\w+)$", s)
+        if m:
+            v = int(m.group(1), 16)
+            return struct.unpack("<f", v.to_bytes(4, "little"))[0] if m.group(2) == "f" else v
+        m = opnd.match(s)
+        name = m.group(1)
+        return rd(*place(name, int(m.group(2)), int(m.group(3)), i, int(m.group(5)), int(m.group(6)), int(m.group(7)), types[name]), types[name])
+
+    def mem32(a):
+        return bytes(mem.get(a + k, 0) for k in range(4))
+
+    stored = {}
+    for line in text.strip().split("\n"):
+        if line in ("{", "}"):
+            continue
+        m = re.match(r"^\.decl (\w+) v_type=G type=(\w+) num_elts=(\d+) align=\w+(?: alias=<(\w+),(\d+)>)?$", line)
+        if m:
+            name, t, cnt, base, off = m.groups()
+            types[name] = t
+            if base:
+                r, o = loc(base)
+                alias[name] = (r, o + int(off))
+            else:
+                regs[name] = bytearray(int(cnt) * TS[t])
+            continue
+        m = re.match(r"^(add|mov|max|min|mul) \((M1_NM, 1|M1, 8)\) (\S+) (\S+)(?: (\S+))?$", line)
+        if m:
+            op, width, d, a, b = m.groups()
+            dm = opnd.match(d)
+            t = types[dm.group(1)]
+            for i in range(1 if width == "M1_NM, 1" else 8):
+                x = src(a, i, t)
+                y = src(b, i, t) if b else None
+                v = {"mov": lambda: x, "add": lambda: x + y, "mul": lambda: x * y, "max": lambda: max(x, y), "min": lambda: min(x, y)}[op]()
+                if t == "f":
+                    v = struct.unpack("<f", struct.pack("<f", v))[0]
+                wr(*place(dm.group(1), int(dm.group(2)), int(dm.group(3)), i, int(dm.group(4)), 1, 0, t), t, v)
+            continue
+        m = re.match(r"^lsc_load\.ugm \(M1_NM, 1\) (\w+):d32x(\d+)t flat\[(\w+)\]:a64$", line)
+        if m:
+            a = rd(*loc(m.group(3)), "uq")
+            root, off = loc(m.group(1))
+            for k in range(int(m.group(2))):
+                regs[root][off + 4 * k:off + 4 * k + 4] = mem32(a + 4 * k)
+            continue
+        m = re.match(r"^lsc_store\.ugm \(M1_NM, 1\) flat\[(\w+)\]:a64 (\w+):d32x(\d+)t$", line)
+        if m:
+            a = rd(*loc(m.group(1)), "uq")
+            root, off = loc(m.group(2))
+            for k in range(int(m.group(3))):
+                for j, by in enumerate(regs[root][off + 4 * k:off + 4 * k + 4]):
+                    mem[a + 4 * k + j] = by
+                stored[a + 4 * k] = stored.get(a + 4 * k, 0) + 1
+            continue
+        m = re.match(r"^svm_gather4scaled\.RGBA \(M1, 8\) 0x0:uq (\w+)\.0 (\w+)\.0$", line)
+        if m:
+            ar, ao = loc(m.group(1))
+            root, off = loc(m.group(2))
+            for l in range(8):
+                a = rd(ar, ao + 8 * l, "uq")
+                for c in range(4):
+                    regs[root][off + c * GRF + 4 * l:off + c * GRF + 4 * l + 4] = mem32(a + 4 * c)
+            continue
+        raise SystemExit(f"dg2_visa_block: the model does not know the line: {line}")
+    # The meaning: which Y elements, with which values.
+    want = {}
+    if kernel == "transpose":
+        for i in range(16):
+            for j in range(16):
+                want[bases["Y"] + (n0 + j) * py + 4 * (m0 + i)] = vals["X", m0 + i, n0 + j]
+    else:
+        for i in range(8):
+            for j in range(32):
+                s = struct.unpack("<f", struct.pack("<f", vals["X", m0 + i, n0 + j] + vals["bias", 0, n0 + j]))[0]
+                want[bases["Y"] + (m0 + i) * py + 4 * (n0 + j)] = max(s, 0.0)
+    bad = sum(1 for a, v in want.items() if stored.get(a) != 1 or struct.unpack("<f", mem32(a))[0] != v)
+    bad += sum(1 for a in stored if a not in want)  # a store outside the tile
+    return bad, len(want)
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ("transpose", "bias_relu"):
+        print(__doc__)
+        return 2
+    text, cons, types = statement(sys.stdin.read())
+    for mut in sys.argv[3:]:
+        old, new = mut.split("=>")
+        assert old in text, f"mutation: no {old!r} in the statement"
+        text = text.replace(old, new)
+    roles = [r.strip() for r in re.split(r",(?![^()]*\))", sys.argv[2])]
+    fail = 0
+    for seed in (1, 2):
+        bad, n = run(text, cons, types, roles, sys.argv[1], seed)
+        print(f"{'ok' if bad == 0 else 'FAIL'}: {sys.argv[1]} seed {seed}: {bad} of {n} elements wrong or stored elsewhere")
+        fail |= bad != 0
+    return 1 if fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -217,6 +218,38 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     for (size_t i = 1; i < d.size(); ++i) run = run && d[i].kind == El::Msg && d[i].a == d[0].a && d[i].b == d[0].b + static_cast<int>(i);
     if (run) from[w] = {d[0].a, d[0].b};
   }
+  // Rows chained through a lane read's registers (transpose: Y's row r is register r of one lane
+  // read, then a register of another): when a lane read's registers are used only as element 0 of
+  // such 2-register writes, each at its own register and row, the write of register r stores from
+  // that read's registers r, r + 1 after one mov of its element 1 into r + 1; the writes go from the
+  // highest r down (r + 1's own row is stored before its register is overwritten: a wait for that
+  // store to read it, not for memory), the read one register longer for the highest. One mov per row
+  // where a payload of its own takes two.
+  std::vector<int> chainOf(msgs.size(), -1);  // a chained write's lane read
+  std::vector<bool> longRead(msgs.size(), false);
+  for (size_t q = 0; q < msgs.size(); ++q) {
+    if (!msgs[q].lane) continue;
+    std::vector<size_t> ws;
+    std::set<int> regs;
+    std::set<std::tuple<const ir::Value*, const ir::Value*, int64_t, const ir::Value*, int64_t>> rows;  // reordered: distinct rows
+    bool ok = true;
+    auto other = [&](const El& e) { ok = ok && !(e.kind == El::Msg && e.a == static_cast<int>(q)); };
+    for (const Node& n : nodes) other(n.x), other(n.y);
+    for (size_t w = 0; w < msgs.size(); ++w) {
+      const std::vector<El>& d = msgs[w].data;
+      if (!msgs[w].write) continue;
+      if (d.size() == 2 && d[0].kind == El::Msg && d[0].a == static_cast<int>(q) && d[1].kind == El::Msg && d[1].a != static_cast<int>(q)) {
+        ws.push_back(w);
+        const Msg& g = msgs[w];
+        ok = ok && regs.insert(d[0].b).second && rows.insert({g.mem, g.row.base, g.row.off, g.col.base, g.col.off}).second;
+      } else {
+        for (const El& e : d) other(e);
+      }
+    }
+    if (!ok || ws.empty()) continue;
+    for (size_t w : ws) chainOf[w] = static_cast<int>(q);
+    longRead[q] = true;
+  }
   // Past this point the statement is emitted.
   for (const ir::Operation* s : m.scalars_) emitScalar(*s);
 
@@ -295,12 +328,14 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       llvm::Value* off = b.CreateAdd(b.CreateMul(value32(g.op->operand(1)), pitch(g.mem)), b.CreateMul(value32(g.op->operand(2)), b.getInt32(4)));
       std::string base = baseOf(g.mem), a = input(off, "rw");
       decls << fmt::format(".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF\n.decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF\n"
-                           ".decl {0}R{1} v_type=G type=f num_elts=64 align=GRF\n.decl {0}H{1} v_type=G type=f num_elts=32 align=GRF alias=<{0}R{1},{2}>\n",
-                           p, q, 4 * kGrf);
+                           ".decl {0}R{1} v_type=G type=f num_elts={3} align=GRF\n.decl {0}H{1} v_type=G type=f num_elts=32 align=GRF alias=<{0}R{1},{2}>\n",
+                           p, q, 4 * kGrf, longRead[q] ? 72 : 64);
       t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<0;1,0> {3}(0,0)<1;1,0>\nadd (M1, 8) {0}m{1}(0,0)<1> {0}l{1}(0,0)<1;1,0> 0x10:uq\n",
                        p, q, base, a);
     } else if (!g.write) {
       decls << fmt::format(".decl {}R{} v_type=G type=f num_elts={} align=GRF\n", p, q, 8 * g.n);
+    } else if (chainOf[q] >= 0) {
+      decls << fmt::format(".decl {0}P{1} v_type=G type=f num_elts=16 align=GRF alias=<{0}R{2},{3}>\n", p, q, chainOf[q], kGrf * g.data[0].b);
     } else if (from[q].first < 0) {
       decls << fmt::format(".decl {}P{} v_type=G type=f num_elts={} align=GRF\n", p, q, 8 * g.n);
     } else {
@@ -330,7 +365,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   }
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];
-    if (!g.write) continue;
+    if (!g.write || chainOf[q] >= 0) continue;
     if (from[q].first < 0)
       for (size_t i = 0; i < g.data.size(); ++i) {
         const El& e = g.data[i];
@@ -340,6 +375,17 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
         t << fmt::format("mov (M1, 8) {}P{}({},0)<1> {}\n", p, q, i, reg(e));
       }
     t << fmt::format("lsc_store.ugm (M1_NM, 1) flat[{0}a{1}]:a64 {0}P{2}:{3}\n", p, addrOf[q], q, msgName[g.n]);
+  }
+  std::vector<size_t> chained;
+  for (size_t w = 0; w < msgs.size(); ++w)
+    if (chainOf[w] >= 0) chained.push_back(w);
+  std::stable_sort(chained.begin(), chained.end(), [&](size_t a, size_t c) {
+    return std::pair(chainOf[a], -msgs[a].data[0].b) < std::pair(chainOf[c], -msgs[c].data[0].b);
+  });
+  for (size_t w : chained) {
+    const Msg& g = msgs[w];
+    t << fmt::format("mov (M1, 8) {}R{}({},0)<1> {}\n", p, chainOf[w], g.data[0].b + 1, reg(g.data[1]));
+    t << fmt::format("lsc_store.ugm (M1_NM, 1) flat[{0}a{1}]:a64 {0}P{2}:d32x16t\n", p, addrOf[w], w);
   }
   std::string text = "{\n" + decls.str() + t.str() + "}\n";
   std::vector<llvm::Type*> types;

@@ -15,7 +15,8 @@
 //     computed in the register of the write that stores it when that is its only use (and a node
 //     whose only use is such a node in the same register: bias + relu in place), else in a
 //     temporary; one mov per write register that holds a read's element (a write whose registers are
-//     consecutive registers of one read stores from them); the writes
+//     consecutive registers of one read stores from them; 2-register rows chained through a lane
+//     read's registers take one, below); the writes
 //     (`lsc_store.ugm (M1_NM, 1) flat[a]:a64 P:d32x{8,16,32}t`).
 #include "backends/spirv/Dg2VisaBlock.h"
 

@@ -145,6 +145,27 @@ pairscase pairs_bf_16x16 16 16 bf pairs 88 205
 pairscase pairs_bt_16x16 16 16 hf "bt pairs" 24 91
 pairscase pairs_bt_8x16 8 16 hf "bt pairs" 12 58
 
+# The loop without a counter (docs/performance.md "dg2 loop floors": the floors' 2 per loop): every
+# message's address advances by its own add, so the loop can end on a 64-bit compare of A row 0's
+# address with its end (xa0 + K * bytes, computed before the loop; `cmp` on :uq is native on dg2)
+# instead of the counter's add and compare: one instruction fewer per K step, the same syncs
+# (sg_gemm_f16 125 -> 124, the split kernels' slice loop in row pairs 205 -> 204; gemm_f16 144 -> 143
+# and gemm_i8 170 -> 169 measured by hand too).
+addrendcase() {
+  local name=$1 M=$2 N=$3 KS=$4 T=$5 mode=$6 total=$7
+  python3 "$here/dg2_visa_loop.py" ll "$M" "$N" "$KS" "$T" $mode addrend >"$work/$name.ll"
+  build "$name" "$work/$name.ll"; local rc=$?
+  expect "$name: ocloc status" "$rc" "0"
+  [ $rc -eq 0 ] || { cat "$work/$name/build.log"; return; }
+  expect "$name: the loop's compare: one 64-bit cmp of an address" "$(count "$name" '^\s+cmp \(1\|M0\) +\(lt\)f[0-9.]+ +null<1>:uq')" 1
+  expect "$name: no counter (no 32-bit scalar add)" "$(count "$name" '^\s+add \(1\|M0\) +r[0-9]+\.[0-9]+<1>:d ')" 0
+  expect "$name: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/$name/asm")$(grep -ci spilled "$work/$name/build.log")" "00"
+  echo "info: $name: $(grep -cE '\bsync\b' "$work/$name/loop") syncs per step"
+  expect "$name: instructions per step" "$(count "$name" '^\s*(\(|[a-z])')" "$total"
+}
+addrendcase addrend_sg_gemm_f16 8 32 16 hf "" 124
+addrendcase addrend_pairs_bf_16x16 16 16 32 bf pairs 204
+
 # B from B^T (RFC 2.2/2.3's slice loops): each DPAS B operand is two SIMD8 A64 untyped reads of 4
 # dwords per lane (svm_gather4scaled.RGBA -> `send.dc1 (8|M0) … a64 untyped surface read with xyzw`,
 # 4 registers each) into the operand's two register halves: no mov; per step dpas (M/8)(N/8)(K/16),

@@ -3,7 +3,7 @@
 executable model of that statement's text (docs/hardware.md "dg2: inline vISA", benchmarks/
 xe-isa-notes.md "dg2 K loops in one asm statement").
 
-  dg2_visa_loop.py ll M N KSTEP TYPE [serial|bt|pf|pfif|pairs ...]
+  dg2_visa_loop.py ll M N KSTEP TYPE [serial|bt|pf|pfif|pairs|addrend ...]
                                        LLVM IR of a kernel whose K loop is the statement (stdout);
                                        TYPE f: the f32 FMA GEMM's loop (fma_statement, KSTEP 8;
                                        bt: gemm_bt's, B^T by lane reads)
@@ -47,7 +47,7 @@ import sys
 GRF = 32  # bytes per register on dg2
 
 
-def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False):
+def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False, addrend=False):
     """The statement's vISA lines and its operand list (outputs, then inputs). serial (64-byte A
     rows only): the floor's form instead, one d32x16t read per row into registers X + i, X + i + 1 of
     a 9-register block and one mov of the second half into the other operand, Y + i (the next row's
@@ -76,7 +76,11 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
     block after the first: the counter `and` 127, `cmp.eq` with 0 into the loop's predicate, a
     predicated forward `jmp` over the block; in it the SLM fence and the barrier (IGC's own vISA for
     barrier(CLK_LOCAL_MEM_FENCE)), the prefetch from its own carried column (xc1, same start) and
-    that column's step of 128, only there."""
+    that column's step of 128, only there. addrend: no counter, the loop ends on a 64-bit compare of
+    A row 0's address (advanced by its own add every step) with its end, xa0 + K * eb computed
+    before the loop (docs/performance.md "dg2 loop floors": the floors' 2 per loop; measured only,
+    not modelled by `sim`)."""
+    assert not (addrend and pfif)  # pfif's block reads the counter
     eb = 1 if T == "s8" else 2
     pack = 4 // eb
     sub = "ub" if eb == 1 else "uw"
@@ -123,6 +127,8 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
             for i in range(14):
                 d(f".decl xt{q}_{i} v_type=G type={'q' if i in (11, 12, 13) else 'ud'} num_elts=8 align=GRF")
     d(".decl xk v_type=G type=d num_elts=1 align=dword")
+    if addrend:
+        d(".decl xe v_type=G type=uq num_elts=1 align=qword")
     d(".decl xp v_type=P num_elts=1")
     for i in range(NA):
         d(f".decl xa{i} v_type=G type=uq num_elts=1 alias=<xa,{GRF * i}>")
@@ -160,8 +166,15 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
         for q in range(2):
             for i, src in zip((0, 3, 5, 7, 12), range(pfin + 1 + 5 * q, pfin + 6 + 5 * q)):
                 d(f"mov (M1, 8) xt{q}_{i}(0,0)<1> ${src}(0,0)<1;1,0>")
-    d("mov (M1,1) xk(0,0)<1> 0x0:d")
-    d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
+    if addrend:  # the end of A row 0's address: xa0 + K * eb
+        d(f"mov (M1,1) xe(0,0)<1> ${kin}(0,0)<0;1,0>")
+        if eb == 2:
+            d("shl (M1,1) xe(0,0)<1> xe(0,0)<0;1,0> 0x1:uq")
+        d("add (M1,1) xe(0,0)<1> xe(0,0)<0;1,0> xa0(0,0)<0;1,0>")
+        d("cmp.lt (M1,1) xp xa0(0,0)<0;1,0> xe(0,0)<0;1,0>")
+    else:
+        d("mov (M1,1) xk(0,0)<1> 0x0:d")
+        d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
     d("(!xp) jmp (M1,1) xend")
     d("xloop:")
     for i in range(NA):
@@ -234,8 +247,11 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
         d(f"add (M1, 8) xm{j}(0,0)<1> xm{j}(0,0)<1;1,0> {KS * eb:#x}:uq")
     if pf:
         d(f"add (M1,1) xc0(0,0)<1> xc0(0,0)<0;1,0> {KS}:d")
-    d(f"add (M1,1) xk(0,0)<1> xk(0,0)<0;1,0> {KS}:d")
-    d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
+    if addrend:
+        d("cmp.lt (M1,1) xp xa0(0,0)<0;1,0> xe(0,0)<0;1,0>")
+    else:
+        d(f"add (M1,1) xk(0,0)<1> xk(0,0)<0;1,0> {KS}:d")
+        d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
     d("(xp) jmp (M1,1) xloop")
     d("xend:")
     return L
@@ -329,13 +345,13 @@ def fma_statement(M, N, KS=8, bt=False):
     return L
 
 
-def llvm(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False):
+def llvm(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False, addrend=False):
     eb = 1 if T == "s8" else 2
     MB, NB = M // 8, N // 8
     NO = MB * NB
     KH = 1 if T == "f" else KS * eb // 32  # f32 B^T: one lane read of KS = 8 dwords per column block
     AKH = 1 if serial or pairs or T == "f" else KH  # serial, pairs, f32: whole rows, one address group per row block
-    lines = fma_statement(M, N, KS, bt) if T == "f" else statement(M, N, KS, T, serial, bt, pf or pfif, pairs, pfif)
+    lines = fma_statement(M, N, KS, bt) if T == "f" else statement(M, N, KS, T, serial, bt, pf or pfif, pairs, pfif, addrend)
     text = "{\\0A" + "\\0A".join(lines) + "\\0A}\\0A"
     V = f"<8 x {'i32' if T == 's8' else 'float'}>"
     S = "{ " + ", ".join([V] * NO) + " }"
@@ -774,9 +790,10 @@ def main():
     if len(sys.argv) >= 8 and sys.argv[1] == "sim-ll":
         return sim_module(sys.argv[2:])
     modes = sys.argv[6:]
-    if len(sys.argv) >= 6 and sys.argv[1] == "ll" and set(modes) <= {"serial", "bt", "pf", "pfif", "pairs"}:
+    if len(sys.argv) >= 6 and sys.argv[1] == "ll" and set(modes) <= {"serial", "bt", "pf", "pfif", "pairs", "addrend"}:
         sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], "serial" in modes,
-                              "bt" in modes, "pf" in modes, "pairs" in modes, "pfif" in modes))
+                              "bt" in modes, "pf" in modes, "pairs" in modes, "pfif" in modes,
+                              "addrend" in modes))
         return 0
     if sys.argv[1:] != ["sim"]:
         print(__doc__)

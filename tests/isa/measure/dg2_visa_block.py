@@ -5,9 +5,10 @@ random f32 values and checks what it stored against the kernel's meaning compute
 
   dg2_visa_block.py KERNEL ROLES [OLD=>NEW ...] < module.ll
 
-KERNEL: transpose (Y = X^T on the 16x16 tile at X[m, n] -> Y[n, m]) or bias_relu (Y = max(X + bias, 0)
-on the 8x32 tile at [m, n]); the tile origin is m = 16, n = 32 in buffers X (40 x 72), Y (72 x 40 for
-transpose, else 40 x 72) and bias (1 x 72), each row padded to its pitch. ROLES names the statement's
+KERNEL: transpose (Y = X^T on the 16x16 tile at X[m, n] -> Y[n, m]), bias_relu (Y = max(X + bias, 0)
+on the 8x32 tile at [m, n]), copy8 (Y = X on the 8x8 tile at [m, n]) or add_max (Y = max(X + Z, 1.5)
+on the 8x16 tile at [m, n]); the tile origin is m = 16, n = 32 in buffers X and Z (40 x 72), Y (72 x 40
+for transpose, else 40 x 72) and bias (1 x 72), each row padded to its pitch. ROLES names the statement's
 inputs in order, comma-separated: "BASE=X|Y|bias" (a buffer's 64-bit address), "U32=EXPR" (a
 uniform dword) or "V32=EXPR" (a dword per lane), EXPR a Python expression of m, n, l (the lane) and
 px, py, pb (the pitches in bytes). OLD=>NEW replaces text in the statement first (a mutation: then
@@ -49,14 +50,16 @@ def run(text, cons, argtypes, roles, kernel, seed):
     bases = {"X": 0x10000, "Y": 0x80000, "bias": 0x100000}
     mem = {}
     vals = {}
-    for buf, rows, cols, pitch in (("X", M, N, px), ("bias", 1, N, pb)):
+    pz = N * 4 + 16
+    bases["Z"] = 0x140000
+    for buf, rows, cols, pitch in (("X", M, N, px), ("bias", 1, N, pb), ("Z", M, N, pz)):
         for i in range(rows):
             for j in range(cols):
                 v = struct.unpack("<f", struct.pack("<f", rnd.uniform(-2, 2)))[0]
                 vals[buf, i, j] = v
                 mem.update({bases[buf] + i * pitch + 4 * j + k: b for k, b in enumerate(struct.pack("<f", v))})
     regs, types, alias = {}, {}, {}
-    env = {"m": m0, "n": n0, "px": px, "py": py, "pb": pb}
+    env = {"m": m0, "n": n0, "px": px, "py": py, "pb": pb, "pz": pz}
     assert len(roles) == len(cons) == len(argtypes), (len(roles), len(cons), len(argtypes))
     for i, (role, c, t) in enumerate(zip(roles, cons, argtypes)):
         w = 8 if t == "i64" else 4
@@ -159,17 +162,21 @@ def run(text, cons, argtypes, roles, kernel, seed):
             for j in range(16):
                 want[bases["Y"] + (n0 + j) * py + 4 * (m0 + i)] = vals["X", m0 + i, n0 + j]
     else:
+        cols = {"bias_relu": 32, "copy8": 8, "add_max": 16}[kernel]
         for i in range(8):
-            for j in range(32):
-                s = struct.unpack("<f", struct.pack("<f", vals["X", m0 + i, n0 + j] + vals["bias", 0, n0 + j]))[0]
-                want[bases["Y"] + (m0 + i) * py + 4 * (n0 + j)] = max(s, 0.0)
+            for j in range(cols):
+                x = vals["X", m0 + i, n0 + j]
+                f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]
+                y = {"bias_relu": lambda: max(f32(x + vals["bias", 0, n0 + j]), 0.0), "copy8": lambda: x,
+                     "add_max": lambda: max(f32(x + vals["Z", m0 + i, n0 + j]), 1.5)}[kernel]()
+                want[bases["Y"] + (m0 + i) * py + 4 * (n0 + j)] = y
     bad = sum(1 for a, v in want.items() if stored.get(a) != 1 or struct.unpack("<f", mem32(a))[0] != v)
     bad += sum(1 for a in stored if a not in want)  # a store outside the tile
     return bad, len(want)
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("transpose", "bias_relu"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("transpose", "bias_relu", "copy8", "add_max"):
         print(__doc__)
         return 2
     text, cons, types = statement(sys.stdin.read())

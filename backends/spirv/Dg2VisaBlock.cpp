@@ -8,12 +8,13 @@
 //     empty yield, with every read before every write (the statement reads first). Every element is
 //     traced to (message, register), (node, -) or a constant. Anything else: no match.
 //  2. Emit: the block messages in groups of one memref, column and row base (rows base + r): the
-//     first row's 64-bit address an input, each next row's the previous one's plus the pitch (an
-//     input) times the row distance, one register each (an LSC address must start a register); the
+//     first row's 64-bit address the memref's base plus a 32-bit offset (both inputs), each next
+//     row's the previous one's plus the pitch (an input) times the row distance, one register each
+//     (an LSC address must start a register); the
 //     reads (`lsc_load.ugm (M1_NM, 1) R:d32x{8,16,32}t`; a lane read two SIMD8 A64 untyped reads of
 //     4 dwords into its 8 registers, as the dg2 K-loop statements), the nodes in IR order, each
-//     computed in the register of the write that stores it when that is its only use (and a node
-//     whose only use is such a node in the same register: bias + relu in place), else in a
+//     computed in the register of the write that stores it when that is its only use (and, along
+//     one operand, a node whose only use is such a node: bias + relu in place), else in a
 //     temporary; one mov per write register that holds a read's element (a write whose registers are
 //     consecutive registers of one read stores from them; 2-register rows chained through a lane
 //     read's registers take one, below); the writes

@@ -10,7 +10,7 @@
 //  2. Emit: the block messages in groups of one memref, column and row base (rows base + r): the
 //     first row's 64-bit address the memref's base plus a 32-bit offset (both inputs), each next
 //     row's the previous one's plus the pitch (an input) times the row distance, one register each
-//     (an LSC address must start a register); the
+//     (an LSC address must start a register), all of one root variable (below); the
 //     reads (`lsc_load.ugm (M1_NM, 1) R:d32x{8,16,32}t`; a lane read two SIMD8 A64 untyped reads of
 //     4 dwords into its 8 registers, as the dg2 K-loop statements), the nodes in IR order, each
 //     computed in the register of the write that stores it when that is its only use (and, along
@@ -296,6 +296,11 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   std::vector<Key> groupOrder;
   std::vector<int> addrOf(msgs.size(), -1);
   int nAddr = 0;
+  // The address registers are one GRF each of one root variable: with a variable each, IGC gave a
+  // write's address the register of a read's whose send had not yet taken it, and waited (a
+  // `sync.nop` per reuse; measured: sg_bias_relu's block path 184 -> 178, bias_relu 205 -> 198,
+  // transpose 153 -> 149).
+  std::ostringstream addrDecls;
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];
     if (g.lane) continue;
@@ -310,7 +315,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     bool firstRow = true;
     for (auto& [off, reg] : rows) {
       reg = nAddr++;
-      decls << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 align=GRF\n", p, reg);
+      addrDecls << fmt::format(".decl {0}a{1} v_type=G type=uq num_elts=1 align=GRF alias=<{0}A,{2}>\n", p, reg, kGrf * reg);
       if (firstRow) {
         llvm::Value* o = b.CreateAdd(b.CreateMul(sym32({rowBase, off}), pitch(mem)), b.CreateMul(sym32({colBase, colOff}), b.getInt32(4)));
         t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, reg, baseOf(mem), input(o, "rw.u"));
@@ -321,6 +326,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       prev = off, firstRow = false;
     }
   }
+  if (nAddr) decls << fmt::format(".decl {}A v_type=G type=uq num_elts={} align=GRF\n", p, kGrf / 8 * nAddr) << addrDecls.str();
   for (size_t q = 0; q < msgs.size(); ++q)
     if (!msgs[q].lane) addrOf[q] = groups[{msgs[q].mem, msgs[q].row.base, msgs[q].col.base, msgs[q].col.off}].at(msgs[q].row.off);
   // Lane reads: each lane's own row address (row * pitch + column bytes in 32 bits, as the per-op

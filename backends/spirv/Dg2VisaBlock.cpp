@@ -178,13 +178,34 @@ bool Matcher::match() {
   return !msgs_.empty() && wrote_;
 }
 
+bool candidate(const ir::Operation& ifOp, const targets::Target& target) {
+  return target.kind == targets::TargetKind::Dg2 && target.subgroupSize == 8 && ifOp.is("scf.if") && ifOp.numResults() == 0 &&
+         !ifOp.region(0).empty();
+}
+
 }  // namespace
+
+bool dg2VisaBlockMatches(const ir::Operation& ifOp, const targets::Target& target) {
+  return candidate(ifOp, target) && Matcher(ifOp.region(0).block()).match();
+}
+
+bool onlyGuardsDg2VisaBlocks(const ir::Value* v, const targets::Target& target) {
+  if (!v->hasUses()) return false;
+  for (const ir::Use& u : v->uses()) {
+    const ir::Operation& o = *u.user;
+    if (o.is("scf.if") && u.index == 0) {
+      if (!dg2VisaBlockMatches(o, target)) return false;
+    } else if (o.dialect() != "arith" || o.numResults() != 1 || o.numRegions() != 0 || !o.result()->type().isScalar() ||
+               !onlyGuardsDg2VisaBlocks(o.result(), target)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitContext& ctx, unsigned id,
                                             const std::function<void(const ir::Operation&)>& emitScalar) {
-  if (ctx.target.kind != targets::TargetKind::Dg2 || ctx.target.subgroupSize != 8 || !ctx.memrefDim || ifOp.numResults() != 0 ||
-      ifOp.region(0).empty())
-    return std::nullopt;
+  if (!candidate(ifOp, ctx.target) || !ctx.memrefDim) return std::nullopt;
   Matcher m(ifOp.region(0).block());
   if (!m.match()) return std::nullopt;
   std::vector<Msg>& msgs = m.msgs_;

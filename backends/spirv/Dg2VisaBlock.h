@@ -24,4 +24,13 @@ namespace xtc::backend {
 std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitContext& ctx, unsigned id,
                                             const std::function<void(const ir::Operation&)>& emitScalar);
 
+// Whether emitDg2VisaBlock emits the then-region of `ifOp` as one statement on `target`.
+bool dg2VisaBlockMatches(const ir::Operation& ifOp, const targets::Target& target);
+
+// Whether every value computed from `v` (through scalar arith ops) is only the condition of scf.ifs
+// whose then-regions are such statements. Then lower-xe's xe.oword_align_bits `v` is 0: the
+// statement's LSC transposed messages need the address aligned to their 4-byte elements only
+// (docs/hardware.md "dg2: the block path ... as one statement"), which an f32 row has.
+bool onlyGuardsDg2VisaBlocks(const ir::Value* v, const targets::Target& target);
+
 }  // namespace xtc::backend

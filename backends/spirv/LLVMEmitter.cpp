@@ -434,6 +434,11 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     emitFor(op);
   } else if (n == "scf.if") {
     emitIf(op);
+  } else if (n == "xe.oword_align_bits") {
+    // 0 where only guards of dg2 block statements read it (their LSC messages need no oword
+    // alignment; Dg2VisaBlock.h), else its operand.
+    bool lsc = codegen_ == XeCodegen::Visa && onlyGuardsDg2VisaBlocks(op.result(), target_);
+    set(op.result(), {lsc ? b_.getInt64(0) : get1(op.operand(0), op)});
   } else if (op.dialect() == "xe") {
     // Hardware ops (pvc/dg2): inline vISA (VisaEmitter.cpp) or Intel builtins (XeBuiltins.cpp).
     XeEmitContext xc = xeContext(op);
@@ -883,7 +888,8 @@ bool uniformIndex(const ir::Value* v, int depth = 16) {
   for (const char* n : {"arith.constant", "memref.dim", "xe.base_address", "gpu.group_id", "gpu.num_groups", "gpu.local_size", "gpu.subgroup_id",
                         "gpu.num_subgroups", "gpu.subgroup_size"})
     if (d->is(n)) return true;
-  if (d->dialect() != "arith" || d->numResults() != 1 || !ir::isIntElem(d->result()->type().elem())) return false;
+  if ((d->dialect() != "arith" && !d->is("xe.oword_align_bits")) || d->numResults() != 1 || !ir::isIntElem(d->result()->type().elem()))
+    return false;
   for (const ir::Value* o : d->operands())
     if (!uniformIndex(o, depth - 1)) return false;
   return true;

@@ -120,7 +120,7 @@ namespace {
 // Ops all lanes of a subgroup must execute together (docs/passes.md "Lane level").
 bool isConvergent(const ir::Operation& op) {
   return op.is("lane.broadcast") || op.is("lane.shuffle") || op.is("lane.reduce") || op.is("gpu.barrier") ||
-         (op.dialect() == "xe" && !op.is("xe.base_address"));
+         (op.dialect() == "xe" && !op.is("xe.base_address") && !op.is("xe.oword_align_bits"));
 }
 
 std::string inactiveLanes(const std::vector<uint8_t>& mask) {

@@ -57,6 +57,10 @@ void execBaseAddress(Executor& ex, const ir::Operation& op) {
   ex.setTensor(op.result(), std::move(t));
 }
 
+// Its operand: the guard that reads it holds for the hardware whether or not a backend took it as 0
+// (both arms of the guard compute the same values).
+void execOwordAlignBits(Executor& ex, const ir::Operation& op) { ex.setTensor(op.result(), ex.tensor(op, 0)); }
+
 struct Surface {
   int64_t base, width, height, pitch, x, y;
 };
@@ -332,6 +336,7 @@ void execDpas(Executor& ex, const ir::Operation& op) {
 void registerXeHandlers() {
   auto& t = handlerTable();
   t["xe.base_address"] = execBaseAddress;
+  t["xe.oword_align_bits"] = execOwordAlignBits;
   t["xe.load_2d"] = execLoad2d;
   t["xe.store_2d"] = execStore2d;
   t["xe.prefetch_2d"] = execPrefetch2d;

@@ -84,6 +84,16 @@ std::string verifyBaseAddress(const Operation& op) {
   return "";
 }
 
+// xe.oword_align_bits %bits -> index: %bits itself (the address bits an oword block message needs
+// zero, lower-xe's dg2 guard). A backend whose guarded block path moves by element-aligned messages
+// only may take it as 0 (LLVMEmitter.cpp, Dg2VisaBlock.h).
+std::string verifyOwordAlignBits(const Operation& op) {
+  XTC_CHECK(ops::numOperands(op, 1));
+  XTC_CHECK(ops::numResults(op, 1));
+  XTC_REQUIRE(op.operand(0)->type() == Type::index() && op.result()->type() == Type::index(), "the operand and the result must be index");
+  return "";
+}
+
 // The 2D block message operands: base (i64), width, height, pitch (i32, bytes/rows/bytes, not minus
 // one), x, y (i32) and its attributes. `nData` receives the data elements of one message (in units of
 // `dataBits`-bit elements).
@@ -275,6 +285,8 @@ void registerXeOps() {
     pure.pure = true;
     OpTraits effects;  // memory or subgroup-convergent
     registerOp({"xe.base_address", pure, verifyBaseAddress, "the byte address (i64) of a global memref's first element"});
+    registerOp({"xe.oword_align_bits", pure, verifyOwordAlignBits,
+                "its operand: address bits an oword block message needs zero (0 where the block path needs less)"});
     registerOp({"xe.load_2d", effects, verifyLoad2d,
                 "2D block load (base, width/height/pitch in bytes/rows/bytes, x, y) -> the lane's registers"});
     registerOp({"xe.store_2d", effects, verifyStore2d, "2D block store of the lane's registers"});

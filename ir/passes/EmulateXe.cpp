@@ -27,8 +27,9 @@
 //     hardware message has no mask either, and the interpreter reports an access outside the buffer);
 //   - xe.lane_read (N consecutive elements of a row per lane) -> one lane.load per register
 //     (emulate-xe-except-block-io keeps it: it is an ordinary vector load of each lane's own address);
-//   - xe.prefetch_1d and xe.prefetch_2d are erased (cache hints); xe.base_address ops left without
-//     uses are erased; other xe.* ops are errors (not implemented).
+//   - xe.prefetch_1d and xe.prefetch_2d are erased (cache hints); xe.oword_align_bits is its operand
+//     (the emulated and the builtins' block messages keep the guard's alignment); xe.base_address ops
+//     left without uses are erased; other xe.* ops are errors (not implemented).
 // The variant `emulate-xe-except-block-io` leaves xe.block_read / xe.block_write as they are: a
 // device with Intel's subgroup block IO (cl_intel_subgroups, _short, _char and
 // cl_intel_subgroup_local_block_io: the CPU runtime has them) then executes the backend's real block
@@ -357,6 +358,10 @@ void XeEmulator::run(Operation* kernel) {
   std::vector<Operation*> bases;
   for (Operation* o : xe) {
     if (o->is("xe.base_address")) bases.push_back(o);
+    else if (o->is("xe.oword_align_bits")) {  // the builtins' block messages need the alignment
+      o->result()->replaceAllUsesWith(o->operand(0));
+      o->erase();
+    }
     else if (o->is("xe.load_2d")) load2d(o);
     else if (o->is("xe.dpas")) dpas(o);
     else if (o->is("xe.store_2d")) store2d(o);

@@ -199,7 +199,9 @@ Value* KernelLowerXe::blockGuard(const TileState& t, const Type& vt) {
 Value* KernelLowerXe::compactGuard(const TileState& t, const Type& vt) {
   // Rows [r0, r0 + R) and columns [c0, c0 + C) inside the memref, the column offset a multiple of 16
   // bytes, base and pitch aligned: one compare, bits == 0, where bits ORs
-  //  - the low bits of base | pitch (surfaceLowBits) and of the column offset's bytes;
+  //  - the low bits of base | pitch (surfaceLowBits) and of the column offset's bytes, as
+  //    xe.oword_align_bits: the oword messages' alignment, which a backend moving the block path by
+  //    LSC messages (element-aligned: dg2's block statement, Dg2VisaBlock.h) takes as 0;
   //  - (r0 | c0) >> 30: both offsets below 2^30 (a "negative" one fails here), so the ends r0 + R and
   //    c0 + C (tile sizes, far below 2^30) are exact in 32 bits and below 2^31;
   //  - per dimension the sign bit of i32(size) - i32(end). It is clear only when end <= size: where
@@ -215,7 +217,8 @@ Value* KernelLowerXe::compactGuard(const TileState& t, const Type& vt) {
   int64_t eb = ir::elemBits(vt.elem()) / 8;
   Type idx = Type::index();
   auto op = [&](const char* name, Value* a, Value* b) { return b_.create(name, {a, b}, {a->type()})->result(); };
-  Value* bits = op("arith.ori", surfaceLowBits(t), op("arith.andi", t.offs[1], cIndex(16 / eb - 1)));
+  Value* low = op("arith.ori", surfaceLowBits(t), op("arith.andi", t.offs[1], cIndex(16 / eb - 1)));
+  Value* bits = b_.create("xe.oword_align_bits", {low}, {idx})->result();
   bits = op("arith.ori", bits, op("arith.shrui", op("arith.ori", t.offs[0], t.offs[1]), cIndex(30)));
   Value* over = nullptr;
   for (int d = 0; d < 2; ++d) {
@@ -584,7 +587,7 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
   for (Operation* o = first; plain && o && o != term; o = o->nextInBlock())
     o->walk([&](Operation* x) {
       const std::string& n = x->name();
-      bool arith = n.rfind("arith.", 0) == 0 && n != "arith.divf" && n != "arith.remf";
+      bool arith = (n.rfind("arith.", 0) == 0 && n != "arith.divf" && n != "arith.remf") || n == "xe.oword_align_bits";
       plain = plain && (arith || n.rfind("vector.", 0) == 0 || n == "lane.load" || n == "lane.store" ||
                         n == "xe.block_read" || n == "xe.block_write" || n == "xe.lane_read" || n == "memref.dim" || n == "scf.yield" ||
                         (n == "scf.if" && guards.count(x)));

@@ -19,7 +19,8 @@ or (M1, 8) with <1> destinations and <0;1,0> / <1;1,0> sources or immediates, in
 (a qword add of a dword source sign-extends it); `lsc_load.ugm (M1_NM, 1) D:d32xNt flat[A]:a64` reads
 N dwords at A into D's registers in order (dword k = register k / 8, lane k % 8), `lsc_store.ugm
 (M1_NM, 1) flat[A]:a64 S:d32xNt` writes them; `svm_gather4scaled.RGBA (M1, 8) 0x0:uq A.0 D.0` reads
-4 dwords at lane l's address A[l] into lane l of D's registers 0-3.
+4 dwords at lane l's address A[l] into lane l of D's registers 0-3. Every message address must be
+4-byte aligned; seed 3 runs with bases and pitches 4 bytes past a multiple of 16.
 """
 import random
 import re
@@ -39,19 +40,23 @@ def statement(ll):
     return text, cons, types
 
 
-def run(text, cons, argtypes, roles, kernel, seed):
+def run(text, cons, argtypes, roles, kernel, seed, odd=False):
+    """odd: every base and pitch 4 bytes past a multiple of 16 (the LSC messages need 4-byte alignment
+    only, so the guard lets such buffers take the statement)."""
     rnd = random.Random(seed)
     M, N = 40, 72
     m0, n0 = 16, 32
-    px = N * 4 + 64
+    px = N * 4 + 64 + 4 * odd
     ydims = (N, M) if kernel == "transpose" else (M, N)
-    py = ydims[1] * 4 + 32
+    py = ydims[1] * 4 + 32 + 4 * odd
     pb = N * 4
-    bases = {"X": 0x10000, "Y": 0x80000, "bias": 0x100000}
+    bases = {"X": 0x10000, "Y": 0x80000, "bias": 0x100000, "Z": 0x140000}
+    if odd:
+        bases = {k: v + 4 for k, v in bases.items()}
     mem = {}
     vals = {}
-    pz = N * 4 + 16
-    bases["Z"] = 0x140000
+    pz = N * 4 + 16 + 4 * odd
+    misaligned = 0  # message addresses that are not 4-byte aligned
     for buf, rows, cols, pitch in (("X", M, N, px), ("bias", 1, N, pb), ("Z", M, N, pz)):
         for i in range(rows):
             for j in range(cols):
@@ -132,6 +137,7 @@ def run(text, cons, argtypes, roles, kernel, seed):
         m = re.match(r"^lsc_load\.ugm \(M1_NM, 1\) (\w+):d32x(\d+)t flat\[(\w+)\]:a64$", line)
         if m:
             a = rd(*loc(m.group(3)), "uq")
+            misaligned += a % 4 != 0
             root, off = loc(m.group(1))
             for k in range(int(m.group(2))):
                 regs[root][off + 4 * k:off + 4 * k + 4] = mem32(a + 4 * k)
@@ -139,6 +145,7 @@ def run(text, cons, argtypes, roles, kernel, seed):
         m = re.match(r"^lsc_store\.ugm \(M1_NM, 1\) flat\[(\w+)\]:a64 (\w+):d32x(\d+)t$", line)
         if m:
             a = rd(*loc(m.group(1)), "uq")
+            misaligned += a % 4 != 0
             root, off = loc(m.group(2))
             for k in range(int(m.group(3))):
                 for j, by in enumerate(regs[root][off + 4 * k:off + 4 * k + 4]):
@@ -151,6 +158,7 @@ def run(text, cons, argtypes, roles, kernel, seed):
             root, off = loc(m.group(2))
             for l in range(8):
                 a = rd(ar, ao + 8 * l, "uq")
+                misaligned += a % 4 != 0
                 for c in range(4):
                     regs[root][off + c * GRF + 4 * l:off + c * GRF + 4 * l + 4] = mem32(a + 4 * c)
             continue
@@ -172,7 +180,7 @@ def run(text, cons, argtypes, roles, kernel, seed):
                 want[bases["Y"] + (m0 + i) * py + 4 * (n0 + j)] = y
     bad = sum(1 for a, v in want.items() if stored.get(a) != 1 or struct.unpack("<f", mem32(a))[0] != v)
     bad += sum(1 for a in stored if a not in want)  # a store outside the tile
-    return bad, len(want)
+    return bad + misaligned, len(want)
 
 
 def main():
@@ -186,9 +194,10 @@ def main():
         text = text.replace(old, new)
     roles = [r.strip() for r in re.split(r",(?![^()]*\))", sys.argv[2])]
     fail = 0
-    for seed in (1, 2):
-        bad, n = run(text, cons, types, roles, sys.argv[1], seed)
-        print(f"{'ok' if bad == 0 else 'FAIL'}: {sys.argv[1]} seed {seed}: {bad} of {n} elements wrong or stored elsewhere")
+    for seed, odd in ((1, False), (2, False), (3, True)):
+        bad, n = run(text, cons, types, roles, sys.argv[1], seed, odd)
+        what = " (bases and pitches 4 bytes off 16)" if odd else ""
+        print(f"{'ok' if bad == 0 else 'FAIL'}: {sys.argv[1]} seed {seed}{what}: {bad} of {n} elements wrong, stored elsewhere or misaligned")
         fail |= bad != 0
     return 1 if fail else 0
 

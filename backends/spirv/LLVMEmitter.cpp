@@ -929,16 +929,17 @@ void KernelEmitter::emitReduce(ir::Operation& op) {
       k != ElemKind::Index)
     fail(op, fmt::format("lane.reduce on {} is not implemented yet in the SPIR-V backend", ir::elemName(k)));
   llvm::Value* x = get1(op.operand(0), op);
-  // pvc and dg2: the inline-vISA tree where every lane is on (VisaEmitter.h, visaReduceAddF32), if only
-  // arithmetic reads the sum: its result is per lane where the builtin's is known uniform, and a
-  // store of it is then a SIMD16 message where the builtin's was SIMD1 (RFC 2.2's 32 SLM stores of
+  // pvc and dg2: the inline-vISA tree of an f32 add or max where every lane is on (VisaEmitter.h,
+  // visaReduceF32), if only arithmetic reads the result: its result is per lane where the builtin's
+  // is known uniform, and a store of it is then a SIMD16 message where the builtin's was SIMD1 (RFC 2.2's 32 SLM stores of
   // row sums: 76 instructions more in the kernel, 32 movs and 44 syncs, measured), while arithmetic
   // costs the same count 16 wide.
   bool arithUsers = onlyArithmeticReads(op.result());
   bool xe = (target_.kind == targets::TargetKind::Pvc && target_.subgroupSize == 16) ||
             (target_.kind == targets::TargetKind::Dg2 && target_.subgroupSize == 8);
-  if (codegen_ == XeCodegen::Visa && xe && k == ElemKind::F32 && kind == "add" && arithUsers && allLanesAt(op)) {
-    set(op.result(), {visaReduceAddF32(b_, x, static_cast<int>(target_.subgroupSize))});
+  if (codegen_ == XeCodegen::Visa && xe && k == ElemKind::F32 && (kind == "add" || kind == "max") && arithUsers &&
+      allLanesAt(op)) {
+    set(op.result(), {visaReduceF32(b_, x, static_cast<int>(target_.subgroupSize), kind)});
     return;
   }
   std::string base = "sub_group_reduce_" + kind;

@@ -7,7 +7,7 @@
 // ("rw"), which IGC lays out as the message payload (register i of lane j at (16 i + j) elements).
 // The builtins mode writes what the builtins path can: a masked per-lane store per register (the
 // hardware's clipping: outside the surface nothing is written) and one per-lane dword prefetch per
-// row of the message. Also the f32 lane.reduce add as one vISA statement (visaReduceAddF32).
+// row of the message. Also the f32 lane.reduce add and max as one vISA statement (visaReduceF32).
 #include "backends/spirv/VisaEmitter.h"
 
 #include "backends/spirv/LoopCoords.h"
@@ -532,14 +532,15 @@ void prepareLoopHeaders(const ir::Operation& loop, XeEmitContext& ctx, XeCodegen
   }
 }
 
-llvm::Value* visaReduceAddF32(llvm::IRBuilderBase& b, llvm::Value* x, int lanes) {
-  // Scoped (`{ }`): every reduction of the kernel declares the same name. The first add folds the
+llvm::Value* visaReduceF32(llvm::IRBuilderBase& b, llvm::Value* x, int lanes, std::string_view kind) {
+  // Scoped (`{ }`): every reduction of the kernel declares the same name. The first op folds the
   // upper half of the source into xtc_red, each further one halves xtc_red, the last is 1 wide.
+  // vISA's `max` is the f32 max IGC's sub_group_reduce_max uses (sel.ge on the ISA).
   std::string text = fmt::format("{{\n.decl xtc_red v_type=G type=f num_elts={} align=GRF\n", lanes / 2);
-  text += fmt::format("add (M1_NM, {0}) xtc_red(0,0)<1> $1(0,0)<1;1,0> $1(0,{0})<1;1,0>\n", lanes / 2);
+  text += fmt::format("{1} (M1_NM, {0}) xtc_red(0,0)<1> $1(0,0)<1;1,0> $1(0,{0})<1;1,0>\n", lanes / 2, kind);
   for (int w = lanes / 4; w >= 2; w /= 2)
-    text += fmt::format("add (M1_NM, {0}) xtc_red(0,0)<1> xtc_red(0,0)<1;1,0> xtc_red(0,{0})<1;1,0>\n", w);
-  text += "add (M1_NM, 1) xtc_red(0,0)<1> xtc_red(0,0)<0;1,0> xtc_red(0,1)<0;1,0>\n";
+    text += fmt::format("{1} (M1_NM, {0}) xtc_red(0,0)<1> xtc_red(0,0)<1;1,0> xtc_red(0,{0})<1;1,0>\n", w, kind);
+  text += fmt::format("{} (M1_NM, 1) xtc_red(0,0)<1> xtc_red(0,0)<0;1,0> xtc_red(0,1)<0;1,0>\n", kind);
   text += fmt::format("mov (M1_NM, {}) $0(0,0)<1> xtc_red(0,0)<0;1,0>\n}}", lanes);
   auto* fty = llvm::FunctionType::get(b.getFloatTy(), {b.getFloatTy()}, false);
   // Convergent, as the builtin: no pass may move it into control flow where some lanes are off (the

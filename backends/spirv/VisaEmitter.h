@@ -2,7 +2,7 @@
 // 2D block prefetch), emitted as inline vISA through SPV_INTEL_inline_assembly (reference §3, §9) or,
 // with --xe-codegen=builtins, as the portable per-lane forms the builtins path can express; and, in
 // vISA mode, the d16 16x8x2 load as two 1x16x8 loads whose results are DPAS A operands as they are,
-// and the f32 lane.reduce add where every lane is on (visaReduceAddF32, below). Every
+// and the f32 lane.reduce add and max where every lane is on (visaReduceF32, below). Every
 // vISA text this file writes has a probe in tests/isa/builtins/visa_*.ir that compiles it through
 // xtc and checks the instruction and its decoded block shape.
 #pragma once
@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llvm {
@@ -65,15 +66,17 @@ struct VisaHeaders {
 // their first value (stepX/stepY).
 void prepareLoopHeaders(const ir::Operation& loop, XeEmitContext& ctx, XeCodegen mode);
 
-// An f32 lane.reduce add over the subgroup's `lanes` lanes (16 on pvc, 8 on dg2) as one inline-vISA
-// statement (vISA mode): the tree IGC's sub_group_reduce_add expands to (the upper half of the lanes
-// added to the lower, then halves again down to 1 lane, NoMask; the same order, so the same sums),
-// the sum broadcast to every lane, without the builtin's first step: a NoMask mov of the identity
-// into a copy of the source, which a masked copy then fills, so that lanes disabled by divergent
-// control flow add 0 (row_sum: 8 movs per step). Only where every lane is enabled and has computed
-// `x`, and only for a sum that arithmetic reads: the result is per lane, where IGC knows the
-// builtin's is uniform (LLVMEmitter.cpp, emitReduce). Probes visa_reduce_add_f32.ir (pvc) and
-// visa_reduce_dg2_add_f32.ir.
-llvm::Value* visaReduceAddF32(llvm::IRBuilderBase& b, llvm::Value* x, int lanes);
+// An f32 lane.reduce add or max (`kind`: the vISA op, "add" or "max") over the subgroup's `lanes`
+// lanes (16 on pvc, 8 on dg2) as one inline-vISA statement (vISA mode): the tree IGC's
+// sub_group_reduce_add/max expands to (the upper half of the lanes combined with the lower, then
+// halves again down to 1 lane, NoMask; the same order, so the same results), the result broadcast
+// to every lane, without the builtin's first step: a NoMask mov of the identity (0, or -inf for
+// max) into a copy of the source, which a masked copy then fills, so that lanes disabled by
+// divergent control flow do not count (row_sum: 8 movs per step; softmax's row maxima: 8). Only
+// where every lane is enabled and has computed `x`, and only for a result that arithmetic reads:
+// the result is per lane, where IGC knows the builtin's is uniform (LLVMEmitter.cpp, emitReduce).
+// Probes visa_reduce_add_f32.ir, visa_reduce_max_f32.ir (pvc) and visa_reduce_dg2_add_f32.ir; the
+// text is run by tests/isa/measure/visa_reduce.py (golden xe/visa-reduce.test).
+llvm::Value* visaReduceF32(llvm::IRBuilderBase& b, llvm::Value* x, int lanes, std::string_view kind);
 
 }  // namespace xtc::backend

@@ -50,10 +50,16 @@ llvm::Value* emitXeExpF32(llvm::IRBuilderBase& b, llvm::Module& m, llvm::Value* 
 
 llvm::Value* emitXeDivF32(llvm::IRBuilderBase& b, llvm::Module& m, llvm::Value* x, llvm::Value* y) {
   using namespace xemath;
+  // s = 2^(32 - k) for k < 32, 1 for 32 <= k <= 129, 2^(129 - k) above (k = y's exponent field): the
+  // bits 1.0 - e + clamp(e, 32 << 23, 129 << 23), integer max/min (sel with a condition modifier on
+  // the ISA, no flag register) and one add3.
   llvm::Value* e = b.CreateAnd(b.CreateBitCast(y, b.getInt32Ty()), b.getInt32(kExpMask));
-  llvm::Value* s = b.CreateSelect(b.CreateICmpEQ(e, b.getInt32(0)), bitsF32(b, kTwoTo32),
-                                  llvm::ConstantFP::get(b.getFloatTy(), 1.0));
-  s = b.CreateSelect(b.CreateICmpUGE(e, b.getInt32(kBigExp)), bitsF32(b, kTwoToM32), s);
+  llvm::Value* lo = b.getInt32(kScaleLoExp);
+  llvm::Value* hi = b.getInt32(kScaleHiExp);
+  llvm::Value* g = b.CreateSelect(b.CreateICmpUGT(e, lo), e, lo);
+  g = b.CreateSelect(b.CreateICmpULT(g, hi), g, hi);
+  llvm::Value* bits = b.CreateAdd(b.CreateSub(b.getInt32(kOneBits), e), g);
+  llvm::Value* s = b.CreateBitCast(bits, b.getFloatTy());
   llvm::Value* inv = callFloatBuiltin(b, m, "_Z12native_recipf", {b.CreateFMul(y, s)});
   return b.CreateFMul(b.CreateFMul(inv, x), s);
 }

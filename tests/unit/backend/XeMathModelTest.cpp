@@ -4,11 +4,13 @@
 // Checks that the exp equals IGC's own expansion (the same steps plus its range fix-ups, read in the
 // ISA of benchmarks/floor-probes/exp_8x16.xt) bit for bit, with the clamp of k in place of the
 // fix-ups, and that both are within OpenCL's 3 ulp of a double exp over softmax's inputs (x <= 0) and
-// beyond; and that the division is within OpenCL's 2.5 ulp of a double division.
+// beyond; and that the division is within OpenCL's 2.5 ulp of a double division and gives IGC's
+// expansion's bits (xtc scales the divisor by another power of two, flag-free: XeMath.cpp).
 #include "backends/spirv/XeMath.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -99,8 +101,8 @@ TEST(XeMathModel, ExpWithinOpenClUlpOfDoubleExp) {
   std::printf("model: max error %.3f ulp for x <= 0, %.3f ulp for x > 0\n", worstSoftmax, worst);
 }
 
-// (1/(y s) x) s with s = 2^32 for a zero/denormal y, 2^-32 for y >= 2^73, else 1: IGC's division.
-float xtcDiv(float x, float y) {
+// (1/(y s) x) s: IGC's division, s = 2^32 for a zero/denormal y, 2^-32 for y >= 2^73, else 1.
+float igcDiv(float x, float y) {
   uint32_t e = std::bit_cast<uint32_t>(y) & kExpMask;
   float s = e == 0 ? f(kTwoTo32) : 1.0f;
   if (e >= kBigExp) s = f(kTwoToM32);
@@ -108,9 +110,36 @@ float xtcDiv(float x, float y) {
   return inv * x * s;
 }
 
+// xtc's: the same steps with s = 2^(32 - k) for y's exponent field k < 32, 1 for 32 <= k <= 129,
+// 2^(129 - k) above, computed as XeMath.cpp does, on the bits: 1.0 - e + clamp(e, 32 << 23, 129 << 23).
+float xtcDiv(float x, float y) {
+  uint32_t e = std::bit_cast<uint32_t>(y) & kExpMask;
+  uint32_t g = std::min(std::max(e, kScaleLoExp), kScaleHiExp);
+  float s = std::bit_cast<float>(kOneBits - e + g);
+  float inv = 1.0f / (y * s);
+  return inv * x * s;
+}
+
+// The scale as a function of k, independently: a power of two, IGC's where IGC's is not 1, and where
+// xtc's differs from 1 the scaled divisor y s and the product 1/(y s) x stay normal (so the steps are
+// exact scalings of IGC's: the same bits, checked below on the quotients).
+TEST(XeMathModel, DivisionScale) {
+  for (uint32_t k = 0; k < 256; ++k) {
+    float y = std::bit_cast<float>(k << 23 | 0x400000u);  // 1.5 * 2^(k - 127), or a denormal for k = 0
+    uint32_t e = k << 23;
+    float s = std::bit_cast<float>(kOneBits - e + std::min(std::max(e, kScaleLoExp), kScaleHiExp));
+    int want = k == 0 ? 32 : k < 32 ? 32 - static_cast<int>(k) : k <= 129 ? 0 : 129 - static_cast<int>(k);
+    EXPECT_EQ(s, std::ldexp(1.0f, want)) << "k = " << k;
+    if (k == 0 || k == 255) continue;
+    EXPECT_GE(std::fabs(y * s), 0x1p-126f) << "k = " << k;
+    EXPECT_LE(std::fabs(y * s), 8.0f) << "k = " << k;
+  }
+}
+
 TEST(XeMathModel, DivisionWithinOpenClUlpOfDoubleDivision) {
   double worst = 0;
-  unsigned checked = 0;
+  unsigned checked = 0, differ = 0;
+  float firstX = 0, firstY = 0;
   uint32_t seed = 12345;
   auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
   for (int i = 0; i < 2000000; ++i) {
@@ -125,12 +154,36 @@ TEST(XeMathModel, DivisionWithinOpenClUlpOfDoubleDivision) {
     double want = static_cast<double>(x) / static_cast<double>(y);
     if (want != 0.0 && (std::fabs(want) < 0x1p-126 || std::fabs(want) > std::numeric_limits<float>::max())) continue;
     worst = std::max(worst, ulpError(xtcDiv(x, y), want));
+    if (!sameBits(xtcDiv(x, y), igcDiv(x, y)) && differ++ == 0) firstX = x, firstY = y;
     ++checked;
   }
   EXPECT_GT(checked, 1000000u);
   EXPECT_LE(worst, 2.5);
+  EXPECT_EQ(differ, 0u) << "first x = " << firstX << ", y = " << firstY << ": xtc " << xtcDiv(firstX, firstY)
+                        << ", IGC " << igcDiv(firstX, firstY);
+  // Every divisor exponent, each with numerators across the range and at its ends (the smallest and
+  // the largest f32, where a scale out of its bounds first loses the quotient): IGC's bits wherever
+  // the quotient is a normal f32, and the special divisors' results.
+  std::vector<uint32_t> xs;
+  for (uint32_t xk = 0; xk < 255; xk += 3) xs.push_back(xk << 23);
+  for (uint32_t b : {0x1u, 0x7u, 0x7FFFFFu, 0x00800000u, 0x7F7FFFFFu, 0x7F000000u}) xs.push_back(b | 0x80000000u);
+  for (uint32_t k = 0; k < 256; ++k)
+    for (uint32_t xb : xs) {
+      float y = f(k << 23 | (next() & 0x7FFFFFu));
+      float x = xb & 0x80000000u ? f(xb & 0x7FFFFFFFu) : f(xb | (next() & 0x7FFFFFu));
+      if (std::isnan(y)) continue;
+      double want = static_cast<double>(x) / static_cast<double>(y);
+      if (std::isinf(y) || y == 0.0f || (std::fabs(want) >= 0x1p-126 && std::fabs(want) <= std::numeric_limits<float>::max())) {
+        EXPECT_TRUE(sameBits(xtcDiv(x, y), igcDiv(x, y))) << "x = " << x << ", y = " << y;
+      }
+    }
   EXPECT_EQ(xtcDiv(1.0f, std::numeric_limits<float>::denorm_min()), INFINITY);
   EXPECT_EQ(xtcDiv(3.0f, 0x1p100f), 3.0f * 0x1p-100f);
+  EXPECT_EQ(xtcDiv(3.0f, INFINITY), 0.0f);
+  EXPECT_EQ(xtcDiv(3.0f, 0.0f), INFINITY);
+  EXPECT_TRUE(std::isnan(xtcDiv(INFINITY, INFINITY)));
+  EXPECT_TRUE(std::isnan(xtcDiv(3.0f, NAN)));
+  EXPECT_EQ(xtcDiv(0x1p127f, 0x1p-20f), INFINITY);
 }
 
 }  // namespace

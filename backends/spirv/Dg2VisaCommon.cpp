@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace xtc::backend {
 
 llvm::Value* hoistInvariant(const ir::Value* v, const ir::Operation& loop, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
@@ -126,16 +128,47 @@ std::string Dg2Statement::stepBytes(const ir::Value* mem, const Sym& row, const 
   return s + "(0,0)<0;1,0>";
 }
 
-void Dg2Statement::counterStart(std::ostream& t, const std::string& p) {
-  ub_ = input(i32(ctx_.get(loop_.operand(1)).at(0)), "rw.u");
-  t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, input(i32(ctx_.get(loop_.operand(0)).at(0)), "rw.u"));
-  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub_);
+int64_t Dg2Statement::walkBytes(const Sym& row, const Sym& col, int64_t eb) const {
+  return stepOf(row) == 0 ? std::max<int64_t>(stepOf(col) * eb, 0) : 0;
+}
+
+llvm::Value* Dg2Statement::trips() {
+  if (trips_) return trips_;
+  llvm::Value* lb = ctx_.get(loop_.operand(0)).at(0);
+  llvm::Value* ubv = ctx_.get(loop_.operand(1)).at(0);
+  llvm::Value* stepv = ctx_.get(loop_.operand(2)).at(0);
+  llvm::Value* n = b.CreateSDiv(b.CreateAdd(b.CreateSub(ubv, lb), b.CreateSub(stepv, llvm::ConstantInt::get(stepv->getType(), 1))), stepv);
+  return trips_ = b.CreateSelect(b.CreateICmpSLT(lb, ubv), n, llvm::ConstantInt::get(stepv->getType(), 0));
+}
+
+void Dg2Statement::loopDecls(std::ostream& t, const std::string& p, bool counter) {
+  if (counter) t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n", p);
+  else t << fmt::format(".decl {}e v_type=G type=uq num_elts=1 align=qword\n", p);
+  t << fmt::format(".decl {}p v_type=P num_elts=1\n", p);
+}
+
+void Dg2Statement::loopStart(std::ostream& t, const std::string& p, const std::string& walk, int64_t bytes) {
+  walk_ = walk;
+  if (!walk.empty()) {
+    // trips * bytes: 0 (no step) when lb >= ub, so the entry compare fails exactly when the counter's would.
+    llvm::Value* span = b.CreateMul(b.CreateSExtOrTrunc(trips(), b.getInt64Ty()), b.getInt64(static_cast<uint64_t>(bytes)));
+    t << fmt::format("add (M1,1) {}e(0,0)<1> {}(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, walk, input(span, "rw.u"));
+    t << fmt::format("cmp.lt (M1,1) {}p {}(0,0)<0;1,0> {}e(0,0)<0;1,0>\n", p, walk, p);
+  } else {
+    ub_ = input(i32(ctx_.get(loop_.operand(1)).at(0)), "rw.u");
+    t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, input(i32(ctx_.get(loop_.operand(0)).at(0)), "rw.u"));
+    t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub_);
+  }
   t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
 }
 
-void Dg2Statement::counterStep(std::ostream& t, const std::string& p, int64_t step) {
-  t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, step);
-  t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub_);
+void Dg2Statement::loopStep(std::ostream& t, const std::string& p, int64_t step) {
+  if (!walk_.empty()) {
+    t << fmt::format("cmp.lt (M1,1) {}p {}(0,0)<0;1,0> {}e(0,0)<0;1,0>\n", p, walk_, p);
+  } else {
+    t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, step);
+    t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub_);
+  }
   t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);
 }
 
@@ -158,11 +191,7 @@ void Dg2Statement::finish(const std::string& text, llvm::Type* elem, const std::
 
   // Results: accumulators from the outputs, coordinates advanced by the trip count.
   const ir::Block& body = loop_.region(0).block();
-  llvm::Value* lb = ctx_.get(loop_.operand(0)).at(0);
-  llvm::Value* ubv = ctx_.get(loop_.operand(1)).at(0);
-  llvm::Value* stepv = ctx_.get(loop_.operand(2)).at(0);
-  llvm::Value* trips = b.CreateSDiv(b.CreateAdd(b.CreateSub(ubv, lb), b.CreateSub(stepv, llvm::ConstantInt::get(stepv->getType(), 1))), stepv);
-  trips = b.CreateSelect(b.CreateICmpSLT(lb, ubv), trips, llvm::ConstantInt::get(stepv->getType(), 0));
+  llvm::Value* trips = this->trips();
   for (unsigned a = 1; a < body.numArguments(); ++a) {
     ir::Value* res = loop_.result(a - 1);
     if (auto it = accFirst.find(a); it != accFirst.end()) {

@@ -1,8 +1,8 @@
 // Internal to backends/spirv: what dg2's two whole-K-loop inline-vISA statements share (the DPAS one,
 // Dg2VisaLoop.cpp, and the f32 FMA one, Dg2VisaFmaLoop.cpp): the statement's inputs and the LLVM
-// around it. Both statements take the loop's coordinates, per-lane row addresses, counter and tied
+// around it. Both statements take the loop's coordinates, per-lane row addresses, loop end and tied
 // accumulators the same way, so that is written once here: each emitter matches its own body and
-// writes its own loop text, and calls these in the same order as before (the LLVM is byte-identical).
+// writes its own loop text, and calls these in the same order.
 #pragma once
 
 #include "backends/spirv/LoopCoords.h"
@@ -59,10 +59,19 @@ class Dg2Statement {
   // times the element bytes (an immediate, or a uniform input when the row moves); empty when it does
   // not move.
   std::string stepBytes(const ir::Value* mem, const Sym& row, const Sym& col, int64_t eb);
-  // The counter from the loop's lower bound and the guard before the loop (`{p}k`, `{p}p`,
-  // `{p}end`); after each step, its add, compare and the backward jump to `{p}loop`.
-  void counterStart(std::ostream& t, const std::string& p);
-  void counterStep(std::ostream& t, const std::string& p, int64_t step);
+  // A message's address step in bytes when it is a positive immediate (its column moves, its row
+  // does not), else 0: an address that can end the loop (loopStart).
+  int64_t walkBytes(const Sym& row, const Sym& col, int64_t eb) const;
+  // The loop around the steps, entered only when a step runs (finish()'s trip count: 0 when lb >= ub,
+  // else ceil((ub - lb) / step), a K below one step included). With `walk` (a 64-bit scalar address
+  // that each step advances by `bytes` > 0 before the end test) the loop ends on an unsigned compare
+  // of it with its end `{p}e` = its entry value + trips * bytes, one add before the loop (dg2-visa.sh
+  // `addrendcase`): no counter. Without (`walk` empty: a body that reads the counter, Dg2VisaLoop.cpp's
+  // conditional block), the counter `{p}k` from the lower bound, compared with the upper bound after
+  // its add. loopDecls declares what loopStart uses (`{p}e` or `{p}k`, and the predicate `{p}p`).
+  void loopDecls(std::ostream& t, const std::string& p, bool counter);
+  void loopStart(std::ostream& t, const std::string& p, const std::string& walk, int64_t bytes);
+  void loopStep(std::ostream& t, const std::string& p, int64_t step);
 
   // Output c's initial value (tied): accumulator vector `vals`' elements 8c' .. 8c' + 7 for output
   // first + c'.
@@ -89,7 +98,9 @@ class Dg2Statement {
   llvm::Value* lane_ = nullptr;
   std::map<const ir::Value*, llvm::Value*> pitches_;
   std::map<std::tuple<const ir::Value*, int64_t, int64_t>, std::string> rowSteps_;  // (memref, row, column step) -> input
-  std::string ub_;
+  std::string ub_, walk_;  // the counter's bound input, or the walked address
+  llvm::Value* trips_ = nullptr;
+  llvm::Value* trips();  // the loop's trip count (its index type), made once
   struct CondStep {
     int64_t step, period;
     bool eq;

@@ -19,7 +19,8 @@
 //     i64 address is spread into one register per message (an LSC address must start a register); in
 //     the loop the row reads (`lsc_load.ugm (M1_NM, 1) … :d32x{8,16}t flat[…]:a64`) in IR order, one
 //     `mad (M1, 8)` per lane.fma in IR order, one 64-bit add per message address (an immediate for a
-//     column step, the row step times the pitch as a uniform input), the counter's add/cmp/jmp. A lane
+//     column step, the row step times the pitch as a uniform input), the loop's end: a 64-bit cmp of
+//     the first A message's walked address with its end and the backward jmp (no counter). A lane
 //     read (dg2_visa_loop.py fma_statement with bt, measured): its per-lane address an input (the
 //     second, 16 bytes on, made before the loop), per step two `svm_gather4scaled.RGBA (M1, 8)` into
 //     its own 8 registers (Lf<j> the mads' f view) after the row reads, one SIMD8 64-bit add per address.
@@ -253,8 +254,8 @@ bool rowsApart(const Read& a, const Read& b, int64_t d) {
 
 std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId) {
   if (ctx.target.kind != targets::TargetKind::Dg2 || ctx.target.subgroupSize != kLanes || !ctx.memrefDim) return std::nullopt;
-  // The counter and bounds are 32-bit in the statement: only a loop whose guard bounds them below
-  // 2^31 (lower-xe's interior loops, index_bits = 32) may be one.
+  // Only a loop whose guard bounds its index below 2^31 (lower-xe's interior loops, index_bits = 32)
+  // is taken, as for the DPAS statement (whose counter, when kept, is 32-bit).
   if (op.intAttr("index_bits", 64) != 32) return std::nullopt;
   Matcher lm(op);
   if (!lm.match()) return std::nullopt;
@@ -295,7 +296,13 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
         ".decl {0}L{1} v_type=G type=ud num_elts=64 align=GRF\n.decl {0}H{1} v_type=G type=ud num_elts=32 align=GRF alias=<{0}L{1},{2}>\n"
         ".decl {0}Lf{1} v_type=G type=f num_elts=64 align=GRF alias=<{0}L{1},0>\n",
         p, j, 4 * kGrf);
-  t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
+  // The loop ends on the first message whose address steps by a positive immediate (an A row's
+  // column; B's rows step by a pitch).
+  std::string walk;
+  int64_t walkBy = 0;
+  for (size_t i = 0; i < nMsg && walk.empty(); ++i)
+    if ((walkBy = st.walkBytes(msgs[i]->row, msgs[i]->col, 4)) > 0) walk = fmt::format("{}a{}", p, i);
+  st.loopDecls(t, p, walk.empty());
   for (size_t i = 0; i < nMsg; ++i) {
     const Read& r = *msgs[i];
     t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
@@ -309,7 +316,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     st.spread(t, p, g, st.groupAddress(r0.mem, r0.row, r0.col, 4));
   }
   for (size_t j = 0; j < lanes.size(); ++j) st.laneRead(t, p, j, st.laneAddress(lanes[j]->mem, lanes[j]->row, lanes[j]->col, 4));
-  st.counterStart(t, p);
+  st.loopStart(t, p, walk, walkBy);
   for (size_t i = 0; i < nMsg; ++i)
     t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, msgs[i]->n == 1 ? "d32x8t" : "d32x16t", p, i);
   for (size_t j = 0; j < lanes.size(); ++j)
@@ -329,7 +336,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   for (size_t j = 0; j < lanes.size(); ++j)
     if (std::string by = st.stepBytes(lanes[j]->mem, lanes[j]->row, lanes[j]->col, 4); !by.empty())
       for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);
-  st.counterStep(t, p, lm.step_);
+  st.loopStep(t, p, lm.step_);
 
   // The accumulator registers in outputs of 8 (output c register r = slot 8c + r), tied to their
   // initial values.

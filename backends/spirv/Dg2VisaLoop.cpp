@@ -27,7 +27,9 @@
 //     slot on word/byte views, per lane read two SIMD8 A64 untyped reads of 4 dwords
 //     (svm_gather4scaled, one per register half of its operand, the second address 16 bytes on: an
 //     LSC load of 8 dwords is SIMD16-shaped on dg2, not an operand), the dpas on the tied accumulator
-//     outputs, one 64-bit add per message address, the counter's add/cmp/jmp. The scf.if is a block
+//     outputs, one 64-bit add per message address, the loop's end: a 64-bit cmp of the first A
+//     message's walked address with its end (made before the loop) and the backward jmp, or, when
+//     the scf.if's block reads the counter, the counter's add/cmp/jmp (Dg2VisaCommon.h loopStart). The scf.if is a block
 //     after the unconditional prefetches that a predicated forward jmp skips (dg2-visa.sh `pfif`);
 //     its fence and barrier are pvc's lines, whose --verify-isa patterns (VisaLoop.cpp
 //     visaLoopHardwareCalls) hold on dg2 too (tests/isa/gemm/rfc_2_5_gemm_two_cache_levels.dg2.isa).
@@ -712,8 +714,8 @@ std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : k == Ele
 
 std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId) {
   if (ctx.target.kind != targets::TargetKind::Dg2 || ctx.target.subgroupSize != 8 || !ctx.memrefDim) return std::nullopt;
-  // The counter and bounds are 32-bit in the statement: only a loop whose guard bounds them below
-  // 2^31 (lower-xe's interior loops, index_bits = 32) may be one; pvc's surfaces are bounded anyway.
+  // The counter and bounds (when a block reads the counter) are 32-bit in the statement: only a loop
+  // whose guard bounds them below 2^31 (lower-xe's interior loops, index_bits = 32) may be one.
   if (op.intAttr("index_bits", 64) != 32) return std::nullopt;
   Matcher lm(op);
   if (!lm.match()) return std::nullopt;
@@ -834,7 +836,15 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
         ".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF\n.decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF\n"
         ".decl {0}L{1} v_type=G type=ud num_elts=64 align=GRF\n.decl {0}H{1} v_type=G type=ud num_elts=32 align=GRF alias=<{0}L{1},{2}>\n",
         p, j, 4 * kGrf);
-  t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
+  // The loop ends on the first sent message whose address steps by a positive immediate (an A row's
+  // column), unless the scf.if's block reads the counter.
+  std::string walk;
+  int64_t walkBy = 0;
+  for (size_t i = 0; i < order.size() && !lm.if_ && walk.empty(); ++i) {
+    const Read& r = readOf(order[i]);
+    if (sent[i] && (walkBy = st.walkBytes(r.row, r.col, r.eb)) > 0) walk = fmt::format("{}a{}", p, addrOf[i]);
+  }
+  st.loopDecls(t, p, walk.empty());
   for (int i = 0; i < nSent; ++i)
     t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * i);
   // The row pairs' reads, two registers each: an odd row's into the K-high operand (W<register>), an
@@ -882,7 +892,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   std::ostringstream progDecls, progBody, progSteps;
   auto carriedInit = [&](const ir::Value* v) { return ctx.get(op.operand(v->index() + 2)).at(0); };
   prefetch.emit(arg, hoist, carriedInit, b, progDecls, t, progBody, progSteps);
-  st.counterStart(t, p);
+  st.loopStart(t, p, walk, walkBy);
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
   for (size_t i = 0; i < order.size(); ++i) {
     const Read& r = readOf(order[i]);
@@ -931,7 +941,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     if (std::string by = stepBytes(laneRead(j)); !by.empty())
       for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);
   t << progSteps.str();
-  st.counterStep(t, p, lm.step_);
+  st.loopStep(t, p, lm.step_);
 
   // The accumulator chunks, tied to their initial values.
   llvm::Type* et = lm.acc_ == ElemKind::F32 ? b.getFloatTy() : b.getInt32Ty();

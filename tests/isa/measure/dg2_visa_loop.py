@@ -45,6 +45,10 @@ import struct
 import sys
 
 GRF = 32  # bytes per register on dg2
+# What the model's memory holds outside A's and B's elements (the pitches' padding, past K): a step
+# too many reads it, and it is not 0 (every byte 0x40: f16 2.125, bf16 and f32 3.0, s8 64), so a loop
+# that runs past its end changes C.
+PAD = 0x40
 
 
 def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False, addrend=False):
@@ -427,7 +431,9 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     returns the number of output elements that differ from C = A x B (computed here in Python
     arithmetic from the same element values). `roles` names the inputs after the tied initial
     values: "A" / "B" (the per-lane row addresses of the next 8 rows of A / B at column 0, lane l =
-    row 8g + l), "A+BYTES" (the last "A" rows' addresses BYTES further: a 64-byte row's second half), "K" (the trip bound), "lb" (the counter's start, 0), "bstep" (B's bytes per step);
+    row 8g + l), "A+BYTES" (the last "A" rows' addresses BYTES further: a 64-byte row's second half), "K" (the trip bound), "lb" (the counter's start, 0), "span=BYTES" (a
+    counter-free loop's end: the K steps, ceil(K / KSTEP), times the BYTES one step advances the
+    address the loop ends on), "bstep" (B's bytes per step);
     default this generator's order. `block(o)` is the (row block, column block) of C that output o
     holds; default o = row block * N / 8 + column block. bt: B is stored transposed (B^T, N x K) and
     the role "T" ("T+BYTES") is the per-lane address of one lane read: lane l = row 8g + l of B^T at
@@ -501,6 +507,9 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
         elif role in ("K", "lb"):
             regs[f"${n}"] = bytearray((K if role == "K" else 0).to_bytes(4, "little"))
             types[f"${n}"] = "d"
+        elif role.startswith("span="):  # the bytes a walked address covers over the whole loop
+            regs[f"${n}"] = bytearray((-(-K // KS) * int(role[5:])).to_bytes(8, "little"))
+            types[f"${n}"] = "uq"
         else:
             assert role == "bstep", role
             regs[f"${n}"] = bytearray((KS * ldb).to_bytes(8, "little"))
@@ -549,7 +558,8 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
         l = lines[pc]
         pc += 1
         steps += 1
-        assert steps < 10 ** 6
+        if steps >= 10 ** 6:  # a loop that does not end (an end test on an address that never moves)
+            raise SystemExit(f"FAIL: {T} {M}x{N} K={K}: the loop does not end")
         if re.match(r"^\w+:$", l):
             continue
         m = re.match(r"^\.decl (\w+) v_type=(\w)(?: type=(\w+))? num_elts=(\d+)(?: align=\w+)?(?: alias=<(\w+),(\d+)>)?$", l)
@@ -625,7 +635,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             root, off = addr(dst, 0, 0)
             assert off + 4 * cnt <= len(regs[root]), f"load past {root}"
             for y in range(4 * cnt):
-                regs[root][off + y] = mem.get(at + y, 0)
+                regs[root][off + y] = mem.get(at + y, PAD)
             continue
         m = re.match(r"^svm_gather4scaled\.(R?G?B?A?) \(M1, 8\) 0x0:uq (\w+)\.0 (\w+)\.0$", l)
         if m:  # SIMD8 A64 untyped read: lane l at its own address; register c = dword c of every lane
@@ -637,7 +647,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
                 at = rd(*addr(a, 0, lane), "uq")
                 for v in range(cnt):
                     for y in range(4):
-                        regs[root][off + GRF * v + 4 * lane + y] = mem.get(at + 4 * v + y, 0)
+                        regs[root][off + GRF * v + 4 * lane + y] = mem.get(at + 4 * v + y, PAD)
             continue
         m = re.match(r"^dpas\.(\w+)\.\w+\.8\.8 \(M1, 8\) (\$\d+)\.0 (\$\d+)\.0 (\w+)\.(\d+) (\w+)\((\d+),0\)$", l)
         if m:

@@ -2,26 +2,32 @@
 //  1. Match (pure IR): the then-region of an scf.if without results holds only scalar index ops
 //     (pureIndexOp, integer constants: emitted before the statement by the kernel emitter), global
 //     xe.block_read of 1, 2 or 4 f32 registers per lane (one row: element i = register i, lane j =
-//     column 8i + j), xe.lane_read of 8 f32 per lane (lane j's own row: element i = dword i),
-//     vector.extract/from_elements, f32 arith.addf/maxf (element-wise, one register each;
-//     a splat constant operand an immediate), f32 xe.block_write of 1, 2 or 4 registers and the
-//     empty yield, with every read before every write (the statement reads first). Every element is
-//     traced to (message, register), (node, -) or a constant. Anything else: no match.
+//     column 8i + j; 8 registers since issue 11: softmax's 256-byte rows), xe.lane_read of 8 f32
+//     per lane (lane j's own row: element i = dword i), vector.extract/from_elements, f32
+//     arith.addf/maxf/mulf/subf/divf and math.exp (element-wise, one register each; a splat
+//     constant operand an immediate, not as a divisor), f32 lane.reduce add/max of one register
+//     (a scalar: the 8 lanes' halving tree, its result in lane r % 8 of bank register r / 8, read as
+//     a scalar region), f32 xe.block_write of 1, 2, 4 or 8 registers and the empty yield, with every
+//     read before every write (the statement reads first). Every element is traced to (message,
+//     register), (node, -) or a constant. Anything else: no match. The exp and the division are
+//     XeMath.h's expansions instruction for instruction (so IGC's results bit for bit), the
+//     division's divisor part once per divisor register (a bank: all 8 rows' sums at once).
 //  2. Emit: the block messages in groups of one memref, column and row base (rows base + r): the
 //     first row's 64-bit address the memref's base plus a 32-bit offset (both inputs), each next
 //     row's the previous one's plus the pitch (an input) times the row distance, one register each
-//     (an LSC address must start a register), all of one root variable (below); the
+//     (an LSC address must start a register), those of a group in one root variable (below); the
 //     reads (`lsc_load.ugm (M1_NM, 1) R:d32x{8,16,32}t`; a lane read two SIMD8 A64 untyped reads of
 //     4 dwords into its 8 registers, as the dg2 K-loop statements), the nodes in IR order, each
 //     computed in the register of the write that stores it when that is its only use (and, along
 //     one operand, a node whose only use is such a node: bias + relu in place), else in a
-//     temporary; one mov per write register that holds a read's element (a write whose registers are
+//     temporary of its own (a variable each: the finalizer allocates them by liveness); one mov per write register that holds a read's element (a write whose registers are
 //     consecutive registers of one read stores from them; 2-register rows chained through a lane
 //     read's registers take one, below); the writes
 //     (`lsc_store.ugm (M1_NM, 1) flat[a]:a64 P:d32x{8,16,32}t`).
 #include "backends/spirv/Dg2VisaBlock.h"
 
 #include "backends/spirv/LoopCoords.h"
+#include "backends/spirv/XeMath.h"
 #include "ir/ops/XeOps.h"
 
 #include <llvm/IR/Constants.h>
@@ -52,11 +58,14 @@ struct El {
   int a = 0, b = 0;  // Msg: message, register; Node: node; Const: the f32 bits in a
 };
 
-// An element-wise f32 op on one register, and where it is computed: register `reg` of write
-// `write`'s payload, or (write < 0) temporary `reg`.
+// An f32 op on one register, and where it is computed: register `reg` of write `write`'s payload,
+// or (write < 0) a temporary of its own (T<node>); a lane reduction's result is one scalar, lane
+// `reg` % 8 of its bank register B<reg / 8> (the 8 row results of softmax in one register, so the
+// division's divisor part is one SIMD8 sequence for all of them).
 struct Node {
-  const char* opc;
-  El x, y;
+  enum Kind : uint8_t { Bin, Sub, Exp, Div, Reduce } kind = Bin;
+  const char* opc;  // Bin: the vISA op; Reduce: the tree's op (add, max)
+  El x, y;          // y unused for Exp and Reduce
   int uses = 0, write = -1, reg = -1;
 };
 
@@ -83,6 +92,7 @@ class Matcher {
   std::vector<const ir::Operation*> scalars_;
   std::vector<Msg> msgs_;
   std::vector<Node> nodes_;
+  int reductions_ = 0;
 
  private:
   const std::vector<El>* elems(const ir::Value* v) const {
@@ -103,7 +113,7 @@ bool Matcher::message(const ir::Operation& op) {
   const ir::Type& vt = write ? op.operand(0)->type() : op.result()->type();
   if (!f32Global(mem) || !vt.isVector() || vt.elem() != ElemKind::F32 || ir::blockUnit(op).value_or(1) != 1) return false;
   int n = static_cast<int>(vt.shape()[0]);
-  if (lane ? n != 8 : n != 1 && n != 2 && n != 4) return false;
+  if (lane ? n != 8 : n != 1 && n != 2 && n != 4 && n != 8) return false;
   if (write == false && wrote_) return false;  // the statement reads first
   Msg m{&op, write, lane, mem, outerSym(op.operand(first)), outerSym(op.operand(first + 1)), n, {}};
   int q = static_cast<int>(msgs_.size());
@@ -122,8 +132,15 @@ bool Matcher::message(const ir::Operation& op) {
 }
 
 bool Matcher::match() {
-  // The element-wise ops dg2-visa.sh `block` measured (max: `sel (ge)`).
-  static const std::map<std::string, const char*> binary = {{"arith.addf", "add"}, {"arith.maxf", "max"}};
+  // The element-wise ops dg2-visa.sh `block` measured (max: `sel (ge)`); `softmax` measured the
+  // rest: subf (an add of the negated operand), mulf, divf and exp written out as IGC's expansions
+  // (XeMath.h), the add/max lane reductions as halving trees.
+  static const std::map<std::string, std::pair<Node::Kind, const char*>> ops = {
+      {"arith.addf", {Node::Bin, "add"}}, {"arith.maxf", {Node::Bin, "max"}}, {"arith.mulf", {Node::Bin, "mul"}},
+      {"arith.subf", {Node::Sub, "add"}}, {"arith.divf", {Node::Div, "mul"}}, {"math.exp", {Node::Exp, "exp"}}};
+  auto reg8 = [&](const El& e) {  // a value of 8 lanes in one register (not a scalar, not a constant)
+    return e.kind == El::Msg || (e.kind == El::Node && nodes_[static_cast<size_t>(e.a)].kind != Node::Reduce);
+  };
   for (const auto& up : body_.opList()) {
     const ir::Operation& op = *up;
     if (op.is("scf.yield")) {
@@ -161,14 +178,24 @@ bool Matcher::match() {
         e.insert(e.end(), s->begin(), s->end());
       }
       elems_[r] = e;
-    } else if (auto it = binary.find(op.name()); it != binary.end()) {
-      const std::vector<El>*x = elems(op.operand(0)), *y = elems(op.operand(1));
+    } else if (op.is("lane.reduce")) {
+      const std::vector<El>* x = elems(op.operand(0));
+      const std::string& k = op.attr("kind")->getString();
+      if (!x || x->size() != 1 || !reg8((*x)[0]) || (k != "add" && k != "max")) return false;
+      elems_[r] = {{El::Node, static_cast<int>(nodes_.size()), 0}};
+      nodes_.push_back({Node::Reduce, k == "add" ? "add" : "max", (*x)[0], {}, 0, -1, reductions_++});
+    } else if (auto it = ops.find(op.name()); it != ops.end()) {
+      auto [kind, opc] = it->second;
+      bool unary = kind == Node::Exp;
+      const std::vector<El>*x = elems(op.operand(0)), *y = unary ? x : elems(op.operand(1));
       if (!x || !y || x->size() != y->size()) return false;
       std::vector<El> e;
       for (size_t i = 0; i < x->size(); ++i) {
-        if ((*x)[i].kind == El::Const && (*y)[i].kind == El::Const) return false;
+        const El &a = (*x)[i], &c = (*y)[i];
+        if (a.kind == El::Const && (unary || c.kind == El::Const)) return false;
+        if (kind == Node::Div && c.kind == El::Const) return false;  // a constant divisor: not measured
         e.push_back({El::Node, static_cast<int>(nodes_.size()), 0});
-        nodes_.push_back({it->second, (*x)[i], (*y)[i]});
+        nodes_.push_back({kind, opc, a, unary ? El{} : c});
       }
       elems_[r] = e;
     } else {
@@ -222,16 +249,13 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   std::function<bool(const El&, int, int)> place = [&](const El& e, int w, int reg) {
     if (e.kind != El::Node) return false;
     Node& n = nodes[static_cast<size_t>(e.a)];
-    if (n.uses != 1 || n.write >= 0) return false;
+    if (n.uses != 1 || n.write >= 0 || n.kind == Node::Reduce) return false;
     n.write = w, n.reg = reg;
     if (!place(n.x, w, reg)) place(n.y, w, reg);
     return true;
   };
   for (size_t w = 0; w < msgs.size(); ++w)
     for (size_t i = 0; i < msgs[w].data.size(); ++i) place(msgs[w].data[i], static_cast<int>(w), static_cast<int>(i));
-  int temps = 0;
-  for (Node& n : nodes)
-    if (n.write < 0) n.reg = temps++;
   // A write whose registers are registers f .. f + n - 1 of one read stores from that read.
   std::vector<std::pair<int, int>> from(msgs.size(), {-1, 0});
   for (size_t w = 0; w < msgs.size(); ++w) {
@@ -320,7 +344,9 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   // The address registers are one GRF each of one root variable: with a variable each, IGC gave a
   // write's address the register of a read's whose send had not yet taken it, and waited (a
   // `sync.nop` per reuse; measured: sg_bias_relu's block path 184 -> 178, bias_relu 205 -> 198,
-  // transpose 153 -> 149).
+  // transpose 153 -> 149). One root per group (memref, rows, column), not one for all: softmax's 16
+  // addresses in one root measured 1198, a root per group 1189 (a variable each: 1180), and
+  // sg_bias_relu 181 -> 178, bias_relu 202 -> 199, transpose 149 either way.
   std::ostringstream addrDecls;
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];
@@ -334,9 +360,11 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     const auto& [mem, rowBase, colBase, colOff] = key;
     int64_t prev = 0;
     bool firstRow = true;
+    int first = nAddr;
+    addrDecls << fmt::format(".decl {}A{} v_type=G type=uq num_elts={} align=GRF\n", p, first, kGrf / 8 * rows.size());
     for (auto& [off, reg] : rows) {
       reg = nAddr++;
-      addrDecls << fmt::format(".decl {0}a{1} v_type=G type=uq num_elts=1 align=GRF alias=<{0}A,{2}>\n", p, reg, kGrf * reg);
+      addrDecls << fmt::format(".decl {0}a{1} v_type=G type=uq num_elts=1 align=GRF alias=<{0}A{2},{3}>\n", p, reg, first, kGrf * (reg - first));
       if (firstRow) {
         llvm::Value* o = b.CreateAdd(b.CreateMul(sym32({rowBase, off}), pitch(mem)), b.CreateMul(sym32({colBase, colOff}), b.getInt32(4)));
         t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, reg, baseOf(mem), input(o, "rw.u"));
@@ -347,7 +375,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       prev = off, firstRow = false;
     }
   }
-  if (nAddr) decls << fmt::format(".decl {}A v_type=G type=uq num_elts={} align=GRF\n", p, kGrf / 8 * nAddr) << addrDecls.str();
+  decls << addrDecls.str();
   for (size_t q = 0; q < msgs.size(); ++q)
     if (!msgs[q].lane) addrOf[q] = groups[{msgs[q].mem, msgs[q].row.base, msgs[q].col.base, msgs[q].col.off}].at(msgs[q].row.off);
   // Lane reads: each lane's own row address (row * pitch + column bytes in 32 bits, as the per-op
@@ -373,8 +401,18 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
                            kGrf * from[q].second);
     }
   }
-  if (temps) decls << fmt::format(".decl {}T v_type=G type=f num_elts={} align=GRF\n", p, 8 * temps);
-  const char* msgName[] = {"", "d32x8t", "d32x16t", "", "d32x32t"};
+  // Each temporary its own variable: the finalizer allocates them by liveness (softmax has 240).
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    const Node& d = nodes[n];
+    if (d.kind == Node::Reduce) {
+      decls << fmt::format(".decl {}U{} v_type=G type=f num_elts=8 align=GRF\n", p, n);
+      if (d.reg % 8 == 0) decls << fmt::format(".decl {}B{} v_type=G type=f num_elts=8 align=GRF\n", p, d.reg / 8);
+      continue;
+    }
+    if (d.write < 0) decls << fmt::format(".decl {}T{} v_type=G type=f num_elts=8 align=GRF\n", p, n);
+    if (d.kind == Node::Exp) decls << fmt::format(".decl {0}K{1} v_type=G type=f num_elts=8 align=GRF\n.decl {0}Q{1} v_type=G type=f num_elts=8 align=GRF\n", p, n);
+  }
+  const char* msgName[] = {"", "d32x8t", "d32x16t", "", "d32x32t", "", "", "", "d32x64t"};
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];
     if (g.lane)
@@ -382,16 +420,75 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     else if (!g.write)
       t << fmt::format("lsc_load.ugm (M1_NM, 1) {0}R{1}:{2} flat[{0}a{3}]:a64\n", p, q, msgName[g.n], addrOf[q]);
   }
+  // Where an element is: "var(row,col" (the region added by the caller); a reduction's a scalar.
+  auto at = [&](const El& e, int col = 0) {
+    if (e.kind == El::Msg) return fmt::format("{}R{}({},{}", p, e.a, e.b, col);
+    const Node& n = nodes[static_cast<size_t>(e.a)];
+    if (n.kind == Node::Reduce) return fmt::format("{}B{}(0,{}", p, n.reg / 8, n.reg % 8);
+    return n.write >= 0 ? fmt::format("{}P{}({},{}", p, n.write, n.reg, col) : fmt::format("{}T{}(0,{}", p, e.a, col);
+  };
+  auto scalar = [&](const El& e) { return e.kind == El::Node && nodes[static_cast<size_t>(e.a)].kind == Node::Reduce; };
   auto reg = [&](const El& e) {
     if (e.kind == El::Const) return fmt::format("{:#x}:f", static_cast<uint32_t>(e.a));
-    if (e.kind == El::Msg) return fmt::format("{}R{}({},0)<1;1,0>", p, e.a, e.b);
-    const Node& n = nodes[static_cast<size_t>(e.a)];
-    return n.write >= 0 ? fmt::format("{}P{}({},0)<1;1,0>", p, n.write, n.reg) : fmt::format("{}T({},0)<1;1,0>", p, n.reg);
+    return at(e) + (scalar(e) ? ")<0;1,0>" : ")<1;1,0>");
   };
-  for (const Node& n : nodes) {
-    std::string dst = n.write >= 0 ? fmt::format("{}P{}({},0)<1>", p, n.write, n.reg) : fmt::format("{}T({},0)<1>", p, n.reg);
-    bool swap = n.x.kind == El::Const;  // the immediate second
-    t << fmt::format("{} (M1, 8) {} {} {}\n", n.opc, dst, reg(swap ? n.y : n.x), reg(swap ? n.x : n.y));
+  auto neg = [&](const El& e) { return e.kind == El::Const ? reg({El::Const, static_cast<int>(static_cast<uint32_t>(e.a) ^ 0x80000000u), 0}) : "(-)" + reg(e); };
+  // The division's divisor part (XeMath.h emitXeDivF32: the scale s, 2^32 for a zero or denormal
+  // divisor, 2^-32 for one of exponent >= 200, else 1, and v = inv(y * s)), once per divisor register:
+  // a reduction's bank (all 8 rows at once), else the divisor's own register.
+  std::map<std::string, std::string> divisors;  // the divisor's register -> the name of its part
+  auto divisorPart = [&](const El& y) {
+    std::string key = scalar(y) ? fmt::format("{}B{}(0,0", p, nodes[static_cast<size_t>(y.a)].reg / 8) : at(y);
+    auto [it, added] = divisors.try_emplace(key, fmt::format("{}D{}", p, divisors.size()));
+    const std::string& d = it->second;
+    if (added) {
+      std::string row = key.substr(key.find('(') + 1);
+      row = row.substr(0, row.find(','));
+      decls << fmt::format(".decl {0}u v_type=G type=ud num_elts=8 align=GRF alias=<{1},{2}>\n", d, key.substr(0, key.find('(')),
+                           kGrf * std::stoi(row));
+      decls << fmt::format(".decl {0}e v_type=G type=ud num_elts=8 align=GRF\n.decl {0}s v_type=G type=f num_elts=8 align=GRF\n"
+                           ".decl {0}v v_type=G type=f num_elts=8 align=GRF\n.decl {0}z v_type=P num_elts=8\n.decl {0}b v_type=P num_elts=8\n",
+                           d);
+      t << fmt::format("and (M1, 8) {0}e(0,0)<1> {0}u(0,0)<1;1,0> {1:#x}:ud\n", d, xemath::kExpMask);
+      t << fmt::format("cmp.eq (M1, 8) {0}z {0}e(0,0)<1;1,0> 0x0:ud\ncmp.ge (M1, 8) {0}b {0}e(0,0)<1;1,0> {1:#x}:ud\n", d, xemath::kBigExp);
+      t << fmt::format("mov (M1, 8) {0}s(0,0)<1> 0x3f800000:f\n({0}z) mov (M1, 8) {0}s(0,0)<1> {1:#x}:f\n({0}b) mov (M1, 8) {0}s(0,0)<1> {2:#x}:f\n",
+                       d, xemath::kTwoTo32, xemath::kTwoToM32);
+      t << fmt::format("mul (M1, 8) {0}v(0,0)<1> {1})<1;1,0> {0}s(0,0)<1;1,0>\ninv (M1, 8) {0}v(0,0)<1> {0}v(0,0)<1;1,0>\n", d, key);
+    }
+    return d;
+  };
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    std::string dst = at({El::Node, static_cast<int>(i), 0}) + ")<1>";
+    if (n.kind == Node::Bin || n.kind == Node::Sub) {
+      bool swap = n.x.kind == El::Const;  // the immediate second
+      const El &a = swap ? n.y : n.x, &c = swap ? n.x : n.y;
+      bool sub = n.kind == Node::Sub;  // x - y as x + (-y)
+      t << fmt::format("{} (M1, 8) {} {} {}\n", n.opc, dst, sub && swap ? neg(a) : reg(a), sub && !swap ? neg(c) : reg(c));
+    } else if (n.kind == Node::Exp) {
+      // XeMath.h emitXeExpF32: k = clamp(rndz(x log2 e), -152, 152), r = (x - k ln2 hi - k ln2 lo) log2 e,
+      // exp(x) = 2^k 2^r (vISA `exp` is 2^x, `math.exp`).
+      std::string x = reg(n.x), k = fmt::format("{}K{}(0,0)", p, i), q = fmt::format("{}Q{}(0,0)", p, i);
+      t << fmt::format("mul (M1, 8) {1}<1> {2} {3:#x}:f\nrndz (M1, 8) {0}<1> {1}<1;1,0>\n", k, q, x, xemath::kLog2E);
+      t << fmt::format("max (M1, 8) {0}<1> {0}<1;1,0> {1:#x}:f\nmin (M1, 8) {0}<1> {0}<1;1,0> {2:#x}:f\n", k,
+                       std::bit_cast<uint32_t>(-xemath::kMaxK), std::bit_cast<uint32_t>(xemath::kMaxK));
+      t << fmt::format("mad (M1, 8) {1}<1> {0}<1;1,0> {3:#x}:f {2}\nmad (M1, 8) {1}<1> {0}<1;1,0> {4:#x}:f {1}<1;1,0>\n", k, q, x,
+                       xemath::kMinusLn2Hi, xemath::kMinusLn2Lo);
+      t << fmt::format("mul (M1, 8) {1}<1> {1}<1;1,0> {2:#x}:f\nexp (M1, 8) {0}<1> {0}<1;1,0>\nexp (M1, 8) {1}<1> {1}<1;1,0>\n", k, q,
+                       xemath::kLog2E);
+      t << fmt::format("mul (M1, 8) {} {}<1;1,0> {}<1;1,0>\n", dst, k, q);
+    } else if (n.kind == Node::Div) {
+      // (v x) s, v and s the divisor's (in its lane of the bank for a reduction's).
+      std::string d = divisorPart(n.y), l = scalar(n.y) ? fmt::format("(0,{})<0;1,0>", nodes[static_cast<size_t>(n.y.a)].reg % 8) : "(0,0)<1;1,0>";
+      t << fmt::format("mul (M1, 8) {0} {1}v{2} {3}\nmul (M1, 8) {0} {4})<1;1,0> {1}s{2}\n", dst, d, l, reg(n.x), dst.substr(0, dst.size() - 4));
+    } else {
+      // Over the 8 lanes: the halves (4 wide), then lanes 0 + 2 and 1 + 3, then those two, into the
+      // bank's lane (dg2-visa.sh `softmax`: the finalizer adds a mov of the upper half, as IGC's own tree).
+      std::string u = fmt::format("{}U{}", p, i);
+      t << fmt::format("{0} (M1, 4) {1}(0,0)<1> {2})<1;1,0> {3})<1;1,0>\n", n.opc, u, at(n.x), at(n.x, 4));
+      t << fmt::format("{0} (M1, 1) {1}(0,0)<1> {1}(0,0)<0;1,0> {1}(0,2)<0;1,0>\n{0} (M1, 1) {1}(0,1)<1> {1}(0,1)<0;1,0> {1}(0,3)<0;1,0>\n", n.opc, u);
+      t << fmt::format("{0} (M1, 1) {1} {2}(0,0)<0;1,0> {2}(0,1)<0;1,0>\n", n.opc, dst, u);
+    }
   }
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];

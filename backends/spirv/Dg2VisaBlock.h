@@ -1,6 +1,7 @@
 // Internal to backends/spirv: the block path of a dg2 kernel without a loop (the then-region of
 // lower-xe's guard "inside and aligned": global block reads and lane reads, f32 element-wise ops,
-// global block writes; docs/passes.md "dg2 block reads") as ONE inline-vISA statement
+// global block writes, and since issue 11 softmax's row work: exp, division, lane reductions;
+// docs/passes.md "dg2 block reads") as ONE inline-vISA statement
 // (--xe-codegen=visa; issue #11). Op by op, IGC computes each row's offset as its own product
 // (r * pitch), shifts each write's offset to owords and copies every payload register; in one
 // statement each message's 64-bit address is the previous row's plus the pitch (one add), the

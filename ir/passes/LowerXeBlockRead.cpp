@@ -20,8 +20,9 @@
 //    M or N edge (or with a misaligned memref); a loop with a barrier only where the IR proves the
 //    interior count the same in the whole workgroup (staticInterior);
 //  - any other such load becomes a subgroup-uniform scf.if (tile inside && aligned) -> block reads,
-//    else the per-lane loads; in a kernel without a loop whose rest is memory ops and plain
-//    arithmetic, the guards become one (mergeBlockGuards: no scf.if results to copy into).
+//    else the per-lane loads; in a kernel without a loop whose rest is memory ops, plain
+//    arithmetic and f32 exp/division/add-max lane reductions, the guards become one
+//    (mergeBlockGuards: no scf.if results to copy into).
 // Both conditions are subgroup-uniform (no lane id in them), so the convergent block read runs with
 // every lane. The base/pitch alignment is computed once per memref in the prologue. Message start
 // columns (relative to the tile) must be multiples of 16 bytes, checked here; a layout that does not
@@ -563,15 +564,27 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
   // its body gets one: every guard's condition is computed first, and the rest of the body (from the
   // first guard on) is emitted twice under their conjunction, once with every guard's block arm,
   // once with every fallback arm. The conditions are subgroup-uniform, so the arms stay convergent;
-  // Only a rest of memory ops and plain arithmetic merges: IGC expands exp and the f32 division with
-  // predicated instructions, and under the merged branch softmax's ran out of flag registers (2247
-  // instructions on the block path, ~330 flag moves through GRFs, against 1939 with a guard per
-  // tile); a loop, a barrier (subgroups of a workgroup could take different arms) or a cross-lane op
-  // keeps the guards too.
+  // Only a rest of memory ops and plain arithmetic merged until issue 11: IGC expands exp and the f32
+  // division with predicated instructions, and under the merged branch softmax's ran out of flag
+  // registers (2247 instructions on the block path, ~330 flag moves through GRFs, against 1939 with
+  // a guard per tile); a loop, a barrier (subgroups of a workgroup could take different arms) or
+  // another cross-lane op keeps the guards.
   // Guards that stay one per tile in a kernel without a loop: a store's takes the compact form
   // (softmax's Y store: 1937 -> 1931 on the block path), a load's keeps blockGuard (softmax's X loads
   // with compact guards spilled). A kernel with a loop keeps blockGuard for all: there the compact
   // store guards moved the loops by -15 to +2 per K step with IGC's register allocation.
+  // An f32 exp, division or add/max lane reduction (softmax's row work) merges too since issue 11:
+  // in vISA mode the merged block arm is then one inline-vISA statement (backends/spirv/
+  // Dg2VisaBlock.cpp writes them out there), where IGC's expansions, which ran out of flags, do not
+  // run (softmax 1440 -> 1189 on the block path); the fallback arm keeps them. With
+  // --xe-codegen=builtins, which this pass does not see, merged costs more (softmax 2216).
+  auto f32Row = [](const Operation* x) {
+    const std::string& n = x->name();
+    bool f32 = x->numResults() == 1 && x->result()->type().elem() == ElemKind::F32;
+    const Attribute* k = x->attr("kind");
+    return f32 && (n == "math.exp" || n == "arith.divf" ||
+                   (n == "lane.reduce" && k && (k->getString() == "add" || k->getString() == "max")));
+  };
   auto perTile = [&]() {
     bool loop = false;
     body.parentOp()->walk([&](Operation* x) { loop = loop || x->is("scf.for"); });
@@ -587,8 +600,8 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
   for (Operation* o = first; plain && o && o != term; o = o->nextInBlock())
     o->walk([&](Operation* x) {
       const std::string& n = x->name();
-      bool arith = (n.rfind("arith.", 0) == 0 && n != "arith.divf" && n != "arith.remf") || n == "xe.oword_align_bits";
-      plain = plain && (arith || n.rfind("vector.", 0) == 0 || n == "lane.load" || n == "lane.store" ||
+      bool arith = (n.rfind("arith.", 0) == 0 && n != "arith.remf" && (n != "arith.divf" || f32Row(x))) || n == "xe.oword_align_bits";
+      plain = plain && (arith || f32Row(x) || n.rfind("vector.", 0) == 0 || n == "lane.load" || n == "lane.store" ||
                         n == "xe.block_read" || n == "xe.block_write" || n == "xe.lane_read" || n == "memref.dim" || n == "scf.yield" ||
                         (n == "scf.if" && guards.count(x)));
     });

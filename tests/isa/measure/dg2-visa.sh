@@ -18,7 +18,8 @@
 #      address program's `cmp` into a register), as xtc's LaneProgram writes them; and one every
 #      fourth step in a conditional block with a barrier (`pfif`, RFC 2.5's L2 stream);
 #   1e. the block path of a kernel without a loop as one statement (Dg2VisaBlock.cpp): LSC
-#      transposed loads and stores, `max`, 64-bit addresses as a base plus dword offsets;
+#      transposed loads and stores, `max`, 64-bit addresses as a base plus dword offsets; softmax's
+#      (dg2_visa_softmax.py): d32x64t rows, the exp and division written out, the lane trees;
 #   1d. the f32 FMA GEMM's loop (no DPAS: one `mad (8|M0)` per multiply-add, A a scalar region of
 #      its row's response, no mov), and gemm_bt's (B from B^T: the mads' B the registers of 1b's
 #      SIMD8 untyped reads);
@@ -355,6 +356,32 @@ if [ $rc -eq 0 ]; then
   expect "block: the lane addresses, one SIMD8 qword add of a dword" "$(bc '^ +add \(8\|M0\) +r[0-9]+\.0<1>:uq +r[0-9.]+<0;1,0>:q +r[0-9.]+<8;4,2>:d')" 1
   expect "block: lane reads xyzw" "$(bc 'send\.dc1 \(8\|M0\) .*a64 untyped surface read with xyzw')" 2
   expect "block: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/block/asm")$(grep -ci spilled "$work/block/build.log")" "00"
+fi
+
+# softmax's block path as one statement (dg2_visa_softmax.py, hand-written before Dg2VisaBlock.cpp
+# emitted it; issue 11): a row of 64 f32 is ONE transposed SIMD1 LSC message of 64 dwords (`d32x64t`,
+# 8 registers: `rd:8` / `wr:1+8`), where the oword block messages stop at 128 bytes; vISA `exp` is
+# `math.exp` (2^x), `inv` `math.inv`, `rndz`, `mad` with an immediate multiplier, `add` of a negated
+# scalar region (`-r.i<0;1,0>`); the exp's clamp and the max trees are `sel`s. Measured: 1128
+# instructions for the whole kernel (without a guard): 16 sends and 16 scalar qword adds, 128
+# `math.exp`, 1 `math.inv`, 64 `rndz`, 128 `mad`, 216 `sel` (128 clamps, 56 + 32 maxes), 321 `mul`
+# (3 per exp, 2 per division, the divisor part's 1), 168 `add`, 35 `mov` (16 upper halves of the
+# trees, IGC's 6 copies of the exp's two mad constants, the divisor part's 3, the prologue's), 43
+# `sync.nop` (IGC's waits for the loads' and the math unit's tokens). Against the per-op path's 1440
+# on the block path: no copy of X into an scf.if result, no payload copy of Y, one message per row.
+python3 "$here/dg2_visa_softmax.py" >"$work/softmax.ll"
+build softmax "$work/softmax.ll"; rc=$?
+expect "softmax: ocloc status" "$rc" "0"
+if [ $rc -eq 0 ]; then
+  sc() { grep -cE "$1" "$work/softmax/asm"; }
+  expect "softmax: row loads and stores d32x64t" \
+    "$(sc 'send\.ugm \(1\|M0\) .*rd:8; load\.ugm\.d32x64t\.a64') $(sc 'send\.ugm \(1\|M0\) +null .*wr:1\+8, rd:0; store\.ugm\.d32x64t\.a64')" "8 8"
+  expect "softmax: math.exp, math.inv (SIMD8)" "$(sc 'math\.exp \(8\|M0\)') $(sc 'math\.inv \(8\|M0\)')" "128 1"
+  expect "softmax: rndz, mad" "$(sc '^ +rndz \(8\|M0\)') $(sc '^ +mad \(8\|M0\)')" "64 128"
+  expect "softmax: x - max as an add of a negated scalar region" "$(sc '^ +add \(8\|M0\) +\S+ +\S+ +-r[0-9]+\.[0-7]<0;1,0>:f')" 64
+  expect "softmax: movs, syncs" "$(sc '\bmov\b') $(sc '\bsync\.nop\b')" "35 43"
+  expect "softmax: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/softmax/asm")$(grep -ci spilled "$work/softmax/build.log")" "00"
+  expect "softmax: instructions" "$(sc '^\s*(\(|[a-z])')" 1128
 fi
 
 # ---- 2. an LSC address inside a register ------------------------------------------------------------

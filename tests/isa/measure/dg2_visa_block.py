@@ -6,22 +6,29 @@ random f32 values and checks what it stored against the kernel's meaning compute
   dg2_visa_block.py KERNEL ROLES [OLD=>NEW ...] < module.ll
 
 KERNEL: transpose (Y = X^T on the 16x16 tile at X[m, n] -> Y[n, m]), bias_relu (Y = max(X + bias, 0)
-on the 8x32 tile at [m, n]), copy8 (Y = X on the 8x8 tile at [m, n]) or add_max (Y = max(X + Z, 1.5)
-on the 8x16 tile at [m, n]); the tile origin is m = 16, n = 32 in buffers X and Z (40 x 72), Y (72 x 40
-for transpose, else 40 x 72) and bias (1 x 72), each row padded to its pitch. ROLES names the statement's
+on the 8x32 tile at [m, n]), copy8 (Y = X on the 8x8 tile at [m, n]), add_max (Y = max(X + Z, 1.5)
+on the 8x16 tile at [m, n]) or softmax (each of the 8 rows m.. of X's 64 columns: Y = exp(X - max) /
+sum exp(X - max), against the same formula in double precision, within 1e-5 relative + 1e-7; its odd
+rows span [0, 200), so a wrong max or sign overflows the exp); the tile origin is m = 16, n = 32 (n = 0
+for softmax, whose pitches are 256 bytes: the memrefs' static 64 columns) in buffers X and Z
+(40 x 72), Y (72 x 40 for transpose, else 40 x 72) and bias (1 x 72), each row padded to its pitch. ROLES names the statement's
 inputs in order, comma-separated: "BASE=X|Y|bias" (a buffer's 64-bit address), "U32=EXPR" (a
 uniform dword) or "V32=EXPR" (a dword per lane), EXPR a Python expression of m, n, l (the lane) and
 px, py, pb (the pitches in bytes). OLD=>NEW replaces text in the statement first (a mutation: then
 the check must fail). Prints one line per check; exits 1 when one fails.
 
-The model: registers are 32 bytes (8 lanes of a dword); `add`/`mov`/`max`/`min`/`mul` on (M1_NM, 1)
-or (M1, 8) with <1> destinations and <0;1,0> / <1;1,0> sources or immediates, in the declared types
-(a qword add of a dword source sign-extends it); `lsc_load.ugm (M1_NM, 1) D:d32xNt flat[A]:a64` reads
+The model: registers are 32 bytes (8 lanes of a dword); `add`/`mov`/`max`/`min`/`mul`/`mad`/`and`/
+`rndz`/`exp`/`inv` on (M1_NM, 1), (M1, 8), (M1, 4) or (M1, 1) with <1> destinations and <0;1,0> /
+<1;1,0> sources (a `(-)` one negated) or immediates, in the declared types (a qword add of a dword
+source sign-extends it; `exp` is 2^x and `inv` 1/x, rounded to f32, as exact as the hardware's math
+unit is not: the check's tolerance covers it), an optional predicate `(P)` (lanes where P is off keep
+the destination), `cmp.eq`/`cmp.ge` (M1, 8) into a predicate; `lsc_load.ugm (M1_NM, 1) D:d32xNt flat[A]:a64` reads
 N dwords at A into D's registers in order (dword k = register k / 8, lane k % 8), `lsc_store.ugm
 (M1_NM, 1) flat[A]:a64 S:d32xNt` writes them; `svm_gather4scaled.RGBA (M1, 8) 0x0:uq A.0 D.0` reads
 4 dwords at lane l's address A[l] into lane l of D's registers 0-3. Every message address must be
 4-byte aligned; seed 3 runs with bases and pitches 4 bytes past a multiple of 16.
 """
+import math
 import random
 import re
 import struct
@@ -49,6 +56,8 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
     px = N * 4 + 64 + 4 * odd
     ydims = (N, M) if kernel == "transpose" else (M, N)
     py = ydims[1] * 4 + 32 + 4 * odd
+    if kernel == "softmax":  # the memrefs' static 64 columns: the statement's pitch is the constant 256
+        n0, px, py = 0, 256, 256
     pb = N * 4
     bases = {"X": 0x10000, "Y": 0x80000, "bias": 0x100000, "Z": 0x140000}
     if odd:
@@ -60,10 +69,11 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
     for buf, rows, cols, pitch in (("X", M, N, px), ("bias", 1, N, pb), ("Z", M, N, pz)):
         for i in range(rows):
             for j in range(cols):
-                v = struct.unpack("<f", struct.pack("<f", rnd.uniform(-2, 2)))[0]
+                lo, hi = (0, 200) if kernel == "softmax" and i % 2 else (-2, 2)
+                v = struct.unpack("<f", struct.pack("<f", rnd.uniform(lo, hi)))[0]
                 vals[buf, i, j] = v
                 mem.update({bases[buf] + i * pitch + 4 * j + k: b for k, b in enumerate(struct.pack("<f", v))})
-    regs, types, alias = {}, {}, {}
+    regs, types, alias, preds = {}, {}, {}, {}
     env = {"m": m0, "n": n0, "px": px, "py": py, "pb": pb, "pz": pz}
     assert len(roles) == len(cons) == len(argtypes), (len(roles), len(cons), len(argtypes))
     for i, (role, c, t) in enumerate(zip(roles, cons, argtypes)):
@@ -89,7 +99,7 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
         assert off + TS[t] <= len(regs[root]), f"write past {root}"
         regs[root][off:off + TS[t]] = struct.pack("<f", v) if t == "f" else (int(v) % (1 << 8 * TS[t])).to_bytes(TS[t], "little")
 
-    opnd = re.compile(r"^(\$?\w+)\((\d+),(\d+)\)<(?:(\d+)|(\d+);(\d+),(\d+))>$")
+    opnd = re.compile(r"^(?:\(-\))?(\$?\w+)\((\d+),(\d+)\)<(?:(\d+)|(\d+);(\d+),(\d+))>$")
 
     def place(name, r, c, i, vs, w, hs, t):
         root, off = loc(name)
@@ -101,8 +111,10 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
             v = int(m.group(1), 16)
             return struct.unpack("<f", v.to_bytes(4, "little"))[0] if m.group(2) == "f" else v
         m = opnd.match(s)
+        assert m, f"operand {s}"
         name = m.group(1)
-        return rd(*place(name, int(m.group(2)), int(m.group(3)), i, int(m.group(5)), int(m.group(6)), int(m.group(7)), types[name]), types[name])
+        v = rd(*place(name, int(m.group(2)), int(m.group(3)), i, int(m.group(5)), int(m.group(6)), int(m.group(7)), types[name]), types[name])
+        return -v if s.startswith("(-)") else v
 
     def mem32(a):
         return bytes(mem.get(a + k, 0) for k in range(4))
@@ -110,6 +122,10 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
     stored = {}
     for line in text.strip().split("\n"):
         if line in ("{", "}"):
+            continue
+        m = re.match(r"^\.decl (\w+) v_type=P num_elts=8$", line)
+        if m:
+            preds[m.group(1)] = [False] * 8
             continue
         m = re.match(r"^\.decl (\w+) v_type=G type=(\w+) num_elts=(\d+) align=\w+(?: alias=<(\w+),(\d+)>)?$", line)
         if m:
@@ -121,15 +137,35 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
             else:
                 regs[name] = bytearray(int(cnt) * TS[t])
             continue
-        m = re.match(r"^(add|mov|max|min|mul) \((M1_NM, 1|M1, 8)\) (\S+) (\S+)(?: (\S+))?$", line)
+        m = re.match(r"^cmp\.(eq|ge) \(M1, 8\) (\w+) (\S+) (\S+)$", line)
         if m:
-            op, width, d, a, b = m.groups()
+            rel, pn, a, b = m.groups()
+            t = types[opnd.match(a).group(1)]
+            preds[pn] = [(src(a, i, t) == src(b, i, t)) if rel == "eq" else (src(a, i, t) >= src(b, i, t)) for i in range(8)]
+            continue
+        m = re.match(r"^(?:\((\w+)\) )?(add|mov|max|min|mul|mad|and|rndz|exp|inv) \((M1_NM, 1|M1, 8|M1, 4|M1, 1)\) (\S+) (\S+)(?: (\S+))?(?: (\S+))?$", line)
+        if m:
+            pn, op, width, d, a, b, c = m.groups()
             dm = opnd.match(d)
             t = types[dm.group(1)]
-            for i in range(1 if width == "M1_NM, 1" else 8):
+
+            def f32(v):
+                return struct.unpack("<f", struct.pack("<f", v))[0]
+
+            def pow2(x):
+                try:
+                    return f32(2.0 ** x)
+                except OverflowError:
+                    return float("inf")
+            for i in range({"M1_NM, 1": 1, "M1, 1": 1, "M1, 4": 4, "M1, 8": 8}[width]):
+                if pn and not preds[pn][i]:
+                    continue
                 x = src(a, i, t)
                 y = src(b, i, t) if b else None
-                v = {"mov": lambda: x, "add": lambda: x + y, "mul": lambda: x * y, "max": lambda: max(x, y), "min": lambda: min(x, y)}[op]()
+                z = src(c, i, t) if c else None
+                v = {"mov": lambda: x, "add": lambda: x + y, "mul": lambda: x * y, "max": lambda: max(x, y), "min": lambda: min(x, y),
+                     "mad": lambda: x * y + z, "and": lambda: x & y, "rndz": lambda: float(math.trunc(x)), "exp": lambda: pow2(x),
+                     "inv": lambda: (1.0 / x if x else float("inf"))}[op]()
                 if t == "f":
                     v = struct.unpack("<f", struct.pack("<f", v))[0]
                 wr(*place(dm.group(1), int(dm.group(2)), int(dm.group(3)), i, int(dm.group(4)), 1, 0, t), t, v)
@@ -169,6 +205,12 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
         for i in range(16):
             for j in range(16):
                 want[bases["Y"] + (n0 + j) * py + 4 * (m0 + i)] = vals["X", m0 + i, n0 + j]
+    elif kernel == "softmax":
+        for i in range(8):
+            row = [vals["X", m0 + i, j] for j in range(64)]
+            e = [math.exp(x - max(row)) for x in row]
+            for j in range(64):
+                want[bases["Y"] + (m0 + i) * py + 4 * j] = e[j] / sum(e)
     else:
         cols = {"bias_relu": 32, "copy8": 8, "add_max": 16}[kernel]
         for i in range(8):
@@ -178,13 +220,15 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
                 y = {"bias_relu": lambda: max(f32(x + vals["bias", 0, n0 + j]), 0.0), "copy8": lambda: x,
                      "add_max": lambda: max(f32(x + vals["Z", m0 + i, n0 + j]), 1.5)}[kernel]()
                 want[bases["Y"] + (m0 + i) * py + 4 * (n0 + j)] = y
-    bad = sum(1 for a, v in want.items() if stored.get(a) != 1 or struct.unpack("<f", mem32(a))[0] != v)
+    def close(got, v):  # exact for the element-wise kernels, within the math unit's error for softmax
+        return got == v if kernel != "softmax" else abs(got - v) <= 1e-5 * abs(v) + 1e-7
+    bad = sum(1 for a, v in want.items() if stored.get(a) != 1 or not close(struct.unpack("<f", mem32(a))[0], v))
     bad += sum(1 for a in stored if a not in want)  # a store outside the tile
     return bad + misaligned, len(want)
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("transpose", "bias_relu", "copy8", "add_max"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("transpose", "bias_relu", "copy8", "add_max", "softmax"):
         print(__doc__)
         return 2
     text, cons, types = statement(sys.stdin.read())

@@ -457,6 +457,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     }
     return d;
   };
+  bool lnConsts = false;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
     std::string dst = at({El::Node, static_cast<int>(i), 0}) + ")<1>";
@@ -472,8 +473,13 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       t << fmt::format("mul (M1, 8) {1}<1> {2} {3:#x}:f\nrndz (M1, 8) {0}<1> {1}<1;1,0>\n", k, q, x, xemath::kLog2E);
       t << fmt::format("max (M1, 8) {0}<1> {0}<1;1,0> {1:#x}:f\nmin (M1, 8) {0}<1> {0}<1;1,0> {2:#x}:f\n", k,
                        std::bit_cast<uint32_t>(-xemath::kMaxK), std::bit_cast<uint32_t>(xemath::kMaxK));
-      t << fmt::format("mad (M1, 8) {1}<1> {0}<1;1,0> {3:#x}:f {2}\nmad (M1, 8) {1}<1> {0}<1;1,0> {4:#x}:f {1}<1;1,0>\n", k, q, x,
-                       xemath::kMinusLn2Hi, xemath::kMinusLn2Lo);
+      if (!lnConsts) {  // the mads' ln 2 parts set once (as immediates IGC put them in registers 8 times)
+        lnConsts = true;
+        decls << fmt::format(".decl {}L v_type=G type=f num_elts=2 align=GRF\n", p);
+        t << fmt::format("mov (M1_NM, 1) {0}L(0,0)<1> {1:#x}:f\nmov (M1_NM, 1) {0}L(0,1)<1> {2:#x}:f\n", p, xemath::kMinusLn2Hi,
+                         xemath::kMinusLn2Lo);
+      }
+      t << fmt::format("mad (M1, 8) {1}<1> {0}<1;1,0> {3}L(0,0)<0;1,0> {2}\nmad (M1, 8) {1}<1> {0}<1;1,0> {3}L(0,1)<0;1,0> {1}<1;1,0>\n", k, q, x, p);
       t << fmt::format("mul (M1, 8) {1}<1> {1}<1;1,0> {2:#x}:f\nexp (M1, 8) {0}<1> {0}<1;1,0>\nexp (M1, 8) {1}<1> {1}<1;1,0>\n", k, q,
                        xemath::kLog2E);
       t << fmt::format("mul (M1, 8) {} {}<1;1,0> {}<1;1,0>\n", dst, k, q);

@@ -344,9 +344,8 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   // The address registers are one GRF each of one root variable: with a variable each, IGC gave a
   // write's address the register of a read's whose send had not yet taken it, and waited (a
   // `sync.nop` per reuse; measured: sg_bias_relu's block path 184 -> 178, bias_relu 205 -> 198,
-  // transpose 153 -> 149). One root per group (memref, rows, column), not one for all: softmax's 16
-  // addresses in one root measured 1198, a root per group 1189 (a variable each: 1180), and
-  // sg_bias_relu 181 -> 178, bias_relu 202 -> 199, transpose 149 either way.
+  // transpose 153 -> 149). One root per group (memref, rows, column), not one for all: softmax's
+  // block path 1182 -> 1175, sg_bias_relu 167 -> 164, bias_relu 188 -> 184, transpose 138 either way.
   std::ostringstream addrDecls;
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];
@@ -433,9 +432,10 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     return at(e) + (scalar(e) ? ")<0;1,0>" : ")<1;1,0>");
   };
   auto neg = [&](const El& e) { return e.kind == El::Const ? reg({El::Const, static_cast<int>(static_cast<uint32_t>(e.a) ^ 0x80000000u), 0}) : "(-)" + reg(e); };
-  // The division's divisor part (XeMath.h emitXeDivF32: the scale s, 2^32 for a zero or denormal
-  // divisor, 2^-32 for one of exponent >= 200, else 1, and v = inv(y * s)), once per divisor register:
-  // a reduction's bank (all 8 rows at once), else the divisor's own register.
+  // The division's divisor part (XeMath.h emitXeDivF32: the scale s, whose bits are 1.0 - e +
+  // clamp(e, 32 << 23, 129 << 23) for the divisor's exponent bits e, by integer max/min, no flag; and
+  // v = inv(y * s)), once per divisor register: a reduction's bank (all 8 rows at once), else the
+  // divisor's own register.
   std::map<std::string, std::string> divisors;  // the divisor's register -> the name of its part
   auto divisorPart = [&](const El& y) {
     std::string key = scalar(y) ? fmt::format("{}B{}(0,0", p, nodes[static_cast<size_t>(y.a)].reg / 8) : at(y);
@@ -444,15 +444,17 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     if (added) {
       std::string row = key.substr(key.find('(') + 1);
       row = row.substr(0, row.find(','));
-      decls << fmt::format(".decl {0}u v_type=G type=ud num_elts=8 align=GRF alias=<{1},{2}>\n", d, key.substr(0, key.find('(')),
+      // Signed dwords: e and the clamp are below 2^31, and 1.0 - e + g wraps as the unsigned sum.
+      decls << fmt::format(".decl {0}u v_type=G type=d num_elts=8 align=GRF alias=<{1},{2}>\n", d, key.substr(0, key.find('(')),
                            kGrf * std::stoi(row));
-      decls << fmt::format(".decl {0}e v_type=G type=ud num_elts=8 align=GRF\n.decl {0}s v_type=G type=f num_elts=8 align=GRF\n"
-                           ".decl {0}v v_type=G type=f num_elts=8 align=GRF\n.decl {0}z v_type=P num_elts=8\n.decl {0}b v_type=P num_elts=8\n",
+      decls << fmt::format(".decl {0}e v_type=G type=d num_elts=8 align=GRF\n.decl {0}g v_type=G type=d num_elts=8 align=GRF\n"
+                           ".decl {0}s v_type=G type=f num_elts=8 align=GRF alias=<{0}g,0>\n.decl {0}v v_type=G type=f num_elts=8 align=GRF\n",
                            d);
-      t << fmt::format("and (M1, 8) {0}e(0,0)<1> {0}u(0,0)<1;1,0> {1:#x}:ud\n", d, xemath::kExpMask);
-      t << fmt::format("cmp.eq (M1, 8) {0}z {0}e(0,0)<1;1,0> 0x0:ud\ncmp.ge (M1, 8) {0}b {0}e(0,0)<1;1,0> {1:#x}:ud\n", d, xemath::kBigExp);
-      t << fmt::format("mov (M1, 8) {0}s(0,0)<1> 0x3f800000:f\n({0}z) mov (M1, 8) {0}s(0,0)<1> {1:#x}:f\n({0}b) mov (M1, 8) {0}s(0,0)<1> {2:#x}:f\n",
-                       d, xemath::kTwoTo32, xemath::kTwoToM32);
+      t << fmt::format("and (M1, 8) {0}e(0,0)<1> {0}u(0,0)<1;1,0> {1:#x}:d\n", d, xemath::kExpMask);
+      t << fmt::format("max (M1, 8) {0}g(0,0)<1> {0}e(0,0)<1;1,0> {1:#x}:d\nmin (M1, 8) {0}g(0,0)<1> {0}g(0,0)<1;1,0> {2:#x}:d\n", d,
+                       xemath::kScaleLoExp, xemath::kScaleHiExp);
+      t << fmt::format("add (M1, 8) {0}g(0,0)<1> {0}g(0,0)<1;1,0> (-){0}e(0,0)<1;1,0>\nadd (M1, 8) {0}g(0,0)<1> {0}g(0,0)<1;1,0> {1:#x}:d\n",
+                       d, xemath::kOneBits);
       t << fmt::format("mul (M1, 8) {0}v(0,0)<1> {1})<1;1,0> {0}s(0,0)<1;1,0>\ninv (M1, 8) {0}v(0,0)<1> {0}v(0,0)<1;1,0>\n", d, key);
     }
     return d;

@@ -345,7 +345,8 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   // write's address the register of a read's whose send had not yet taken it, and waited (a
   // `sync.nop` per reuse; measured: sg_bias_relu's block path 184 -> 178, bias_relu 205 -> 198,
   // transpose 153 -> 149). One root per group (memref, rows, column), not one for all: softmax's
-  // block path 1182 -> 1175, sg_bias_relu 167 -> 164, bias_relu 188 -> 184, transpose 138 either way.
+  // block path 1182 -> 1175 (before its paired exp), sg_bias_relu 167 -> 164, bias_relu 188 -> 184,
+  // transpose 138 either way.
   std::ostringstream addrDecls;
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];
@@ -409,7 +410,12 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       continue;
     }
     if (d.write < 0) decls << fmt::format(".decl {}T{} v_type=G type=f num_elts=8 align=GRF\n", p, n);
-    if (d.kind == Node::Exp) decls << fmt::format(".decl {0}K{1} v_type=G type=f num_elts=8 align=GRF\n.decl {0}Q{1} v_type=G type=f num_elts=8 align=GRF\n", p, n);
+    // An exp's 2^k and 2^r: the two registers of one variable, one SIMD16 `exp` (dg2-visa.sh
+    // `softmax_pair`: one `math.exp (16|M0)`, and the mul of the two waits for one token, not two).
+    if (d.kind == Node::Exp)
+      decls << fmt::format(".decl {0}E{1} v_type=G type=f num_elts=16 align=GRF\n.decl {0}K{1} v_type=G type=f num_elts=8 align=GRF alias=<{0}E{1},0>\n"
+                           ".decl {0}Q{1} v_type=G type=f num_elts=8 align=GRF alias=<{0}E{1},{2}>\n",
+                           p, n, kGrf);
   }
   const char* msgName[] = {"", "d32x8t", "d32x16t", "", "d32x32t", "", "", "", "d32x64t"};
   for (size_t q = 0; q < msgs.size(); ++q) {
@@ -482,8 +488,8 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
                          xemath::kMinusLn2Lo);
       }
       t << fmt::format("mad (M1, 8) {1}<1> {0}<1;1,0> {3}L(0,0)<0;1,0> {2}\nmad (M1, 8) {1}<1> {0}<1;1,0> {3}L(0,1)<0;1,0> {1}<1;1,0>\n", k, q, x, p);
-      t << fmt::format("mul (M1, 8) {1}<1> {1}<1;1,0> {2:#x}:f\nexp (M1, 8) {0}<1> {0}<1;1,0>\nexp (M1, 8) {1}<1> {1}<1;1,0>\n", k, q,
-                       xemath::kLog2E);
+      t << fmt::format("mul (M1, 8) {1}<1> {1}<1;1,0> {2:#x}:f\nexp (M1, 16) {0}E{3}(0,0)<1> {0}E{3}(0,0)<1;1,0>\n", p, q,
+                       xemath::kLog2E, i);
       t << fmt::format("mul (M1, 8) {} {}<1;1,0> {}<1;1,0>\n", dst, k, q);
     } else if (n.kind == Node::Div) {
       // (v x) s, v and s the divisor's (in its lane of the bank for a reduction's).

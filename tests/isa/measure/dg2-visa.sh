@@ -384,6 +384,21 @@ if [ $rc -eq 0 ]; then
   expect "softmax: instructions" "$(sc '^\s*(\(|[a-z])')" 1128
 fi
 
+# `pair`: a register's two exps (2^k, 2^r) as ONE `exp (M1, 16)` over a two-register variable (K its
+# first register, Q its second) -> one `math.exp (16|M0)` (dg2's math unit takes the 16 lanes in one
+# instruction): 64 exps where the SIMD8 form has 128, and the mul of the two results waits for one
+# SBID token, not two (syncs 43 -> 3): 1128 -> 1024.
+python3 "$here/dg2_visa_softmax.py" pair >"$work/softmax_pair.ll"
+build softmax_pair "$work/softmax_pair.ll"; rc=$?
+expect "softmax_pair: ocloc status" "$rc" "0"
+if [ $rc -eq 0 ]; then
+  pc() { grep -cE "$1" "$work/softmax_pair/asm"; }
+  expect "softmax_pair: math.exp (16|M0), (8|M0)" "$(pc 'math\.exp \(16\|M0\)') $(pc 'math\.exp \(8\|M0\)')" "64 0"
+  expect "softmax_pair: movs, syncs" "$(pc '\bmov\b') $(pc '\bsync\.nop\b')" "35 3"
+  expect "softmax_pair: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/softmax_pair/asm")$(grep -ci spilled "$work/softmax_pair/build.log")" "00"
+  expect "softmax_pair: instructions" "$(pc '^\s*(\(|[a-z])')" 1024
+fi
+
 # ---- 2. an LSC address inside a register ------------------------------------------------------------
 cat >"$work/misaligned.ll" <<'LL'
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"

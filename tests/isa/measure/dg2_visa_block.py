@@ -18,7 +18,7 @@ px, py, pb (the pitches in bytes). OLD=>NEW replaces text in the statement first
 the check must fail). Prints one line per check; exits 1 when one fails.
 
 The model: registers are 32 bytes (8 lanes of a dword); `add`/`mov`/`max`/`min`/`mul`/`mad`/`and`/
-`rndz`/`exp`/`inv` on (M1_NM, 1), (M1, 8), (M1, 4) or (M1, 1) with <1> destinations and <0;1,0> /
+`rndz`/`exp`/`inv` on (M1_NM, 1), (M1, 16) (two registers), (M1, 8), (M1, 4) or (M1, 1) with <1> destinations and <0;1,0> /
 <1;1,0> sources (a `(-)` one negated) or immediates, in the declared types (a qword add of a dword
 source sign-extends it; `exp` is 2^x and `inv` 1/x, rounded to f32, as exact as the hardware's math
 unit is not: the check's tolerance covers it), an optional predicate `(P)` (lanes where P is off keep
@@ -143,7 +143,7 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
             t = types[opnd.match(a).group(1)]
             preds[pn] = [(src(a, i, t) == src(b, i, t)) if rel == "eq" else (src(a, i, t) >= src(b, i, t)) for i in range(8)]
             continue
-        m = re.match(r"^(?:\((\w+)\) )?(add|mov|max|min|mul|mad|and|rndz|exp|inv) \((M1_NM, 1|M1, 8|M1, 4|M1, 1)\) (\S+) (\S+)(?: (\S+))?(?: (\S+))?$", line)
+        m = re.match(r"^(?:\((\w+)\) )?(add|mov|max|min|mul|mad|and|rndz|exp|inv) \((M1_NM, 1|M1, 16|M1, 8|M1, 4|M1, 1)\) (\S+) (\S+)(?: (\S+))?(?: (\S+))?$", line)
         if m:
             pn, op, width, d, a, b, c = m.groups()
             dm = opnd.match(d)
@@ -157,7 +157,7 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
                     return f32(2.0 ** x)
                 except OverflowError:
                     return float("inf")
-            for i in range({"M1_NM, 1": 1, "M1, 1": 1, "M1, 4": 4, "M1, 8": 8}[width]):
+            for i in range({"M1_NM, 1": 1, "M1, 1": 1, "M1, 4": 4, "M1, 8": 8, "M1, 16": 16}[width]):
                 if pn and not preds[pn][i]:
                     continue
                 x = src(a, i, t)

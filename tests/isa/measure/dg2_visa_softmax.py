@@ -9,7 +9,12 @@ and the exp as XeMath.h writes it (mul, rndz, the clamp's max/min, 2 mad, mul, 2
 the sums the same way into a second register; the division's divisor part once for the 8 sums (and,
 2 cmp, the scale's 3 movs, mul, inv: SIMD8) and 2 muls per register in place; 8 `d32x64t` stores.
 """
+import sys
+
 msg = "d32x64t"
+# `pair`: each register's two exps (2^k and 2^r) as ONE SIMD16 `exp` over a two-register variable
+# (K its first register, Q its second): measured one `math.exp (16|M0)`.
+pair = len(sys.argv) > 1 and sys.argv[1] == "pair"
 p = "xs_"
 d, t = [], []
 for i in range(8):
@@ -26,8 +31,13 @@ d.append(f".decl {p}V v_type=G type=f num_elts=8 align=GRF")
 d.append(f".decl {p}p0 v_type=P num_elts=8")
 d.append(f".decl {p}p1 v_type=P num_elts=8")
 for k in range(64):
-    d.append(f".decl {p}K{k} v_type=G type=f num_elts=8 align=GRF")
-    d.append(f".decl {p}Q{k} v_type=G type=f num_elts=8 align=GRF")
+    if pair:
+        d.append(f".decl {p}E{k} v_type=G type=f num_elts=16 align=GRF")
+        d.append(f".decl {p}K{k} v_type=G type=f num_elts=8 align=GRF alias=<{p}E{k},0>")
+        d.append(f".decl {p}Q{k} v_type=G type=f num_elts=8 align=GRF alias=<{p}E{k},32>")
+    else:
+        d.append(f".decl {p}K{k} v_type=G type=f num_elts=8 align=GRF")
+        d.append(f".decl {p}Q{k} v_type=G type=f num_elts=8 align=GRF")
 # addresses: $0 X base, $1 Y base, $2 pitch, $3 X off, $4 Y off
 for i in range(8):
     if i == 0:
@@ -62,8 +72,11 @@ for i in range(8):
         t.append(f"mad (M1, 8) {Q}(0,0)<1> {K}(0,0)<1;1,0> 0xbf317200:f {x}<1;1,0>")
         t.append(f"mad (M1, 8) {Q}(0,0)<1> {K}(0,0)<1;1,0> 0xb5bfbe8e:f {Q}(0,0)<1;1,0>")
         t.append(f"mul (M1, 8) {Q}(0,0)<1> {Q}(0,0)<1;1,0> 0x3fb8aa3b:f")
-        t.append(f"exp (M1, 8) {K}(0,0)<1> {K}(0,0)<1;1,0>")
-        t.append(f"exp (M1, 8) {Q}(0,0)<1> {Q}(0,0)<1;1,0>")
+        if pair:
+            t.append(f"exp (M1, 16) {p}E{8*i+k}(0,0)<1> {p}E{8*i+k}(0,0)<1;1,0>")
+        else:
+            t.append(f"exp (M1, 8) {K}(0,0)<1> {K}(0,0)<1;1,0>")
+            t.append(f"exp (M1, 8) {Q}(0,0)<1> {Q}(0,0)<1;1,0>")
         t.append(f"mul (M1, 8) {x}<1> {K}(0,0)<1;1,0> {Q}(0,0)<1;1,0>")
 for i in range(8):
     tree("add", i, f"{p}S")

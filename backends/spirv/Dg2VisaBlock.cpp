@@ -20,7 +20,9 @@
 //     4 dwords into its 8 registers, as the dg2 K-loop statements), the nodes in IR order, each
 //     computed in the register of the write that stores it when that is its only use (and, along
 //     one operand, a node whose only use is such a node: bias + relu in place), else in a
-//     temporary of its own (a variable each: the finalizer allocates them by liveness); one mov per write register that holds a read's element (a write whose registers are
+//     temporary of its own (a variable each: the finalizer allocates them by liveness); two nodes of
+//     one op whose operands and results are adjacent registers one SIMD16 instruction (a pair;
+//     dg2-visa.sh `simd16`: one instruction on dg2 too); one mov per write register that holds a read's element (a write whose registers are
 //     consecutive registers of one read stores from them; 2-register rows chained through a lane
 //     read's registers take one, below); the writes
 //     (`lsc_store.ugm (M1_NM, 1) flat[a]:a64 P:d32x{8,16,32}t`).
@@ -401,15 +403,63 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
                            kGrf * from[q].second);
     }
   }
+  auto scalar0 = [&](const El& e) { return e.kind == El::Node && nodes[static_cast<size_t>(e.a)].kind == Node::Reduce; };
+  // Pairs (dg2-visa.sh `simd16`: an f32 op over two registers is ONE SIMD16 instruction on dg2): a
+  // node m and an earlier node n of the same op whose operands are, each, the register after n's in
+  // the same variable (or the same scalar or constant; a division's divisor one scalar), computed into
+  // the register after n's (a write's next register, or the second register of a two-register
+  // temporary V<n>), with no node between them reading n: one SIMD16 instruction at m.
+  std::vector<int> pairOf(nodes.size(), -1);  // m -> n
+  std::vector<bool> lead(nodes.size(), false);
+  auto placeOf = [&](const El& e) -> std::pair<std::string, int> {  // (variable, register); -1: a value
+    if (e.kind == El::Msg) return {fmt::format("R{}", e.a), e.b};
+    if (e.kind == El::Const) return {fmt::format("c{}", e.a), -1};
+    const Node& n = nodes[static_cast<size_t>(e.a)];
+    if (n.kind == Node::Reduce) return {fmt::format("s{}", e.a), -1};
+    if (n.write >= 0) return {fmt::format("P{}", n.write), n.reg};
+    if (lead[static_cast<size_t>(e.a)]) return {fmt::format("V{}", e.a), 0};
+    if (pairOf[static_cast<size_t>(e.a)] >= 0) return {fmt::format("V{}", pairOf[static_cast<size_t>(e.a)]), 1};
+    return {fmt::format("T{}", e.a), -2};  // a register of its own: next to nothing
+  };
+  auto after = [&](const El& a, const El& b) {  // b is a's next register, or the same value
+    auto [va, ra] = placeOf(a);
+    auto [vb, rb] = placeOf(b);
+    return va == vb && (ra == -1 ? rb == -1 : ra >= 0 && rb == ra + 1);
+  };
+  for (size_t m = 0; m < nodes.size(); ++m) {
+    const Node& b = nodes[m];
+    if (b.kind == Node::Reduce) continue;
+    for (size_t n = m; n-- > 0 && n + 80 > m;) {
+      const Node& a = nodes[n];
+      if (a.kind != b.kind || a.opc != b.opc || lead[n] || pairOf[n] >= 0) continue;
+      bool unary = a.kind == Node::Exp;
+      if (!after(a.x, b.x) || (!unary && !after(a.y, b.y))) continue;
+      if (a.kind == Node::Div && !scalar0(a.y)) continue;
+      if (!(a.write < 0 && b.write < 0) && !(a.write >= 0 && b.write == a.write && b.reg == a.reg + 1)) continue;
+      bool read = false;
+      for (size_t k = n + 1; k < m; ++k) {
+        const El &x = nodes[k].x, &y = nodes[k].y;
+        read = read || (x.kind == El::Node && x.a == static_cast<int>(n)) || (y.kind == El::Node && y.a == static_cast<int>(n));
+      }
+      if (read) continue;
+      pairOf[m] = static_cast<int>(n), lead[n] = true;
+      break;
+    }
+  }
   // Each temporary its own variable: the finalizer allocates them by liveness (softmax has 240).
   for (size_t n = 0; n < nodes.size(); ++n) {
     const Node& d = nodes[n];
+    if (pairOf[n] >= 0) continue;  // in its lead's variables
     if (d.kind == Node::Reduce) {
       decls << fmt::format(".decl {}U{} v_type=G type=f num_elts=8 align=GRF\n", p, n);
       if (d.reg % 8 == 0) decls << fmt::format(".decl {}B{} v_type=G type=f num_elts=8 align=GRF\n", p, d.reg / 8);
       continue;
     }
-    if (d.write < 0) decls << fmt::format(".decl {}T{} v_type=G type=f num_elts=8 align=GRF\n", p, n);
+    if (d.write < 0) decls << fmt::format(".decl {}{}{} v_type=G type=f num_elts={} align=GRF\n", p, lead[n] ? "V" : "T", n, lead[n] ? 16 : 8);
+    if (d.kind == Node::Exp && lead[n]) {  // a pair's 2^k and 2^r: two registers each
+      decls << fmt::format(".decl {0}K{1} v_type=G type=f num_elts=16 align=GRF\n.decl {0}Q{1} v_type=G type=f num_elts=16 align=GRF\n", p, n);
+      continue;
+    }
     // An exp's 2^k and 2^r: the two registers of one variable, one SIMD16 `exp` (dg2-visa.sh
     // `softmax_pair`: one `math.exp (16|M0)`, and the mul of the two waits for one token, not two).
     if (d.kind == Node::Exp)
@@ -430,7 +480,10 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     if (e.kind == El::Msg) return fmt::format("{}R{}({},{}", p, e.a, e.b, col);
     const Node& n = nodes[static_cast<size_t>(e.a)];
     if (n.kind == Node::Reduce) return fmt::format("{}B{}(0,{}", p, n.reg / 8, n.reg % 8);
-    return n.write >= 0 ? fmt::format("{}P{}({},{}", p, n.write, n.reg, col) : fmt::format("{}T{}(0,{}", p, e.a, col);
+    if (n.write >= 0) return fmt::format("{}P{}({},{}", p, n.write, n.reg, col);
+    if (lead[static_cast<size_t>(e.a)]) return fmt::format("{}V{}(0,{}", p, e.a, col);
+    if (pairOf[static_cast<size_t>(e.a)] >= 0) return fmt::format("{}V{}(1,{}", p, pairOf[static_cast<size_t>(e.a)], col);
+    return fmt::format("{}T{}(0,{}", p, e.a, col);
   };
   auto scalar = [&](const El& e) { return e.kind == El::Node && nodes[static_cast<size_t>(e.a)].kind == Node::Reduce; };
   auto reg = [&](const El& e) {
@@ -466,39 +519,45 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     return d;
   };
   bool lnConsts = false;
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  for (size_t m = 0; m < nodes.size(); ++m) {
+    if (lead[m]) continue;  // emitted with its pair's second node
+    size_t i = pairOf[m] >= 0 ? static_cast<size_t>(pairOf[m]) : m;  // the (lead) node emitted
+    const char* w = pairOf[m] >= 0 ? "M1, 16" : "M1, 8";
     const Node& n = nodes[i];
     std::string dst = at({El::Node, static_cast<int>(i), 0}) + ")<1>";
     if (n.kind == Node::Bin || n.kind == Node::Sub) {
       bool swap = n.x.kind == El::Const;  // the immediate second
       const El &a = swap ? n.y : n.x, &c = swap ? n.x : n.y;
       bool sub = n.kind == Node::Sub;  // x - y as x + (-y)
-      t << fmt::format("{} (M1, 8) {} {} {}\n", n.opc, dst, sub && swap ? neg(a) : reg(a), sub && !swap ? neg(c) : reg(c));
+      t << fmt::format("{} ({}) {} {} {}\n", n.opc, w, dst, sub && swap ? neg(a) : reg(a), sub && !swap ? neg(c) : reg(c));
     } else if (n.kind == Node::Exp) {
       // XeMath.h emitXeExpF32: k = clamp(rndz(x log2 e), -152, 152), r = (x - k ln2 hi - k ln2 lo) log2 e,
       // exp(x) = 2^k 2^r (vISA `exp` is 2^x, `math.exp`).
       std::string x = reg(n.x), k = fmt::format("{}K{}(0,0)", p, i), q = fmt::format("{}Q{}(0,0)", p, i);
-      t << fmt::format("mul (M1, 8) {1}<1> {2} {3:#x}:f\nrndz (M1, 8) {0}<1> {1}<1;1,0>\n", k, q, x, xemath::kLog2E);
-      t << fmt::format("max (M1, 8) {0}<1> {0}<1;1,0> {1:#x}:f\nmin (M1, 8) {0}<1> {0}<1;1,0> {2:#x}:f\n", k,
-                       std::bit_cast<uint32_t>(-xemath::kMaxK), std::bit_cast<uint32_t>(xemath::kMaxK));
+      t << fmt::format("mul ({4}) {1}<1> {2} {3:#x}:f\nrndz ({4}) {0}<1> {1}<1;1,0>\n", k, q, x, xemath::kLog2E, w);
+      t << fmt::format("max ({3}) {0}<1> {0}<1;1,0> {1:#x}:f\nmin ({3}) {0}<1> {0}<1;1,0> {2:#x}:f\n", k,
+                       std::bit_cast<uint32_t>(-xemath::kMaxK), std::bit_cast<uint32_t>(xemath::kMaxK), w);
       if (!lnConsts) {  // the mads' ln 2 parts set once (as immediates IGC put them in registers 8 times)
         lnConsts = true;
         decls << fmt::format(".decl {}L v_type=G type=f num_elts=2 align=GRF\n", p);
         t << fmt::format("mov (M1_NM, 1) {0}L(0,0)<1> {1:#x}:f\nmov (M1_NM, 1) {0}L(0,1)<1> {2:#x}:f\n", p, xemath::kMinusLn2Hi,
                          xemath::kMinusLn2Lo);
       }
-      t << fmt::format("mad (M1, 8) {1}<1> {0}<1;1,0> {3}L(0,0)<0;1,0> {2}\nmad (M1, 8) {1}<1> {0}<1;1,0> {3}L(0,1)<0;1,0> {1}<1;1,0>\n", k, q, x, p);
-      t << fmt::format("mul (M1, 8) {1}<1> {1}<1;1,0> {2:#x}:f\nexp (M1, 16) {0}E{3}(0,0)<1> {0}E{3}(0,0)<1;1,0>\n", p, q,
-                       xemath::kLog2E, i);
-      t << fmt::format("mul (M1, 8) {} {}<1;1,0> {}<1;1,0>\n", dst, k, q);
+      t << fmt::format("mad ({4}) {1}<1> {0}<1;1,0> {3}L(0,0)<0;1,0> {2}\nmad ({4}) {1}<1> {0}<1;1,0> {3}L(0,1)<0;1,0> {1}<1;1,0>\n", k, q, x, p, w);
+      t << fmt::format("mul ({3}) {1}<1> {1}<1;1,0> {2:#x}:f\n", k, q, xemath::kLog2E, w);
+      if (pairOf[m] >= 0)  // two registers each: one SIMD16 exp for each
+        t << fmt::format("exp (M1, 16) {0}<1> {0}<1;1,0>\nexp (M1, 16) {1}<1> {1}<1;1,0>\n", k, q);
+      else
+        t << fmt::format("exp (M1, 16) {0}E{1}(0,0)<1> {0}E{1}(0,0)<1;1,0>\n", p, i);
+      t << fmt::format("mul ({}) {} {}<1;1,0> {}<1;1,0>\n", w, dst, k, q);
     } else if (n.kind == Node::Div) {
       // (v x) s, v and s the divisor's (in its lane of the bank for a reduction's).
       std::string d = divisorPart(n.y), l = scalar(n.y) ? fmt::format("(0,{})<0;1,0>", nodes[static_cast<size_t>(n.y.a)].reg % 8) : "(0,0)<1;1,0>";
-      t << fmt::format("mul (M1, 8) {0} {1}v{2} {3}\nmul (M1, 8) {0} {4})<1;1,0> {1}s{2}\n", dst, d, l, reg(n.x), dst.substr(0, dst.size() - 4));
+      t << fmt::format("mul ({5}) {0} {1}v{2} {3}\nmul ({5}) {0} {4})<1;1,0> {1}s{2}\n", dst, d, l, reg(n.x), dst.substr(0, dst.size() - 4), w);
     } else {
       // Over the 8 lanes: the halves (4 wide), then lanes 0 + 2 and 1 + 3, then those two, into the
       // bank's lane (dg2-visa.sh `softmax`: the finalizer adds a mov of the upper half, as IGC's own tree).
-      std::string u = fmt::format("{}U{}", p, i);
+      std::string u = fmt::format("{}U{}", p, i);  // (never paired)
       t << fmt::format("{0} (M1, 4) {1}(0,0)<1> {2})<1;1,0> {3})<1;1,0>\n", n.opc, u, at(n.x), at(n.x, 4));
       t << fmt::format("{0} (M1, 1) {1}(0,0)<1> {1}(0,0)<0;1,0> {1}(0,2)<0;1,0>\n{0} (M1, 1) {1}(0,1)<1> {1}(0,1)<0;1,0> {1}(0,3)<0;1,0>\n", n.opc, u);
       t << fmt::format("{0} (M1, 1) {1} {2}(0,0)<0;1,0> {2}(0,1)<0;1,0>\n", n.opc, dst, u);

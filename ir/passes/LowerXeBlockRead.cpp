@@ -576,7 +576,7 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
   // An f32 exp, division or add/max lane reduction (softmax's row work) merges too since issue 11:
   // in vISA mode the merged block arm is then one inline-vISA statement (backends/spirv/
   // Dg2VisaBlock.cpp writes them out there), where IGC's expansions, which ran out of flags, do not
-  // run (softmax 1440 -> 1051 on the block path); the fallback arm keeps them. With
+  // run (softmax 1440 -> 731 on the block path); the fallback arm keeps them. With
   // --xe-codegen=builtins, which this pass does not see, merged costs more (softmax 2216).
   auto f32Row = [](const Operation* x) {
     const std::string& n = x->name();

@@ -53,6 +53,9 @@ namespace {
 using ir::ElemKind;
 
 constexpr int64_t kGrf = 32;  // bytes per register (dg2)
+// How many earlier nodes a node looks back through for its pair's first node: a bound on the
+// (quadratic) search. Pairs come from one IR op's nodes, which are consecutive.
+constexpr size_t kPairWindow = 80;
 
 // An element of a value in the region: one register (an f32 per lane).
 struct El {
@@ -403,7 +406,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
                            kGrf * from[q].second);
     }
   }
-  auto scalar0 = [&](const El& e) { return e.kind == El::Node && nodes[static_cast<size_t>(e.a)].kind == Node::Reduce; };
+  auto scalar = [&](const El& e) { return e.kind == El::Node && nodes[static_cast<size_t>(e.a)].kind == Node::Reduce; };
   // Pairs (dg2-visa.sh `simd16`: an f32 op over two registers is ONE SIMD16 instruction on dg2): a
   // node m and an earlier node n of the same op whose operands are, each, the register after n's in
   // the same variable (or the same scalar or constant; a division's divisor one scalar), computed into
@@ -429,12 +432,12 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   for (size_t m = 0; m < nodes.size(); ++m) {
     const Node& b = nodes[m];
     if (b.kind == Node::Reduce) continue;
-    for (size_t n = m; n-- > 0 && n + 80 > m;) {
+    for (size_t n = m; n-- > 0 && n + kPairWindow > m;) {
       const Node& a = nodes[n];
       if (a.kind != b.kind || a.opc != b.opc || lead[n] || pairOf[n] >= 0) continue;
       bool unary = a.kind == Node::Exp;
       if (!after(a.x, b.x) || (!unary && !after(a.y, b.y))) continue;
-      if (a.kind == Node::Div && !scalar0(a.y)) continue;
+      if (a.kind == Node::Div && !scalar(a.y)) continue;
       if (!(a.write < 0 && b.write < 0) && !(a.write >= 0 && b.write == a.write && b.reg == a.reg + 1)) continue;
       bool read = false;
       for (size_t k = n + 1; k < m; ++k) {
@@ -475,17 +478,16 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     else if (!g.write)
       t << fmt::format("lsc_load.ugm (M1_NM, 1) {0}R{1}:{2} flat[{0}a{3}]:a64\n", p, q, msgName[g.n], addrOf[q]);
   }
-  // Where an element is: "var(row,col" (the region added by the caller); a reduction's a scalar.
+  // Where an element is: "var(row,col" (the region added by the caller); a reduction's a scalar,
+  // its lane of its bank register.
   auto at = [&](const El& e, int col = 0) {
-    if (e.kind == El::Msg) return fmt::format("{}R{}({},{}", p, e.a, e.b, col);
-    const Node& n = nodes[static_cast<size_t>(e.a)];
-    if (n.kind == Node::Reduce) return fmt::format("{}B{}(0,{}", p, n.reg / 8, n.reg % 8);
-    if (n.write >= 0) return fmt::format("{}P{}({},{}", p, n.write, n.reg, col);
-    if (lead[static_cast<size_t>(e.a)]) return fmt::format("{}V{}(0,{}", p, e.a, col);
-    if (pairOf[static_cast<size_t>(e.a)] >= 0) return fmt::format("{}V{}(1,{}", p, pairOf[static_cast<size_t>(e.a)], col);
-    return fmt::format("{}T{}(0,{}", p, e.a, col);
+    if (scalar(e)) {
+      const Node& n = nodes[static_cast<size_t>(e.a)];
+      return fmt::format("{}B{}(0,{}", p, n.reg / 8, n.reg % 8);
+    }
+    auto [var, row] = placeOf(e);
+    return fmt::format("{}{}({},{}", p, var, std::max(row, 0), col);
   };
-  auto scalar = [&](const El& e) { return e.kind == El::Node && nodes[static_cast<size_t>(e.a)].kind == Node::Reduce; };
   auto reg = [&](const El& e) {
     if (e.kind == El::Const) return fmt::format("{:#x}:f", static_cast<uint32_t>(e.a));
     return at(e) + (scalar(e) ? ")<0;1,0>" : ")<1;1,0>");

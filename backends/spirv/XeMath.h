@@ -30,9 +30,6 @@ inline constexpr uint32_t kMinusLn2Lo = 0xB5BFBE8Eu;  // -ln 2, the rest
 // |k| <= 151), and 2^+-152 is inf / 0, which is what IGC's range fix-ups give outside.
 inline constexpr float kMaxK = 152.0f;
 inline constexpr uint32_t kExpMask = 0x7F800000u;    // a divisor's exponent bits
-inline constexpr uint32_t kBigExp = 0x64000000u;     // exponent >= 200: divisor >= 2^73
-inline constexpr uint32_t kTwoTo32 = 0x4F800000u;    // IGC's scale of a zero/denormal divisor
-inline constexpr uint32_t kTwoToM32 = 0x2F800000u;   // IGC's scale of a big divisor
 inline constexpr uint32_t kOneBits = 0x3F800000u;    // 1.0f
 inline constexpr uint32_t kScaleLoExp = 32u << 23;   // xtc's scale: 2^(32 - k) below exponent 32
 inline constexpr uint32_t kScaleHiExp = 129u << 23;  // and 2^(129 - k) above 129

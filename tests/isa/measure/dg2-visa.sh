@@ -403,8 +403,8 @@ fi
 # SIMD16 f32 ALU over two registers (issue 11, found with softmax_pair): `add`/`mul`/`max`/`mad
 # (M1, 16)` on two-register f32 operands stay ONE instruction each on dg2 (`add (16|M0)`, `mul
 # (16|M0)`, `sel (16|M0) (ge)`, `mad (16|M0)`), not two SIMD8 halves: an element-wise op costs one
-# instruction per PAIR of registers. The dg2 loopless floors (docs/performance.md) still count one per
-# register and xtc's statements still emit SIMD8: not used yet.
+# instruction per PAIR of registers. Dg2VisaBlock.cpp emits such pairs (its `pairOf`), and the dg2
+# loopless floors (docs/performance.md) count one instruction per pair.
 cat >"$work/simd16.ll" <<'LL'
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
 target triple = "spir64-unknown-unknown"

@@ -39,13 +39,10 @@ for k in range(64):
         d.append(f".decl {p}K{k} v_type=G type=f num_elts=8 align=GRF")
         d.append(f".decl {p}Q{k} v_type=G type=f num_elts=8 align=GRF")
 # addresses: $0 X base, $1 Y base, $2 pitch, $3 X off, $4 Y off
-for i in range(8):
-    if i == 0:
-        t.append(f"add (M1_NM, 1) {p}a0(0,0)<1> $0(0,0)<0;1,0> $3(0,0)<0;1,0>")
-        t.append(f"add (M1_NM, 1) {p}w0(0,0)<1> $1(0,0)<0;1,0> $4(0,0)<0;1,0>")
-    else:
-        t.append(f"add (M1_NM, 1) {p}a{i}(0,0)<1> {p}a{i-1}(0,0)<0;1,0> $2(0,0)<0;1,0>")
-        t.append(f"add (M1_NM, 1) {p}w{i}(0,0)<1> {p}w{i-1}(0,0)<0;1,0> $2(0,0)<0;1,0>")
+for i in range(8):  # row 0 the base plus the offset, each next row the previous plus the pitch
+    for r, base, off in (("a", "$0", "$3"), ("w", "$1", "$4")):
+        src = f"{base}(0,0)<0;1,0> {off}(0,0)<0;1,0>" if i == 0 else f"{p}{r}{i - 1}(0,0)<0;1,0> $2(0,0)<0;1,0>"
+        t.append(f"add (M1_NM, 1) {p}{r}{i}(0,0)<1> {src}")
 for i in range(8):
     t.append(f"lsc_load.ugm (M1_NM, 1) {p}R{i}:{msg} flat[{p}a{i}]:a64")
 def tree(op, i, bank):

@@ -101,6 +101,11 @@ TEST(XeMathModel, ExpWithinOpenClUlpOfDoubleExp) {
   std::printf("model: max error %.3f ulp for x <= 0, %.3f ulp for x > 0\n", worstSoftmax, worst);
 }
 
+// IGC's own scale constants (read in its expansion's ISA; xtc no longer uses them): the reference.
+constexpr uint32_t kBigExp = 0x64000000u;    // exponent >= 200: divisor >= 2^73
+constexpr uint32_t kTwoTo32 = 0x4F800000u;   // the scale of a zero/denormal divisor
+constexpr uint32_t kTwoToM32 = 0x2F800000u;  // the scale of a big divisor
+
 // (1/(y s) x) s: IGC's division, s = 2^32 for a zero/denormal y, 2^-32 for y >= 2^73, else 1.
 float igcDiv(float x, float y) {
   uint32_t e = std::bit_cast<uint32_t>(y) & kExpMask;

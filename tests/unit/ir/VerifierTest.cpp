@@ -216,6 +216,10 @@ const Case kCases[] = {
     {"block_unit_whole", "%m: memref<64xf16>, %w: vector<3xf16>", "\"m\", \"w\"",
      C0("c") "  xe.block_write %w, %m, %c {elem_bits = 32} : (vector<3xf16>, memref<64xf16>, index) -> ()\n",
      "3 elements per lane do not make whole 32-bit units"},
+    // xe.oword_align_bits: an index in, an index out (lower-xe's guard bits).
+    {"oword_align_bits_ok", "", "", C0("c") "  %b = xe.oword_align_bits %c : (index) -> (index)\n", ""},
+    {"oword_align_bits_type", "%x: i32", "\"x\"", "  %b = xe.oword_align_bits %x : (i32) -> (i32)\n",
+     "the operand and the result must be index"},
 };
 
 INSTANTIATE_TEST_SUITE_P(All, VerifierRules, ::testing::ValuesIn(kCases),

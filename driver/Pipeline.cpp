@@ -115,7 +115,7 @@ bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& 
     bo.optLevel = options.optLevel;
     // An emulated module runs on any OpenCL device, so it holds no inline vISA: its xe.* ops are gone
     // (emulate-xe), the masked per-lane messages keep their portable branch form (VisaLanes.h), and
-    // an f32 lane.reduce add is IGC's builtin (VisaEmitter.h, visaReduceAddF32).
+    // an f32 lane.reduce add or max is IGC's builtin (VisaEmitter.h, visaReduceF32).
     bool visa = options.xeCodegen != "builtins" && !options.emulateXe;
     bo.xeCodegen = visa ? backend::XeCodegen::Visa : backend::XeCodegen::Builtins;
     if (options.wantLLVM && !backend::emitLLVMText(*module, bo, diags, result.llvmText)) return false;

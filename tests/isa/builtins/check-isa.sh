@@ -89,11 +89,11 @@ while IFS= read -r line; do
   case $spec in
     count\ *)
       re=$(echo "$spec" | sed -E "s/^count '(.*)' [0-9]+$/\1/"); want=${spec##* }
-      got=$(grep -cE "$re" "$asm")
+      got=$(grep -cE -e "$re" "$asm")
       [ "$got" -eq "$want" ] && echo "ok: $got x /$re/" || problem "/$re/ matches $got lines, expected $want" ;;
     loop\ *)
       re=$(echo "$spec" | sed -E "s/^loop '(.*)' [0-9]+$/\1/"); want=${spec##* }
-      got=$(grep -cE "$re" "$work/loop.asm")
+      got=$(grep -cE -e "$re" "$work/loop.asm")
       [ "$got" -eq "$want" ] && echo "ok: $got x /$re/ in the loop" || problem "/$re/ matches $got lines of the loop, expected $want" ;;
     shape\ *)
       s=$(echo "$spec" | awk '{print $2}'); want=${spec##* }

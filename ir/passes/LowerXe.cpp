@@ -638,8 +638,8 @@ void KernelLowerXe::run() {
     }
   } cleanup{old};
   for (auto& op : old) lowerOp(*op);
+  mergeBlockGuards(body);  // dg2 (LowerXeBlockRead.cpp); before the anchor goes: it adds constants
   anchor->erase();
-  mergeBlockGuards(body);  // dg2 (LowerXeBlockRead.cpp)
 
   int64_t nsg = kernel_->intAttr("num_subgroups", 1);
   if (nsg < 1) fail(*kernel_, "`num_subgroups` must be at least 1");

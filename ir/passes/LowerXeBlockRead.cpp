@@ -199,11 +199,11 @@ Value* KernelLowerXe::blockGuard(const TileState& t, const Type& vt) {
 
 Value* KernelLowerXe::compactGuard(const TileState& t, const Type& vt) {
   // Rows [r0, r0 + R) and columns [c0, c0 + C) inside the memref, the column offset a multiple of 16
-  // bytes, base and pitch aligned: one compare, bits == 0, where bits ORs
+  // bytes, base and pitch aligned: one compare, bits == 0, where bits ORs (compactCondition)
   //  - the low bits of base | pitch (surfaceLowBits) and of the column offset's bytes, as
   //    xe.oword_align_bits: the oword messages' alignment, which a backend moving the block path by
   //    LSC messages (element-aligned: dg2's block statement, Dg2VisaBlock.h) takes as 0;
-  //  - (r0 | c0) >> 30: both offsets below 2^30 (a "negative" one fails here), so the ends r0 + R and
+  //  - a test that r0 and c0 are below 2^30 (a "negative" one fails it), so the ends r0 + R and
   //    c0 + C (tile sizes, far below 2^30) are exact in 32 bits and below 2^31;
   //  - per dimension the sign bit of i32(size) - i32(end). It is clear only when end <= size: where
   //    the size's low 32 bits are below the end, the difference wraps to 2^31 or more (the end is
@@ -211,26 +211,99 @@ Value* KernelLowerXe::compactGuard(const TileState& t, const Type& vt) {
   //    the end but which is larger (2^32 rows or more) takes the per-lane arm: correct, slower.
   //    end <= size also gives r0 < size (R >= 1).
   // On dg2 every 64-bit unsigned compare is 3 `cmp`s, and the conjunction of a compare per check
-  // moved flags through GRFs: with the guards merged (mergeBlockGuards, where LLVM folds their
-  // `bits == 0` into one compare of the ORed bits) sg_bias_relu's block path 197 -> 189
-  // instructions, bias_relu 216 -> 206, transpose 190 -> 180. Which guards take it is
-  // mergeBlockGuards' choice (softmax's compact load guards spilled: 38 spills, measured).
+  // moved flags through GRFs: with the guards merged (mergeBlockGuards, which builds one such
+  // compare from every guard's parts) sg_bias_relu's block path 197 -> 189 instructions, bias_relu
+  // 216 -> 206, transpose 190 -> 180. Which guards take it is mergeBlockGuards' choice (softmax's
+  // compact load guards spilled: 38 spills, measured).
   int64_t eb = ir::elemBits(vt.elem()) / 8;
   Type idx = Type::index();
   auto op = [&](const char* name, Value* a, Value* b) { return b_.create(name, {a, b}, {a->type()})->result(); };
+  CompactParts parts;
   Value* low = op("arith.ori", surfaceLowBits(t), op("arith.andi", t.offs[1], cIndex(16 / eb - 1)));
-  Value* bits = b_.create("xe.oword_align_bits", {low}, {idx})->result();
-  bits = op("arith.ori", bits, op("arith.shrui", op("arith.ori", t.offs[0], t.offs[1]), cIndex(30)));
-  Value* over = nullptr;
+  parts.align = b_.create("xe.oword_align_bits", {low}, {idx})->result();
   for (int d = 0; d < 2; ++d) {
+    parts.offsets.push_back(t.offs[d]);
     Value* dim = b_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result();
     Value* end = op("arith.addi", toI32(t.offs[d]), pro_.constantInt(vt.shape()[d], ElemKind::I32));
-    Value* diff = op("arith.subi", toI32(dim), end);
-    over = over ? op("arith.ori", over, diff) : diff;
+    parts.diffs.push_back(op("arith.subi", toI32(dim), end));
   }
-  Value* sign = op("arith.shrui", over, pro_.constantInt(31, ElemKind::I32));
-  bits = op("arith.ori", bits, b_.create("arith.convert", {sign}, {idx})->result());
-  return cmpIndex("eq", bits, cIndex(0));
+  compactParts_.push_back(parts);
+  return compactCondition(b_, {&compactParts_.back()});
+}
+
+Value* KernelLowerXe::compactCondition(ir::Builder& b, const std::vector<const CompactParts*>& parts) {
+  // One compare for any number of compact guards (one guard's, or every merged guard's: their
+  // conjunction). Each check only asks for some bits to be 0, so ORing the checks' bits keeps the
+  // conjunction exact; a false "inside" would run unguarded block messages out of bounds. The
+  // parts of all guards are ORed before their shifts:
+  //  - every guard's alignment bits are 0 iff their OR is; they are below 16 (4 bits of surfaceLowBits
+  //    or of the column's bytes), so the i32 conversion keeps them;
+  //  - every offset is below 2^30 iff the OR O of the offsets is (each offset's set bits are O's, and
+  //    an OR of values below 2^30 is below 2^30), iff the low half of O shifted right by 30 and the
+  //    high half of O are 0: one 32-bit shift for all tiles (an i64 shift is several 32-bit
+  //    instructions on dg2);
+  //  - an offset g * 2^k (k <= 30) of a group id g stays out of O and is tested on g: g >> (30 - k)
+  //    == 0 iff its low half is 0 and g's high half is 0 (a shift by 30 - k <= 30 moves no bit of
+  //    the high half into the low one). Then g < 2^(30 - k), so g * 2^k does not wrap and is below
+  //    2^30; conversely g * 2^k < 2^30 without a wrap gives g < 2^(30 - k) (a wrapped product only
+  //    makes a false "outside"). IGC knows a group id is a 32-bit payload field: one `shr` per such
+  //    offset and nothing for its high half, where the 64-bit product's high half cost a `shr`, an
+  //    OR and a shift (sg_bias_relu 127 -> 125 on the block path, transpose 133 -> 131, measured);
+  //  - the high halves of O and of every such g are 0 iff the high half of their OR is: one shift;
+  //  - every difference's sign bit is clear iff the sign bit of their OR is: one `>> 31` for all.
+  // tests/unit/passes/MergedGuardTest.cpp evaluates the merged condition of each loopless example
+  // against its tiles' exact bounds at ids and sizes around 2^30, 2^31 and 2^32.
+  auto op = [&](const char* name, Value* x, Value* y) { return b.create(name, {x, y}, {x->type()})->result(); };
+  auto i32 = [&](Value* v) { return b.create("arith.convert", {v}, {Type::scalar(ElemKind::I32)})->result(); };
+  auto orAll = [&](const std::vector<Value*>& vs) {
+    Value* r = nullptr;
+    std::set<Value*> seen;
+    for (Value* v : vs)
+      if (seen.insert(v).second) r = r ? op("arith.ori", r, v) : v;
+    return r;
+  };
+  // g and k when `v` is gpu.group_id * 2^k (either operand order), k <= 30.
+  auto groupScaled = [](Value* v) -> std::optional<std::pair<Value*, int>> {
+    Operation* d = v->definingOp();
+    if (d && d->is("gpu.group_id")) return std::pair<Value*, int>{v, 0};
+    if (!d || !d->is("arith.muli")) return std::nullopt;
+    for (unsigned i = 0; i < 2; ++i) {
+      Operation* g = d->operand(i)->definingOp();
+      Operation* c = d->operand(1 - i)->definingOp();
+      const Attribute* a = c && c->is("arith.constant") ? c->attr("value") : nullptr;
+      if (!g || !g->is("gpu.group_id") || !a || !a->isa(AttrKind::Int)) continue;
+      int64_t m = a->getInt();
+      for (int k = 0; k <= 30; ++k)
+        if (m == int64_t(1) << k) return std::pair<Value*, int>{d->operand(i), k};
+    }
+    return std::nullopt;
+  };
+  std::vector<Value*> aligns, offsets, highs, diffs, groups;
+  std::set<Value*> seen;
+  for (const CompactParts* p : parts) {
+    aligns.push_back(p->align);
+    for (Value* o : p->offsets) {
+      if (!seen.insert(o).second) continue;
+      if (std::optional<std::pair<Value*, int>> gk = groupScaled(o)) {
+        highs.push_back(i32(op("arith.shrui", gk->first, cIndex(30 - gk->second))));
+        groups.push_back(gk->first);
+      } else {
+        offsets.push_back(o);
+      }
+    }
+    diffs.insert(diffs.end(), p->diffs.begin(), p->diffs.end());
+  }
+  Value* all = orAll(offsets);
+  if (all) highs.push_back(op("arith.shrui", i32(all), pro_.constantInt(30, ElemKind::I32)));
+  std::vector<Value*> wide = groups;
+  if (all) wide.push_back(all);
+  if (Value* w = orAll(wide)) highs.push_back(i32(op("arith.shrui", w, cIndex(32))));
+  Value* bits = i32(orAll(aligns));
+  for (Value* h : highs) bits = op("arith.ori", bits, h);
+  bits = op("arith.ori", bits, op("arith.shrui", orAll(diffs), pro_.constantInt(31, ElemKind::I32)));
+  return b.create("arith.cmpi", {bits, pro_.constantInt(0, ElemKind::I32)}, {Type::scalar(ElemKind::I1)},
+                  {{"predicate", Attribute::enumValue("cmpi", "eq")}})
+      ->result();
 }
 
 bool KernelLowerXe::lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane) {
@@ -623,14 +696,15 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
   }
   for (Operation* o : body.opsSnapshot())
     if (slice.count(o)) o->moveBefore(first);
-  // Merged, each guard takes its compact condition; the other's ops go in the next canonicalize.
-  for (size_t i = 0; i < guards_.size(); ++i) guards_[i]->setOperand(0, compactGuards_[i]);
+  // Merged, the guards' conjunction is one compact condition built from all their parts (one shift
+  // of the ORed offsets, one of the ORed differences: compactCondition); the per-guard conditions and
+  // blockGuard's ops go in the next canonicalize.
   ir::Builder b(&body);
   b.setInsertionPoint(first);
   b.setLoc(first->loc());
-  Value* all = first->operand(0);
-  for (size_t i = 1; i < guards_.size(); ++i)
-    all = b.create("arith.andi", {all, guards_[i]->operand(0)}, {Type::scalar(ElemKind::I1)})->result();
+  std::vector<const CompactParts*> parts;
+  for (const CompactParts& p : compactParts_) parts.push_back(&p);
+  Value* all = compactCondition(b, parts);
   Operation* merged = b.create("scf.if", {all}, {}, {}, 2);
   std::vector<Operation*> moved;
   for (Operation* o = first; o && o != term; o = o->nextInBlock()) moved.push_back(o);
@@ -653,6 +727,7 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
   for (auto it = moved.rbegin(); it != moved.rend(); ++it) (*it)->erase();
   guards_.clear();
   compactGuards_.clear();
+  compactParts_.clear();
 }
 
 }  // namespace xtc::passes::lowerxe

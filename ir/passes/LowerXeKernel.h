@@ -132,8 +132,15 @@ private:
   Value* alignedSurface(const TileState& t);
   // Whether a block message of the whole `vt` tile at `t` is legal: inside the memref, aligned.
   Value* blockGuard(const TileState& t, const Type& vt);
-  // The same condition as one compare of ORed bits, in 32-bit arithmetic (mergeBlockGuards chooses).
+  // The same condition as one compare of ORed bits, in 32-bit arithmetic (mergeBlockGuards chooses),
+  // from its parts (recorded in compactParts_), which mergeBlockGuards ORs across guards.
+  struct CompactParts {
+    Value* align = nullptr;       // index: the bits that must be 0 for the messages' alignment (< 16)
+    std::vector<Value*> offsets;  // index: the tile's offsets, each must be below 2^30
+    std::vector<Value*> diffs;    // i32: per dimension i32(size) - (i32(offset) + extent), sign clear
+  };
   Value* compactGuard(const TileState& t, const Type& vt);
+  Value* compactCondition(ir::Builder& b, const std::vector<const CompactParts*>& parts);
   bool lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane);
   // A store_tile of `regs` (lane layout `l`) through row block writes under blockGuard, the per-lane
   // stores the fallback; false when the layout or memref does not allow it (nothing emitted).
@@ -145,6 +152,7 @@ private:
   void mergeBlockGuards(ir::Block& body);
   std::vector<Operation*> guards_;  // the scf.ifs of lowerBlockReadLoad/lowerBlockWriteStore, in order
   std::vector<Value*> compactGuards_;  // each guard's compactGuard
+  std::vector<CompactParts> compactParts_;  // and its parts
   // The interior loop's 32-bit counting (index_bits = 32): the tiles it carries (each with its
   // constant step and its walk's load, if one reads it) when every index it carries is such a tile's
   // offset and its only tile loads are the walks; nullopt otherwise.

@@ -1,0 +1,234 @@
+// The merged block guard of dg2's loopless kernels (lower-xe's mergeBlockGuards / compactCondition,
+// ir/passes/LowerXeBlockRead.cpp) against the tiles' exact bounds. The guard decides whether
+// unguarded block messages run, so a false "inside" reads or writes out of bounds; the e2e and golden
+// tests can only reach small sizes. Here the guard's condition, taken from each example's lowered IR,
+// is evaluated by the ops' documented meaning (index and i64 wrap at 64 bits, i32 at 32, convert
+// truncates) for group ids, subgroup ids, sizes and bases around 2^30, 2^31, 2^32 and the tile ends,
+// and compared with the bounds written out here from the .xt source:
+//  - never "inside" unless every tile is inside its memref and the oword alignment holds;
+//  - always "inside" when that holds, every offset is below 2^30, every size below 2^31 and the group
+//    ids below 2^32 (the range compactGuard promises; else the per-lane arm, which is correct);
+//  - both answers occur (a negative control against a constant condition).
+#include "frontend/Frontend.h"
+#include "ir/ops/LaneOps.h"
+#include "ir/passes/PassManager.h"
+#include "tests/unit/passes/PassTestSupport.h"
+
+#include <functional>
+#include <random>
+
+using namespace xtc;
+
+namespace {
+
+// One run's inputs: per kernel parameter its dims and base address, the ids.
+struct Point {
+  std::vector<std::vector<uint64_t>> dims;
+  std::vector<uint64_t> base;
+  uint64_t group[3] = {0, 0, 0};
+  uint64_t subgroup = 0;
+};
+
+uint64_t mask(const ir::Type& t) {
+  switch (t.elem()) {
+    case ir::ElemKind::I1: return 1;
+    case ir::ElemKind::I32: return 0xffffffffu;
+    case ir::ElemKind::Index:
+    case ir::ElemKind::I64: return ~uint64_t(0);
+    default: throw std::runtime_error("guard eval: unexpected type");
+  }
+}
+
+// The value of `v` at `p` (unsigned, in v's width), by the ops' meaning in docs/ir.md.
+uint64_t evalAt(ir::Value* v, const Point& p, std::map<ir::Value*, uint64_t>& memo) {
+  auto hit = memo.find(v);
+  if (hit != memo.end()) return hit->second;
+  ir::Operation* d = v->definingOp();
+  if (!d) throw std::runtime_error("guard eval: a block argument");
+  const std::string& n = d->name();
+  uint64_t m = mask(v->type());
+  auto arg = [&](unsigned i) { return evalAt(d->operand(i), p, memo); };
+  auto param = [&] { return d->operand(0)->index(); };
+  uint64_t r = 0;
+  if (n == "arith.constant") r = static_cast<uint64_t>(d->attr("value")->getInt());
+  else if (n == "gpu.group_id") r = p.group[d->attr("dim")->getInt()];
+  else if (n == "gpu.subgroup_id") r = p.subgroup;
+  else if (n == "memref.dim") r = p.dims.at(param()).at(static_cast<size_t>(d->attr("index")->getInt()));
+  else if (n == "xe.base_address") r = p.base.at(param());
+  else if (n == "xe.oword_align_bits") r = arg(0);  // its operand (the interpreter's and emulate-xe's reading)
+  else if (n == "arith.convert") r = arg(0);        // integer to integer: the low bits (no widening here)
+  else if (n == "arith.addi") r = arg(0) + arg(1);
+  else if (n == "arith.subi") r = arg(0) - arg(1);
+  else if (n == "arith.muli") r = arg(0) * arg(1);
+  else if (n == "arith.andi") r = arg(0) & arg(1);
+  else if (n == "arith.ori") r = arg(0) | arg(1);
+  else if (n == "arith.shrui" || n == "arith.shli") {
+    uint64_t s = arg(1);
+    if (s >= 64 || (m >> s) == 0) throw std::runtime_error("guard eval: shift by the width or more");
+    r = n == "arith.shrui" ? arg(0) >> s : arg(0) << s;
+  } else if (n == "arith.cmpi") {
+    std::string pred = d->attr("predicate")->getString();
+    uint64_t a = arg(0), b = arg(1);
+    if (pred == "eq") r = a == b;
+    else if (pred == "ne") r = a != b;
+    else if (pred == "ult") r = a < b;
+    else if (pred == "ule") r = a <= b;
+    else throw std::runtime_error("guard eval: predicate " + pred);
+  } else {
+    throw std::runtime_error("guard eval: cannot evaluate " + n);
+  }
+  if (n == "arith.convert" && mask(d->operand(0)->type()) < m) throw std::runtime_error("guard eval: a widening convert");
+  return memo[v] = r & m;
+}
+
+// A tile of the source: parameter, extent, offsets as functions of the point.
+struct Tile {
+  unsigned param;
+  uint64_t rows, cols;
+  std::function<uint64_t(const Point&)> r0, c0;
+};
+
+struct GuardCase {
+  const char* example;
+  std::vector<Tile> tiles;
+  std::vector<std::vector<bool>> dynamic;  // per parameter, per dim: dynamic (else static: staticDims)
+  std::vector<std::vector<uint64_t>> staticDims;
+  bool subgroups = false;  // two subgroups (bias_relu)
+};
+
+// The merged guard's condition in the example's lowered dg2 IR: the one scf.if of the body whose
+// then-arm holds block messages.
+ir::Value* mergedCondition(ir::Operation* kernel) {
+  ir::Value* cond = nullptr;
+  int found = 0;
+  for (ir::Operation* o : ir::kernelBody(kernel).opsSnapshot()) {
+    if (!o->is("scf.if")) continue;
+    bool block = false;
+    o->walk([&](ir::Operation* x) {
+      block = block || x->is("xe.block_read") || x->is("xe.block_write") || x->is("xe.lane_read");
+    });
+    if (block) {
+      cond = o->operand(0);
+      ++found;
+    }
+  }
+  EXPECT_EQ(found, 1) << "one merged guard expected";
+  return cond;
+}
+
+void checkGuard(const GuardCase& c) {
+  SCOPED_TRACE(c.example);
+  SourceManager sm;
+  std::ostringstream out;
+  DiagnosticEngine diags(sm, out);
+  ir::registerAllOps();
+  ir::registerLaneOps();
+  passes::registerAllPasses();
+  std::string path = std::string(XTC_SOURCE_DIR) + "/examples/" + c.example + ".xt";
+  std::string error;
+  ASSERT_TRUE(sm.addFile(path, &error)) << error;
+  std::unique_ptr<ir::Operation> module = frontend::compileToTileIR(path, diags);
+  diags.flush();
+  ASSERT_TRUE(module) << out.str();
+  const targets::Target* target = targets::findTarget("dg2");
+  passes::PassContext ctx{diags, target};
+  passes::PassManager pm(ctx);
+  ASSERT_TRUE(pm.addPipeline(passes::defaultPipeline(*target)));
+  ASSERT_TRUE(pm.run(module.get())) << (diags.flush(), out.str());
+  ir::Operation* kernel = ir::moduleKernels(module.get())[0];
+  ir::Value* cond = mergedCondition(kernel);
+  ASSERT_NE(cond, nullptr);
+
+  // Candidates: ids near the powers of two the guard's shifts split at; sizes near each tile's end
+  // and near 2^30, 2^31, 2^32 (and the end plus 2^32, whose low half equals the end's).
+  const uint64_t P30 = uint64_t(1) << 30, P31 = uint64_t(1) << 31, P32 = uint64_t(1) << 32;
+  std::vector<uint64_t> ids = {0, 1, 2, 5, (1u << 25) - 1, 1u << 25, (1u << 26) - 1, 1u << 26, (1u << 27) - 1, 1u << 27,
+                               (1u << 28) - 1, 1u << 28, (1u << 29) - 1, 1u << 29, P31 - 1, P31, P32 - 1,
+                               // beyond a 32-bit payload field: the IR's index ids may be (the guard
+                               // must stay sound there), and g * 8 wraps at 2^61
+                               P32, P32 + 1, uint64_t(1) << 59, uint64_t(1) << 61};
+  std::mt19937_64 rng(20261206);
+  auto pick = [&](const std::vector<uint64_t>& v) { return v[rng() % v.size()]; };
+  int64_t inside = 0, outside = 0;
+  for (int trial = 0; trial < 60000; ++trial) {
+    Point p;
+    // Ids small most of the time so the sizes' choices matter, large otherwise.
+    for (int g = 0; g < 2; ++g) p.group[g] = rng() % 4 ? rng() % 64 : pick(ids);
+    p.subgroup = c.subgroups ? rng() % 2 : 0;
+    // The end each dim must reach: the largest over the tiles on it.
+    p.dims = c.staticDims;
+    std::vector<std::vector<uint64_t>> need(c.dynamic.size(), std::vector<uint64_t>(2, 0));
+    for (const Tile& t : c.tiles) {
+      need[t.param][0] = std::max(need[t.param][0], t.r0(p) + t.rows);
+      need[t.param][1] = std::max(need[t.param][1], t.c0(p) + t.cols);
+    }
+    for (size_t a = 0; a < c.dynamic.size(); ++a)
+      for (size_t d = 0; d < 2; ++d) {
+        if (!c.dynamic[a][d]) continue;
+        uint64_t e = need[a][d];
+        std::vector<uint64_t> sizes = {e + 1, e + 7, e - 1, e + P32, e + P32 - 1, P30, P31 - 1, P31, P32 - 1, P32,
+                                       P32 + 5, e + (rng() % 1000)};
+        if (e > P32) sizes.push_back(e - P32);
+        p.dims[a][d] = rng() % 2 ? e : pick(sizes);
+      }
+    p.base.assign(c.dynamic.size(), 0);
+    for (size_t a = 0; a < c.dynamic.size(); ++a) p.base[a] = 0x10000 + (rng() % 8 ? 0 : 4 * (1 + rng() % 3));
+
+    std::map<ir::Value*, uint64_t> memo;
+    bool guard = evalAt(cond, p, memo) != 0;
+    bool exact = true, promised = p.group[0] < P32 && p.group[1] < P32;  // a wrapped g * 2^k may fall back
+    for (const Tile& t : c.tiles) {
+      uint64_t r0 = t.r0(p), c0 = t.c0(p), rows = p.dims[t.param][0], cols = p.dims[t.param][1];
+      exact = exact && r0 + t.rows <= rows && c0 + t.cols <= cols && ((p.base[t.param] | cols * 4) & 15) == 0 &&
+              (c0 * 4) % 16 == 0;
+      promised = promised && r0 < P30 && c0 < P30 && rows < P31 && cols < P31;
+    }
+    ASSERT_TRUE(!guard || exact) << "a false inside at g = (" << p.group[0] << ", " << p.group[1] << "), sg " << p.subgroup;
+    if (promised) {
+      ASSERT_EQ(guard, exact) << "a false outside in the promised range at g = (" << p.group[0] << ", " << p.group[1]
+                              << "), sg " << p.subgroup;
+    }
+    (guard ? inside : outside) += 1;
+  }
+  EXPECT_GT(inside, 1000);
+  EXPECT_GT(outside, 1000);
+}
+
+const uint64_t kGroup0 = 0, kGroup1 = 1;
+uint64_t g(const Point& p, uint64_t d) { return p.group[d]; }
+
+TEST(MergedGuard, SgBiasRelu) {
+  checkGuard({"sg_bias_relu",
+              {{0, 8, 32, [](const Point& p) { return g(p, kGroup0) * 8; }, [](const Point& p) { return g(p, kGroup1) * 32; }},
+               {1, 1, 32, [](const Point&) { return uint64_t(0); }, [](const Point& p) { return g(p, kGroup1) * 32; }},
+               {2, 8, 32, [](const Point& p) { return g(p, kGroup0) * 8; }, [](const Point& p) { return g(p, kGroup1) * 32; }}},
+              {{true, true}, {false, true}, {true, true}},
+              {{0, 0}, {1, 0}, {0, 0}}});
+}
+
+// Two subgroups per workgroup: subgroup s's 8 rows start at 16 g0 + 8 s; both read the bias row.
+TEST(MergedGuard, BiasRelu) {
+  auto row = [](const Point& p) { return g(p, kGroup0) * 16 + p.subgroup * 8; };
+  auto col = [](const Point& p) { return g(p, kGroup1) * 32; };
+  checkGuard({"bias_relu",
+              {{0, 8, 32, row, col}, {1, 1, 32, [](const Point&) { return uint64_t(0); }, col}, {2, 8, 32, row, col}},
+              {{true, true}, {false, true}, {true, true}},
+              {{0, 0}, {1, 0}, {0, 0}},
+              true});
+}
+
+// Y[n, m] = X[m, n]: X's tile at (16 g0, 16 g1), Y's at (16 g1, 16 g0).
+TEST(MergedGuard, Transpose) {
+  auto a = [](const Point& p) { return g(p, kGroup0) * 16; };
+  auto b = [](const Point& p) { return g(p, kGroup1) * 16; };
+  checkGuard({"transpose", {{0, 16, 16, a, b}, {1, 16, 16, b, a}}, {{true, true}, {true, true}}, {{0, 0}, {0, 0}}});
+}
+
+// memref<?x64xf32>: the columns are static, the rows at 8 g0.
+TEST(MergedGuard, Softmax) {
+  auto r = [](const Point& p) { return g(p, kGroup0) * 8; };
+  auto zero = [](const Point&) { return uint64_t(0); };
+  checkGuard({"softmax", {{0, 8, 64, r, zero}, {1, 8, 64, r, zero}}, {{true, false}, {true, false}}, {{0, 64}, {0, 64}}});
+}
+
+}  // namespace

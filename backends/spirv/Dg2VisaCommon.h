@@ -87,6 +87,8 @@ class Dg2Statement {
   // accumulator argument a (accFirst: its first output) from the outputs, element i in output first +
   // i / 8, lane i % 8; every other (index) argument advanced by the trip count times its step.
   void finish(const std::string& text, llvm::Type* elem, const std::map<unsigned, size_t>& accFirst);
+  // The loop's trip count (its index type), made once: 0 when lb >= ub, else ceil((ub - lb) / step).
+  llvm::Value* trips();
 
  private:
   const ir::Operation& loop_;
@@ -100,7 +102,6 @@ class Dg2Statement {
   std::map<std::tuple<const ir::Value*, int64_t, int64_t>, std::string> rowSteps_;  // (memref, row, column step) -> input
   std::string ub_, walk_;  // the counter's bound input, or the walked address
   llvm::Value* trips_ = nullptr;
-  llvm::Value* trips();  // the loop's trip count (its index type), made once
   struct CondStep {
     int64_t step, period;
     bool eq;

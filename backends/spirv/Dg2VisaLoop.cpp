@@ -17,9 +17,10 @@
 //     expression of values defined outside the loop (invariantSym). Each accumulator chunk of
 //     8 elements is a chain of dpas that starts at the argument and ends in the yield at the same place.
 //     xe.prefetch_1d is allowed when its address is a LaneProgram (below): the per-lane line
-//     arithmetic lower-xe writes. One scf.if on "k % 2^n ==/!= 0" may hold a barrier, prefetches and
-//     the steps of carried indices (RFC 2.5's L2 stream every fourth step: walkIf). Anything else:
-//     no match, and the loop is emitted op by op.
+//     arithmetic lower-xe writes, walked when its tile moves along one carried index (Walk). One
+//     scf.if on "k % 2^n ==/!= 0" may hold a barrier, prefetches and the steps of carried indices
+//     (RFC 2.5's L2 stream every fourth step: walkIf). Anything else: no match, and the loop is
+//     emitted op by op.
 //  2. Emit (the text dg2_visa_loop.py's generator measured): before the loop, each group of 8 messages
 //     (consecutive rows of one memref at one column and half) comes in as one per-lane i64 address and
 //     is spread into one register per message (an LSC address must start a register); in the loop, the row reads
@@ -442,6 +443,14 @@ class LaneProgram {
     for (const auto* list : {&m_.prefetches_, &m_.condPrefetches_})
       for (const ir::Operation* pf : *list)
         if (!plan(pf->operand(0)) || kind(pf->operand(0)) == 'c') return false;
+    std::vector<const ir::Operation*> walked;  // in body order
+    for (const auto* list : {&m_.prefetches_, &m_.condPrefetches_})
+      for (const ir::Operation* pf : *list)
+        if (std::optional<Walk> w = walkPlan(*pf, list == &m_.condPrefetches_, walked)) {
+          if (w->from) walks_.at(w->from).derived.push_back(pf);
+          walks_.emplace(pf, *w);
+          walked.push_back(pf);
+        }
     return true;
   }
 
@@ -450,7 +459,8 @@ class LaneProgram {
   // `pre`, the program and the prefetches to `body`, the carried indices' steps to `step`.
   void emit(const std::function<std::string(llvm::Value*, const char*)>& input,
             const std::function<llvm::Value*(const ir::Value*)>& hoist, const std::function<llvm::Value*(const ir::Value*)>& carriedInit,
-            llvm::IRBuilder<>& b, std::ostream& decls, std::ostream& pre, std::ostream& body, std::ostream& step) {
+            llvm::Value* trips, llvm::IRBuilder<>& b, std::ostream& decls, std::ostream& pre, std::ostream& body, std::ostream& step) {
+    trips_ = trips;
     input_ = &input;
     hoist_ = &hoist;
     carriedInit_ = &carriedInit;
@@ -461,6 +471,7 @@ class LaneProgram {
     step_ = &step;
     auto send = [&](const ir::Operation* pf) {
       const char* cache = pf->intAttr("cache", 4) == 4 ? "ca.ca" : "uc.ca";
+      if (auto w = walks_.find(pf); w != walks_.end()) return sendWalked(pf, w->second, cache);
       std::string a = val(pf->operand(0)).name;
       *body_ << fmt::format("lsc_load.ugm.{} (M1, 8) %null:d32 flat[{}]:a64\n", cache, a);
     };
@@ -486,6 +497,272 @@ class LaneProgram {
     bool scalar = false, imm = false;
     std::string src() const { return imm ? name : fmt::format("{}(0,0)<{}>", name, scalar ? "0;1,0" : "1;1,0"); }
   };
+
+  // A walked prefetch. lower-xe's address (lowerPrefetch) is base + zext(select(ok, off, 0)) with
+  // off = sum & ~3 (or sum), ok an and of compares. When the loop moves the prefetched tile along one
+  // carried index (its clock: the loop's steps, or the scf.if block's when that index steps only
+  // there), sum and one compare's left side `a` step by constants per clock tick (Delta), the rest
+  // of ok is the same in every step (`fixed`) and the compare is a < bound (unsigned, bound fixed),
+  // the address need not be recomputed. Before the loop, per lane: the walked address W = base +
+  // zext(off at entry) and the limit L = bound - a (0 where a >= bound, a fixed term is false or a
+  // no-wrap check below fails). Per tick a scalar s = ticks * da (0 at entry, shared by the
+  // prefetches of one clock and da) and per prefetch `cmp.lt P s L`, `(P)` the send, `add W W dsum`:
+  // 3 instructions against the program's ~10.
+  // Exact: s < L gives a + s < bound without wrap, so a's own value (a + s mod 2^32) is below bound:
+  // the walked predicate implies ok, and equals it when nothing wraps; s does not wrap when trips *
+  // da < 2^32. The offset at tick t is off + t * dsum mod 2^32 (~3 commutes with adding a multiple
+  // of 4), which is W's off + t * dsum when off + trips * dsum < 2^32 (dsum as its value mod 2^32):
+  // checked per lane before the loop. So a lane prefetches only where the program did, at the same
+  // address; where the program prefetched the base (a line outside the surface) nothing is sent.
+  // A tile's later line groups (lowerPrefetch: the next rows, off = the first group's + an invariant
+  // shift; their a the first's, or + a constant when the tile walks down its rows) are derived: they
+  // send from W + shift under the first group's predicate, whose L is made from the family's largest
+  // a and also ands in their fixed terms and no-wrap checks. No limit or walked address of their own (RFC 2.5's
+  // 12 L2 groups with their own spilled its first loop), and one compare per tile. In a tile that
+  // crosses the surface's last row, a lane whose line in any group is outside sends none of its
+  // lines: fewer prefetches at that edge, never one the program did not make.
+  // (tests/isa/gemm/rfc_2_{1,2,5}_*.dg2.isa check the predicated sends in the ISA.)
+  struct Delta {  // per tick: c, times the invariant i32 `inv` when set, from the carried index `carried`
+    int64_t c = 0;
+    const ir::Value* inv = nullptr;
+    const ir::Value* carried = nullptr;
+    bool zero() const { return c == 0; }
+  };
+  struct Walk {
+    const ir::Value *base, *off, *a, *bound;
+    const ir::Value* inner;  // off before its ~3 (off itself when unmasked)
+    std::vector<const ir::Value*> fixed;
+    Delta sum, da;
+    bool cond;  // ticks in the scf.if's block
+    // A derived prefetch: inner = the earlier walked `from`'s inner + `shift` (an invariant i32),
+    // with from's base, a, bound and clock.
+    const ir::Operation* from = nullptr;
+    const ir::Value* shift = nullptr;
+    std::vector<const ir::Operation*> derived;  // the prefetches derived from this one, in body order
+    int64_t aShift = 0;  // a derived prefetch's a = from's a + aShift (the next rows of a tile walking down)
+  };
+  // c when a = b + c (c a small constant >= 0), else nullopt.
+  std::optional<int64_t> constOffset(const ir::Value* a, const ir::Value* b) const {
+    if (a == b) return 0;
+    const ir::Operation* d = a->definingOp();
+    if (kind(a) != 'o' || !d->is("arith.addi")) return std::nullopt;
+    for (unsigned i = 0; i < 2; ++i)
+      if (std::optional<int64_t> c = constInt(d->operand(1 - i)); c && d->operand(i) == b && *c >= 0 && *c < (int64_t(1) << 16)) return c;
+    return std::nullopt;
+  }
+
+  // How v changes per tick; nullopt when it is not such a linear step (or no planned value).
+  std::optional<Delta> delta(const ir::Value* v) const {
+    switch (kind(v)) {
+      case 'c':
+      case 'i':
+        return Delta{};
+      case 'k': {
+        auto c = m_.condSteps_.find(v);
+        int64_t st = c != m_.condSteps_.end() ? c->second : m_.steps_.at(v);
+        return st ? Delta{st, nullptr, v} : Delta{};
+      }
+      case 'o':
+        break;
+      default:
+        return std::nullopt;
+    }
+    const ir::Operation& d = *v->definingOp();
+    std::vector<Delta> ds;
+    const ir::Value* carried = nullptr;
+    for (unsigned i = 0; i < d.numOperands(); ++i) {
+      std::optional<Delta> x = delta(d.operand(i));
+      if (!x) return std::nullopt;
+      if (!x->zero() && carried && carried != x->carried) return std::nullopt;
+      if (!x->zero()) carried = x->carried;
+      ds.push_back(*x);
+    }
+    if (!carried) return Delta{};
+    if (typeOf(v) != 'd') return std::nullopt;  // i32 steps only (a mask or an i64 of a stepping value: none)
+    if (d.is("arith.convert")) return ds[0];
+    if (d.is("arith.subi")) return ds[0];  // minus a constant
+    if (d.is("arith.addi")) {
+      if (ds[0].zero() || ds[1].zero()) return ds[0].zero() ? ds[1] : ds[0];
+      if (ds[0].inv != ds[1].inv) return std::nullopt;
+      return Delta{ds[0].c + ds[1].c, ds[0].inv, carried};
+    }
+    if (d.is("arith.muli"))
+      for (unsigned i = 0; i < 2; ++i) {
+        const ir::Value* other = d.operand(1 - i);
+        if (ds[i].zero() || !ds[1 - i].zero()) continue;
+        if (std::optional<int64_t> c = constInt(other)) return Delta{ds[i].c * *c, ds[i].inv, carried};
+        if (!ds[i].inv && kind(other) == 'i' && typeOf(other) == 'd') return Delta{ds[i].c, other, carried};
+      }
+    return std::nullopt;
+  }
+
+  std::optional<Walk> walkPlan(const ir::Operation& pf, bool inIf, const std::vector<const ir::Operation*>& earlier) const {
+    auto defOf = [&](const ir::Value* v, const char* name) -> const ir::Operation* {
+      const ir::Operation* d = v->definingOp();
+      return kind(v) == 'o' && d->is(name) ? d : nullptr;
+    };
+    Walk w{};
+    const ir::Operation* add = defOf(pf.operand(0), "arith.addi");
+    if (!add) return std::nullopt;
+    unsigned bi = kind(add->operand(0)) == 'i' ? 0 : 1;
+    w.base = add->operand(bi);
+    const ir::Operation* zext = defOf(add->operand(1 - bi), "arith.andi");
+    if (kind(w.base) != 'i' || typeOf(w.base) != 'q' || !zext) return std::nullopt;
+    unsigned ci = constInt(zext->operand(0)) == 0xffffffff ? 0 : 1;
+    const ir::Operation* cv = defOf(zext->operand(1 - ci), "arith.convert");
+    if (constInt(zext->operand(ci)) != 0xffffffff || !cv || typeOf(cv->operand(0)) != 'd') return std::nullopt;
+    const ir::Operation* sel = defOf(cv->operand(0), "arith.select");
+    if (!sel || constInt(sel->operand(2)) != 0) return std::nullopt;
+    w.off = w.inner = sel->operand(1);
+    if (const ir::Operation* m = defOf(w.off, "arith.andi"); m && (constInt(m->operand(1)) == -4 || constInt(m->operand(1)) == 0xfffffffc))
+      w.inner = m->operand(0);
+    std::optional<Delta> ds = delta(w.inner);
+    if (ds && w.inner != w.off && ds->c % 4 != 0) return std::nullopt;
+    if (!ds || ds->zero() || ds->c >= (int64_t(1) << 31) || ds->c <= -(int64_t(1) << 31)) return std::nullopt;
+    w.sum = *ds;
+    std::vector<const ir::Value*> stack{sel->operand(0)};
+    while (!stack.empty()) {
+      const ir::Value* t = stack.back();
+      stack.pop_back();
+      if (const ir::Operation* a = defOf(t, "arith.andi")) {
+        stack.push_back(a->operand(0));
+        stack.push_back(a->operand(1));
+        continue;
+      }
+      std::optional<Delta> dt = delta(t);
+      if (dt && dt->zero()) {
+        w.fixed.push_back(t);
+        continue;
+      }
+      const ir::Operation* c = defOf(t, "arith.cmpi");
+      if (w.a || !c || c->attr("predicate")->getString() != "ult") return std::nullopt;
+      std::optional<Delta> da = delta(c->operand(0)), db = delta(c->operand(1));
+      if (!da || da->inv || da->c <= 0 || da->c >= (int64_t(1) << 31) || !db || !db->zero()) return std::nullopt;
+      w.a = c->operand(0);
+      w.bound = c->operand(1);
+      w.da = *da;
+    }
+    if (!w.a || w.da.carried != w.sum.carried) return std::nullopt;
+    w.cond = m_.condSteps_.count(w.sum.carried) != 0;
+    if (w.cond && !inIf) return std::nullopt;  // a block's tick is not every step
+    if (const ir::Operation* add = defOf(w.inner, "arith.addi"))
+      for (const ir::Operation* e : earlier) {
+        const Walk& f = walks_.at(e);
+        for (unsigned i = 0; i < 2 && !w.from; ++i)
+          if (std::optional<int64_t> as = constOffset(w.a, f.a);
+              as && !f.from && add->operand(i) == f.inner && kind(add->operand(1 - i)) == 'i' && typeOf(add->operand(1 - i)) == 'd' &&
+              f.base == w.base && (f.inner == f.off) == (w.inner == w.off) && f.cond == w.cond && f.bound == w.bound) {
+            w.from = e;
+            w.shift = add->operand(1 - i);
+            w.aShift = *as;
+          }
+      }
+    return w;
+  }
+
+  // Emits a walked prefetch: its limit and entry address before the loop, its compare and send
+  // here, its steps with its clock's (Walk).
+  void sendWalked(const ir::Operation* pf, const Walk& w, const char* cache) {
+    auto send = [&](const std::string& pred, const std::string& addr) {
+      *body_ << fmt::format("({}) lsc_load.ugm.{} (M1, 8) %null:d32 flat[{}]:a64\n", pred, cache, addr);
+    };
+    if (w.from) {  // from's predicate; its walked address plus shift
+      const WalkedVals& f = walked_.at(w.from);
+      std::string addr = fmt::format("{}fw{}", p_, walkedCount_++);
+      *decls_ << fmt::format(".decl {} v_type=G type=uq num_elts=8 align=GRF\n", addr);
+      *body_ << fmt::format("add (M1, 8) {}(0,0)<1> {}(0,0)<1;1,0> {}\n", addr, f.addr.name, f.shifts.at(pf).src());
+      return send(f.pred, addr);
+    }
+    int n = walkedCount_++;
+    llvm::IRBuilder<>& b = *b_;
+    auto uniform = [&](llvm::Value* v) {  // a 64-bit LLVM value as a scalar of the statement
+      std::string u = fmt::format("{}fu{}", p_, uniforms_++);
+      *decls_ << fmt::format(".decl {} v_type=G type=uq num_elts=1 align=qword\n", u);
+      *pre_ << fmt::format("mov (M1,1) {}(0,0)<1> {}(0,0)<0;1,0>\n", u, (*input_)(v, "rw.u"));
+      return Val{u, 'q', true};
+    };
+    auto ins = [&](const char* opc, const Val& d, Val x, Val y) {  // commutative: the immediate second
+      if (x.imm) std::swap(x, y);
+      *pre_ << fmt::format("{} (M1, 8) {}(0,0)<1> {} {}\n", opc, d.name, x.src(), y.src());
+    };
+    auto atEntry = [&](const ir::Value* v) {  // v's value at loop entry, computed before the loop
+      std::ostream* body = body_;
+      body_ = pre_;
+      preMode_ = true;
+      Val r = val(v);
+      preMode_ = false;
+      body_ = body;
+      return r;
+    };
+    WalkedVals& out = walked_[pf];
+    out.addr = Val{fmt::format("{}fw{}", p_, n), 'q'};
+    out.pred = fmt::format("{}fp{}", p_, n);
+    *decls_ << fmt::format(".decl {} v_type=G type=uq num_elts=8 align=GRF\n.decl {} v_type=P num_elts=8\n", out.addr.name, out.pred);
+    // The limit: bound - a where a < bound (else 0), and-ed with every fixed term and no-wrap check
+    // of this prefetch and of the ones derived from it (they share its predicate).
+    Val a = atEntry(w.a), bound = atEntry(w.bound), neg{temp('d'), 'd'}, below{temp('m'), 'm'}, lim{temp('d'), 'd'};
+    // The family's largest a: a + the largest aShift (every group's compare holds when its holds),
+    // valid when that add does not wrap (else no lane sends).
+    int64_t most = 0;
+    for (const ir::Operation* d : w.derived) most = std::max(most, walks_.at(d).aShift);
+    Val aMost = a, noWrap;
+    if (most) {
+      aMost = Val{temp('d'), 'd'};
+      noWrap = Val{temp('m'), 'm'};
+      ins("add", aMost, a, imm(most, 'd'));
+      *pre_ << fmt::format("cmp.ge (M1, 8) {}(0,0)<1> {} {}\n", noWrap.name, aMost.src(), a.src());
+      a = aMost;
+    }
+    ins("xor", neg, a, imm(0xffffffff, 'd'));
+    ins("add", lim, bound, neg);
+    ins("add", lim, lim, imm(1, 'd'));
+    *pre_ << fmt::format("cmp.lt (M1, 8) {}(0,0)<1> {} {}\n", below.name, a.src(), bound.src());
+    ins("and", lim, lim, below);
+    if (most) ins("and", lim, lim, noWrap);
+    // The no-wrap checks (Walk): the entry offset + trips * dsum below 2^32; for a derived prefetch
+    // that + shift, shift a multiple of 4 when masked (then (x + shift) & ~3 = (x & ~3) + shift). An
+    // input of 2^32 fails every lane (trips * da >= 2^32, or such a shift).
+    llvm::Value* trips = b.CreateSExtOrTrunc(trips_, b.getInt64Ty());
+    llvm::Value* step = b.getInt64(static_cast<uint32_t>(w.sum.c));
+    if (w.sum.inv) step = b.CreateZExt(b.CreateMul(b.getInt32(static_cast<uint32_t>(w.sum.c)), (*hoist_)(w.sum.inv)), b.getInt64Ty());
+    llvm::Value* sOk = b.CreateICmpULT(b.CreateMul(trips, b.getInt64(static_cast<uint64_t>(w.da.c))), b.getInt64(uint64_t(1) << 32));
+    llvm::Value* span = b.CreateSelect(sOk, b.CreateMul(trips, step), b.getInt64(uint64_t(1) << 32));
+    Val wide{temp('q'), 'q'}, end{temp('q'), 'q'};
+    *pre_ << fmt::format("mov (M1, 8) {}(0,0)<1> {}\n", wide.name, atEntry(w.off).src());
+    ins("add", end, wide, uniform(span));
+    ins("add", out.addr, wide, atEntry(w.base));
+    std::set<const ir::Value*> anded;  // a term the family shares is and-ed once
+    auto check = [&](const Walk& x, const Val& e) {
+      for (const ir::Value* f : x.fixed)
+        if (anded.insert(f).second) ins("and", lim, lim, atEntry(f));
+      Val fits{temp('m'), 'm'};
+      *decls_ << fmt::format(".decl {}h v_type=G type=ud num_elts=16 alias=<{},0>\n", e.name, e.name);
+      *pre_ << fmt::format("cmp.eq (M1, 8) {}(0,0)<1> {}h(0,1)<2;1,0> 0x0:ud\n", fits.name, e.name);
+      ins("and", lim, lim, fits);
+    };
+    check(w, end);
+    for (const ir::Operation* d : w.derived) {
+      const Walk& dw = walks_.at(d);
+      llvm::Value* x = b.CreateZExt((*hoist_)(dw.shift), b.getInt64Ty());
+      if (dw.inner != dw.off) x = b.CreateSelect(b.CreateICmpEQ(b.CreateAnd(x, b.getInt64(3)), b.getInt64(0)), x, b.getInt64(uint64_t(1) << 32));
+      Val shift = uniform(x), dend{temp('q'), 'q'};
+      out.shifts[d] = shift;
+      ins("add", dend, end, shift);
+      check(dw, dend);
+    }
+    // The clock's scalar for this da, shared; the walk per tick by dsum (its value mod 2^32).
+    std::ostream& tick = w.cond ? static_cast<std::ostream&>(condStep_) : *step_;
+    auto [tk, fresh] = ticks_.emplace(std::make_pair(w.cond, w.da.c), fmt::format("{}fs{}", p_, ticks_.size()));
+    if (fresh) {
+      *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 align=dword\n", tk->second);
+      *pre_ << fmt::format("mov (M1,1) {}(0,0)<1> 0x0:ud\n", tk->second);
+      tick << fmt::format("add (M1,1) {0}(0,0)<1> {0}(0,0)<0;1,0> {1:#x}:ud\n", tk->second, w.da.c);
+    }
+    Val by = w.sum.inv ? uniform(step) : imm(static_cast<uint32_t>(w.sum.c), 'q');
+    tick << fmt::format("add (M1, 8) {0}(0,0)<1> {0}(0,0)<1;1,0> {1}\n", out.addr.name, by.src());
+    *body_ << fmt::format("cmp.lt (M1, 8) {} {}(0,0)<0;1,0> {}\n", out.pred, tk->second, lim.src());
+    send(out.pred, out.addr.name);
+  }
 
   static char typeOf(const ir::Value* v) {
     ElemKind k = v->type().elem();
@@ -595,7 +872,10 @@ class LaneProgram {
   }
 
   Val val(const ir::Value* v) {
-    if (auto it = vals_.find(v); it != vals_.end()) return it->second;
+    // Constants and invariants are the same everywhere; in pre mode (a walked prefetch's entry values,
+    // written before the loop) other values are their own.
+    std::map<const ir::Value*, Val>& cache = preMode_ && kind(v) != 'c' && kind(v) != 'i' ? preVals_ : vals_;
+    if (auto it = cache.find(v); it != cache.end()) return it->second;
     char t = typeOf(v);
     Val out;
     switch (kind(v)) {
@@ -625,6 +905,7 @@ class LaneProgram {
         *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 align=dword\n", out.name);
         llvm::Value* init = b_->CreateTrunc((*carriedInit_)(v), b_->getInt32Ty());
         *pre_ << fmt::format("mov (M1,1) {}(0,0)<1> {}(0,0)<0;1,0>\n", out.name, (*input_)(init, "rw.u"));
+        if (preMode_) break;  // its entry value only
         if (auto c = m_.condSteps_.find(v); c == m_.condSteps_.end())
           *step_ << fmt::format("add (M1,1) {0}(0,0)<1> {0}(0,0)<0;1,0> {1}:d\n", out.name, m_.steps_.at(v));
         else if (c->second)  // stepped in the scf.if's block only
@@ -634,7 +915,7 @@ class LaneProgram {
       default:
         out = op(*v->definingOp());
     }
-    vals_[v] = out;
+    cache[v] = out;
     return out;
   }
 
@@ -696,9 +977,19 @@ class LaneProgram {
   const ir::Operation& loop_;
   std::string p_;
   std::map<const ir::Value*, char> kinds_;
-  std::map<const ir::Value*, Val> vals_;
+  std::map<const ir::Value*, Val> vals_, preVals_;
+  std::map<const ir::Operation*, Walk> walks_;
+  struct WalkedVals {  // a walked prefetch's address and predicate, its derived ones' shifts
+    Val addr;
+    std::string pred;
+    std::map<const ir::Operation*, Val> shifts;
+  };
+  std::map<const ir::Operation*, WalkedVals> walked_;
+  std::map<std::pair<bool, int64_t>, std::string> ticks_;  // (in the block, da) -> the walked scalar
+  bool preMode_ = false;
+  llvm::Value* trips_ = nullptr;
   std::set<std::string> views_;
-  int temps_ = 0, carriedVars_ = 0, uniforms_ = 0;
+  int temps_ = 0, carriedVars_ = 0, uniforms_ = 0, walkedCount_ = 0;
   std::map<const ir::Value*, bool> lanes_;
   const std::function<std::string(llvm::Value*, const char*)>* input_ = nullptr;
   const std::function<llvm::Value*(const ir::Value*)>* hoist_ = nullptr;
@@ -891,7 +1182,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // The prefetches' program: its declarations go with the others (spliced in below), its copies here.
   std::ostringstream progDecls, progBody, progSteps;
   auto carriedInit = [&](const ir::Value* v) { return ctx.get(op.operand(v->index() + 2)).at(0); };
-  prefetch.emit(arg, hoist, carriedInit, b, progDecls, t, progBody, progSteps);
+  prefetch.emit(arg, hoist, carriedInit, st.trips(), b, progDecls, t, progBody, progSteps);
   st.loopStart(t, p, walk, walkBy);
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
   for (size_t i = 0; i < order.size(); ++i) {

@@ -1212,7 +1212,7 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
   static const std::regex slm(R"(^lsc_(load|store)\.slm \(M1_NM, 1\) .*:(d\d+x\d+t)\b)");
   // dg2's whole-loop row reads (Dg2VisaLoop.cpp): SIMD1 transposed LSC loads from a 64-bit address.
   static const std::regex ugm(R"(^lsc_load\.ugm \(M1_NM, 1\) \w+:(d32x\d+t) flat\[\w+\]:a64$)");
-  static const std::regex lanePrefetch(R"(^lsc_load\.ugm\.(ca|uc)\.(ca) \(M1, 8\) %null:d32 flat\[\w+\]:a64$)");
+  static const std::regex lanePrefetch(R"(^(\(\w+\) )?lsc_load\.ugm\.(ca|uc)\.(ca) \(M1, 8\) %null:d32 flat\[\w+\]:a64$)");
   // dg2's block path statement (Dg2VisaBlock.cpp): SIMD1 transposed LSC stores to a 64-bit address.
   static const std::regex ugmStore(R"(^lsc_store\.ugm \(M1_NM, 1\) flat\[\w+\]:a64 \w+:(d32x\d+t)$)");
   // A statement without a loop (Dg2VisaBlock.cpp) runs each line once: each must leave its own instruction.
@@ -1245,9 +1245,12 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
       pattern = fmt::format(R"(send\.ugm \(1\|M0\) +null .*store\.ugm\.{}\.a64)", m[1].str());
       name = fmt::format("inline vISA: row write {}", m[1].str());
     } else if (std::regex_search(line, m, lanePrefetch)) {
-      // dg2's per-lane prefetches (Dg2VisaLoop.cpp LaneProgram): SIMD8 LSC loads into null.
-      pattern = fmt::format(R"(send\.ugm \(8\|M0\) +null .*load\.ugm\.d32\.a64\.{}\.{})", m[1].str(), m[2].str());
-      name = fmt::format("inline vISA loop: lane prefetch {}.{}", m[1].str(), m[2].str());
+      // dg2's per-lane prefetches (Dg2VisaLoop.cpp LaneProgram): SIMD8 LSC loads into null; a walked
+      // one (Walk) is predicated, and must stay so (its lanes outside the surface send nothing).
+      bool predicated = m[1].matched;
+      pattern = fmt::format(R"({}send\.ugm \(8\|M0\) +null .*load\.ugm\.d32\.a64\.{}\.{})", predicated ? R"(^\(f\d+\.\d+\) +)" : "",
+                            m[2].str(), m[3].str());
+      name = fmt::format("inline vISA loop: {}lane prefetch {}.{}", predicated ? "predicated " : "", m[2].str(), m[3].str());
     } else if (line.starts_with("svm_gather4scaled.RGBA (M1, 8) ")) {
       // dg2's B^T lane reads (Dg2VisaLoop.cpp): SIMD8 A64 untyped reads of 4 dwords per lane.
       pattern = R"(send\.dc1 \(8\|M0\) .*a64 untyped surface read with xyzw)";

@@ -111,12 +111,13 @@ expect dg2-lane-reads-ok 0 "" -- "$xtc" compile "$src/examples/rfc_2_3_transpose
 expect dg2-lane-reads-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: lane read xyzw" -- \
   env XTC_OCLOC="$work/lanes-dropping-ocloc" "$xtc" compile "$src/examples/rfc_2_3_transpose_opt.xt" --target dg2 --verify-isa -o "$work/dld.spv"
 [ -e "$work/dld.spv" ] && fail "dg2-lane-reads-dropped: an output file was written"
-# RFC 2.1's first slice loop prefetches per lane inside its statement: an ocloc that drops those
-# sends (the only `load.ugm.d32.a64.ca.ca` ones) makes it an internal error naming them.
+# RFC 2.1's first slice loop prefetches per lane inside its statement (walked, predicated sends): an
+# ocloc that drops those sends (the only `load.ugm.d32.a64.ca.ca` ones) makes it an internal error
+# naming them.
 sed 's/store_block2d/load\\.ugm\\.d32\\.a64\\.ca\\.ca/' "$work/dropping-ocloc" >"$work/prefetch-dropping-ocloc"
 chmod +x "$work/prefetch-dropping-ocloc"
 expect dg2-prefetch-ok 0 "" -- "$xtc" compile "$src/examples/rfc_2_1_gemm_prefetch.xt" --target dg2 --verify-isa -o "$work/dp.spv"
-expect dg2-prefetch-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: lane prefetch ca.ca" -- \
+expect dg2-prefetch-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: predicated lane prefetch ca.ca" -- \
   env XTC_OCLOC="$work/prefetch-dropping-ocloc" "$xtc" compile "$src/examples/rfc_2_1_gemm_prefetch.xt" --target dg2 --verify-isa -o "$work/dpd.spv"
 [ -e "$work/dpd.spv" ] && fail "dg2-prefetch-dropped: an output file was written"
 
@@ -134,6 +135,10 @@ expect lanes-ok 0 "" -- "$xtc" compile "$lanes" --target pvc --verify-isa -o "$w
 expect lanes-unpredicated 3 "^xtc: internal error: .*dropped a hardware call: inline vISA ./\* lsc_load\.ugm d32 predicated" -- \
   env XTC_OCLOC="$work/unpredicating-ocloc" "$xtc" compile "$lanes" --target pvc --verify-isa -o "$work/lu.spv"
 [ -e "$work/lu.spv" ] && fail "lanes-unpredicated: an output file was written"
+# So must dg2's walked prefetches (Dg2VisaLoop.cpp Walk): unpredicated, a lane outside would send.
+expect dg2-prefetch-unpredicated 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: predicated lane prefetch ca.ca" -- \
+  env XTC_OCLOC="$work/unpredicating-ocloc" "$xtc" compile "$src/examples/rfc_2_1_gemm_prefetch.xt" --target dg2 --verify-isa -o "$work/dpu.spv"
+[ -e "$work/dpu.spv" ] && fail "dg2-prefetch-unpredicated: an output file was written"
 
 expect wrong-shape 3 "^xtc: internal error: .*shape 16x8x2 that $load" -- \
   "$xtc" compile "$gemm" --target pvc --xe-codegen=builtins --verify-isa -o "$work/ws.spv" \

@@ -424,9 +424,10 @@ class _Any:
 
 
 ANY = _Any()
+OFF = "off"  # a prefetch lane whose predicate is off (it sends nothing): a walked prefetch's lane outside
 
 
-def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None, barrier=None):
+def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None, barrier=None, ldb=None):
     """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
     returns the number of output elements that differ from C = A x B (computed here in Python
     arithmetic from the same element values). `roles` names the inputs after the tied initial
@@ -438,14 +439,15 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     holds; default o = row block * N / 8 + column block. bt: B is stored transposed (B^T, N x K) and
     the role "T" ("T+BYTES") is the per-lane address of one lane read: lane l = row 8g + l of B^T at
     column 0 (BYTES further), g counting the "T" roles. The roles "V32=EXPR", "V64=EXPR" (per lane)
-    and "U32=EXPR" (uniform) give a value by a Python expression of l (the lane), A, B (the buffers'
-    addresses), lda, ldb, K. pf: per prefetch line of the text (in text order), an expression of k
+    and "U32=EXPR", "U64=EXPR" (uniform) give a value by a Python expression of l (the lane), A, B (the buffers'
+    addresses), lda, ldb, K, T (the trip count). pf: per prefetch line of the text (in text order), an expression of k
     (its executions so far), s (the K step), l, A, B, lda, ldb, K: the address it must prefetch, or
-    None in a step it must not run in; each execution and the count are checked. barrier: a function
+    None in a step it must not run in, OFF in a lane that must send nothing (a predicated send's lane
+    off); each execution and the count are checked. barrier: a function
     of the number of K steps giving how many `barrier` lines must execute (unchecked when None)."""
     eb = {"s8": 1, "f": 4}.get(T, 2)
     rnd = random.Random(seed)
-    lda, ldb = K * eb + 64, (K * eb + 32) if bt else (N * eb + 32)
+    lda, ldb = K * eb + 64, ldb or ((K * eb + 32) if bt else (N * eb + 32))
     Abase, Bbase = 0x10000, 0x400000
     mem = {}
 
@@ -499,8 +501,8 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             g = groups[role[0]] - 1
             regs[f"${n}"] = bytearray(b"".join((base + (8 * g + l) * pitch + extra).to_bytes(8, "little") for l in range(8)))
             types[f"${n}"] = "uq"
-        elif role[:4] in ("V32=", "V64=", "U32="):
-            env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K}
+        elif role[:4] in ("V32=", "V64=", "U32=", "U64="):
+            env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "T": -(-K // KS)}
             w = 8 if role[1:3] == "64" else 4
             regs[f"${n}"] = bytearray(b"".join((eval(role[4:], {}, dict(env, l=l)) % (1 << 8 * w)).to_bytes(w, "little") for l in range(8)))
             types[f"${n}"] = "q" if w == 8 else "d"
@@ -535,7 +537,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             regs[root][off:off + TS[t]] = (v % (1 << (8 * TS[t]))).to_bytes(TS[t], "little")
 
     labels = {l[:-1]: i for i, l in enumerate(lines) if re.match(r"^\w+:$", l)}
-    pflines = [i for i, l in enumerate(lines) if l.startswith("lsc_load.ugm.") and "%null" in l]
+    pflines = [i for i, l in enumerate(lines) if re.match(r"^(\(\w+\) )?lsc_load\.ugm\.", l) and "%null" in l]
     pfdone = {i: 0 for i in pflines}  # executions so far
     pfbad = 0
     opnd = re.compile(r"^(\$?\w+)\((\d+),(\d+)\)(?:<(\d+)>|<(\d+);(\d+),(\d+)>)$")
@@ -592,22 +594,27 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
         if l in ("lsc_fence.slm.none.group", "barrier"):  # one subgroup: nothing to wait for; counted
             barriers += l == "barrier"
             continue
-        m = re.match(r"^cmp\.(lt|le|gt|ge|eq|ne) \(M1, 8\) (\w+\(\S+) (\S+) (\S+)$", l)
-        if m:  # a general destination: all ones where true, else 0
+        m = re.match(r"^cmp\.(lt|le|gt|ge|eq|ne) \(M1, 8\) (\w+(?:\(\S+)?) (\S+) (\S+)$", l)
+        if m:  # a general destination: all ones where true, else 0; a predicate: per lane
             rel, dst, s0, s1 = m.groups()
             fn = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
                   "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}[rel]
+            if "(" not in dst:
+                pred[dst] = [fn(src(s0, i), src(s1, i)) for i in range(8)]
+                continue
             dm = opnd.match(dst)
             for i in range(8):
                 wr(*addr(dm.group(1), int(dm.group(2)), int(dm.group(3)) + i), types[dm.group(1)], -1 if fn(src(s0, i), src(s1, i)) else 0)
             continue
-        m = re.match(r"^lsc_load\.ugm\.(ca\.ca|uc\.ca) \(M1, 8\) %null:d32 flat\[(\w+)\]:a64$", l)
-        if m:  # a per-lane prefetch: checked against the expected line address
+        m = re.match(r"^(?:\((\w+)\) )?lsc_load\.ugm\.(ca\.ca|uc\.ca) \(M1, 8\) %null:d32 flat\[(\w+)\]:a64$", l)
+        if m:  # a per-lane prefetch, predicated or not: checked against the expected line address
             j = pflines.index(pc - 1)
             for lane in range(8):
-                got = rd(*addr(m.group(2), 0, lane), types[m.group(2)])
+                on = m.group(1) is None or pred[m.group(1)][lane]
+                got = rd(*addr(m.group(3), 0, lane), types[m.group(3)]) if on else OFF
                 if pf is not None:
-                    env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": pfdone[pc - 1], "l": lane, "s": step, "ANY": ANY}
+                    env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": pfdone[pc - 1], "l": lane, "s": step, "ANY": ANY,
+                           "OFF": OFF}
                     pfbad += got != eval(pf[j], {}, env)  # None (a step it must skip) never equals
             pfdone[pc - 1] += 1
             continue
@@ -686,7 +693,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
         raise SystemExit(f"dg2_visa_loop: the model does not know the line: {l}")
     bad = pfbad
     def runs(j):  # the steps prefetch line j must run in: those its expression is not None for
-        env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": 0, "l": 0, "ANY": ANY}
+        env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": 0, "l": 0, "ANY": ANY, "OFF": OFF}
         return sum(eval(pf[j], {}, dict(env, s=s)) is not None for s in range(max(K // KS, 0)))
     if pf is not None and any(pfdone[i] != runs(j) for j, i in enumerate(pflines)):
         bad += 1  # a prefetch that did not run once per step (or per step its expression names)
@@ -775,8 +782,9 @@ def sim_module(args):
     output o is C block (o % MB, o / MB), "nfast" when (o / NB, o % NB). A MUTATION "OLD=>NEW"
     replaces text in every line first (the test's deliberate mistakes); a "PF=EXPR" the address the
     next prefetch line must prefetch (see simulate), one per prefetch line when any is given (ANY:
-    any address, the line's runs still checked); "BAR=EXPR" the number of barriers that must run, an
-    expression of n, the number of K steps (sim K = 9 KSTEP with it, else 3 KSTEP; KSTEP; 0)."""
+    any address, the line's runs still checked; OFF: the lane sends nothing); "BAR=EXPR" the number of barriers that must run, an
+    expression of n, the number of K steps (sim K = 9 KSTEP with it, else 3 KSTEP; KSTEP; 0); "LDB=BYTES" B's row pitch
+    (default N * 2 + 32, or K * 2 + 32 for B^T: a pitch the kernel shares with another input)."""
     M, N, KS, T = int(args[0]), int(args[1]), int(args[2]), args[3]
     roles = args[4].split(",")
     MB, NB = M // 8, N // 8
@@ -784,15 +792,16 @@ def sim_module(args):
     lines = emitted(sys.stdin.read())
     pf = [a[3:] for a in args[6:] if a.startswith("PF=")] or None
     bar = next((a[4:] for a in args[6:] if a.startswith("BAR=")), None)
+    ldb = next((int(a[4:]) for a in args[6:] if a.startswith("LDB=")), None)
     barrier = (lambda n: eval(bar, {}, {"n": n})) if bar else None
-    for mut in (a for a in args[6:] if not a.startswith(("PF=", "BAR="))):
+    for mut in (a for a in args[6:] if not a.startswith(("PF=", "BAR=", "LDB="))):
         old, new = mut.split("=>")
         changed = [l.replace(old, new) for l in lines]
         assert changed != lines, f"mutation {mut} changes nothing"
         lines = changed
     bad = 0
     for K, seed in ((9 if bar else 3) * KS, 1), (KS, 2), (0, 3):  # a block every fourth step: 9 steps
-        e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles), pf=pf, barrier=barrier)
+        e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles), pf=pf, barrier=barrier, ldb=ldb)
         what = "elements or prefetch addresses" if pf else f"of {M * N} elements"
         print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} {what} differ")
         bad |= e != 0

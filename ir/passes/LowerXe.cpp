@@ -671,7 +671,7 @@ public:
     for (Operation* k : ir::moduleKernels(module)) {
       if (k->hasAttr("target")) continue;  // already lowered (lane-level input)
       try {
-        KernelLowerXe(k, *ctx.target, ctx.diags).run();
+        KernelLowerXe(k, *ctx.target, ctx.diags, ctx.inlineVisa).run();
       } catch (const LowerError&) {
         ok = false;
       }

@@ -53,8 +53,8 @@ struct TileState {
 
 class KernelLowerXe {
 public:
-  KernelLowerXe(Operation* k, const targets::Target& t, DiagnosticEngine& d)
-      : kernel_(k), t_(t), S_(t.subgroupSize), diags_(d) {}
+  KernelLowerXe(Operation* k, const targets::Target& t, DiagnosticEngine& d, bool inlineVisa = true)
+      : kernel_(k), t_(t), S_(t.subgroupSize), diags_(d), inlineVisa_(inlineVisa) {}
   void run();
 
 private:
@@ -232,6 +232,7 @@ private:
   const targets::Target& t_;
   int64_t S_;
   DiagnosticEngine& diags_;
+  bool inlineVisa_;  // PassContext::inlineVisa
   ir::Builder b_, pro_;
   Value* laneId_ = nullptr;
   std::map<int64_t, Value*> constIndex_;

@@ -24,6 +24,10 @@ namespace xtc::passes {
 struct PassContext {
   DiagnosticEngine& diags;
   const targets::Target* target;  // null when no target is chosen
+  // The backend may write inline vISA (not --xe-codegen=builtins). lower-xe's merged dg2 block guard
+  // takes a kernel's exp, division and lane reductions only then: its block arm is one statement,
+  // where IGC's expansions of them do not run out of flags (LowerXeBlockRead.cpp mergeBlockGuards).
+  bool inlineVisa = true;
 };
 
 class Pass {

@@ -92,7 +92,8 @@ VisaIndexProgram::Root VisaIndexProgram::sumTerms(const Terms& terms) {
     if (c != 1) {
       std::optional<int64_t> rm = rootMax(r);
       std::optional<int64_t> m = rm ? boundedMulAdd(*rm, c, 0) : std::nullopt;
-      x = pow2(c) ? emit("shl", r, Root{}, log2(c), m) : emit("mul", r, Root{}, c, m);
+      std::optional<Root> f = pow2(c) ? scaledField(r, log2(c)) : std::nullopt;
+      x = f ? *f : pow2(c) ? emit("shl", r, Root{}, log2(c), m) : emit("mul", r, Root{}, c, m);
     }
     done.push_back({r, c});
     sum = sum.kind == Root::Kind::None ? x : emit("add", sum, x, 0, maxOf(Aff{done, 0}));
@@ -155,7 +156,57 @@ std::optional<VisaIndexProgram::Aff> VisaIndexProgram::rem(const Aff& a, const A
   if (a.terms.empty()) return constant(a.add % c);
   if (*m < c) return a;
   if (!pow2(c)) return std::nullopt;
-  return Aff{{{emit("and", materialize(a), Root{}, c - 1, c - 1), 1}}, 0};
+  Root r = emit("and", materialize(a), Root{}, c - 1, c - 1);
+  // ((y >> s) + c0) % 2^j: remembered as a bit field of y, for scaledField.
+  if (a.terms.size() == 1 && a.terms[0].second == 1 && a.add >= 0 && a.terms[0].first.kind == Root::Kind::Inst) {
+    const Inst& in = insts_[static_cast<size_t>(a.terms[0].first.inst)];
+    if (std::string(in.opcode) == "shr" && in.b.kind == Root::Kind::None)
+      fields_.emplace(r.inst, Field{in.a, in.imm, a.add, log2(c)});
+  }
+  return Aff{{{r, 1}}, 0};
+}
+
+// A field f = ((y >> s) + c0) % 2^j scaled by 2^b (b >= s) without the field's own instructions:
+// (y << (b - s)) keeps y's bits s.. at b.., its lower bits stay below b, so adding c0 << b carries
+// nothing from them into bits b .. b + j - 1, and those bits are then ((y >> s) + c0) mod 2^j; all
+// of it modulo 2^32 (the register), which keeps bits below 32: exact when b + j <= 31 (the mask
+// stays a positive :d). A scale of the same field already written is shifted instead (its bits
+// are the field's, nothing else). RFC 2.4's ring stage at 2^14 and 2^10 and the refilled stage at
+// both: shl, and, add, and, shr, shr instead of shr, and, add, and and four shl.
+std::optional<VisaIndexProgram::Root> VisaIndexProgram::scaledField(const Root& r, int64_t b) {
+  if (r.kind != Root::Kind::Inst) return std::nullopt;
+  auto it = fields_.find(r.inst);
+  if (it == fields_.end()) return std::nullopt;
+  const Field& f = it->second;
+  int64_t mask = (int64_t{1} << f.bits) - 1;
+  if (b < f.shift || b + f.bits > 31 || (f.add << b) >= kExact) return std::nullopt;
+  std::vector<std::pair<int64_t, Root>>& done = fieldScales_[r.inst];
+  for (const auto& [b0, x] : done)
+    if (b0 == b) return x;
+  Root x;
+  if (!done.empty()) {
+    auto [b0, x0] = done.front();
+    x = b0 > b ? emit("shr", x0, Root{}, b0 - b, mask << b) : emit("shl", x0, Root{}, b - b0, mask << b);
+  } else {
+    Root y = b > f.shift ? emit("shl", f.y, Root{}, b - f.shift, std::nullopt) : f.y;
+    if (f.add) y = emit("add", y, Root{}, f.add << b, std::nullopt);
+    x = emit("and", y, Root{}, mask << b, mask << b);
+  }
+  done.push_back({b, x});
+  return x;
+}
+
+std::vector<bool> VisaIndexProgram::live(const std::vector<Root>& used) const {
+  std::vector<bool> l(insts_.size(), false);
+  for (const Root& r : used)
+    if (r.kind == Root::Kind::Inst) l[static_cast<size_t>(r.inst)] = true;
+  // Sources are always written before their users: one backward sweep.
+  for (size_t i = insts_.size(); i-- > 0;) {
+    if (!l[i]) continue;
+    for (const Root* s : {&insts_[i].a, &insts_[i].b})
+      if (s->kind == Root::Kind::Inst) l[static_cast<size_t>(s->inst)] = true;
+  }
+  return l;
 }
 
 VisaIndexProgram::Root VisaIndexProgram::scaled(const Aff& a, int64_t scale, const ir::Value* base) {

@@ -8,7 +8,10 @@
 // Dividing and taking remainders need the exact value: only of a form known to be in [0, 2^31) (the
 // counter with constant bounds, constants, and what these ops make of them), where signed and
 // unsigned division agree and a shift or mask is exact. Everything else is 32-bit two's complement,
-// which is what the SLM addresses the values end in are.
+// which is what the SLM addresses the values end in are. A remainder of a shift scaled by a power of
+// two is written as a bit field of the shifted value (scaledField: RFC 2.4's ring stages in 2
+// instructions for the first scale, 1 for each other), and only what the addresses use is written
+// (live).
 #pragma once
 
 #include "ir/Operation.h"
@@ -75,6 +78,9 @@ class VisaIndexProgram {
   };
   const std::vector<Inst>& insts() const { return insts_; }
   std::string text(size_t i, const std::string& prefix, const std::function<std::string(const Root&)>& operand) const;
+  // Which instructions the roots `used` need (directly or through their sources): a remainder's
+  // own instructions are dead once every scale of it is a scaledField.
+  std::vector<bool> live(const std::vector<Root>& used) const;
   static std::string varName(const std::string& prefix, int inst) { return prefix + "i" + std::to_string(inst); }
 
  private:
@@ -86,6 +92,15 @@ class VisaIndexProgram {
   Root emit(const char* opcode, const Root& a, const Root& b, int64_t imm, std::optional<int64_t> max);
   bool invariant(const Root& r) const;
   Root outerRoot(const ir::Value* v);
+  std::optional<Root> scaledField(const Root& r, int64_t b);
+
+  // A remainder's `and` result that is ((y >> shift) + add) % 2^bits.
+  struct Field {
+    Root y;
+    int64_t shift, add, bits;
+  };
+  std::map<int, Field> fields_;  // by the `and` instruction
+  std::map<int, std::vector<std::pair<int64_t, Root>>> fieldScales_;  // field -> {b, field * 2^b} written
 
   std::optional<int64_t> counterMax_;
   std::vector<Inst> insts_;

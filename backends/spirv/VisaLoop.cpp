@@ -990,8 +990,16 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     }
     t << fmt::format(".decl {}b{} v_type=G type=ud num_elts=1 align=GRF\n", p, j);
   }
+  // Only what the SLM addresses need (VisaIndexProgram::live: a ring stage scaled as a bit field
+  // leaves its remainder's own instructions unused).
+  std::vector<VisaIndexProgram::Root> used;
+  for (const Msg& m : lm.msgs_)
+    if (m.slm) used.push_back(m.addrBase);
+  for (const SlmWrite& w : lm.writes_) used.push_back(w.addrBase);
+  const std::vector<bool> live = lm.prog_->live(used);
   for (size_t i = 0; i < lm.prog_->insts().size(); ++i)
-    t << fmt::format(".decl {} v_type=G type=d num_elts=1 align=dword\n", VisaIndexProgram::varName(p, static_cast<int>(i)));
+    if (live[i])
+      t << fmt::format(".decl {} v_type=G type=d num_elts=1 align=dword\n", VisaIndexProgram::varName(p, static_cast<int>(i)));
   t << fmt::format(".decl {}k v_type=G type=d num_elts=1 align=dword\n.decl {}p v_type=P num_elts=1\n", p, p);
   if (!lm.ifs_.empty()) t << fmt::format(".decl {}t v_type=G type=d num_elts=1 align=dword\n", p);
   std::map<const ir::Value*, llvm::Value*> minus1s;
@@ -1026,7 +1034,7 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
   };
   const std::vector<VisaIndexProgram::Inst>& insts = lm.prog_->insts();
   for (size_t i = 0; i < insts.size(); ++i)
-    if (insts[i].invariant) t << lm.prog_->text(i, p, rootText);
+    if (live[i] && insts[i].invariant) t << lm.prog_->text(i, p, rootText);
   std::string ub = arg(i32(ctx.get(op.operand(1)).at(0)));
   t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, arg(i32(ctx.get(op.operand(0)).at(0))));
   t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub);
@@ -1081,7 +1089,7 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     // Program order: the index program, then the body's loads, dpas, barriers and SLM writes as
     // written (a 2D message merged from several loads goes at the first of them).
     for (size_t i = 0; i < insts.size(); ++i)
-      if (!insts[i].invariant) t << lm.prog_->text(i, p, rootText);
+      if (live[i] && !insts[i].invariant) t << lm.prog_->text(i, p, rootText);
     std::vector<bool> sent(lm.msgs_.size(), false);
     for (auto [kind, id] : lm.order_) {
       if (kind == Step::Dpas) {

@@ -18,7 +18,8 @@
 //  2. Emit (the text dg2_visa_loop.py's fma_statement measured): before the loop, each group's per-lane
 //     i64 address is spread into one register per message (an LSC address must start a register); in
 //     the loop the row reads (`lsc_load.ugm (M1_NM, 1) … :d32x{8,16}t flat[…]:a64`) in IR order, one
-//     `mad (M1, 8)` per lane.fma in IR order, one 64-bit add per message address (an immediate for a
+//     `mad (M1, 8)` per lane.fma in IR order, or one `mad (M1, 16)` per pair of them (a row's two
+//     column blocks: below, "SIMD16 pairs"), one 64-bit add per message address (an immediate for a
 //     column step, the row step times the pitch as a uniform input), the loop's end: a 64-bit cmp of
 //     the first A message's walked address with its end and the backward jmp (no counter). A lane
 //     read (dg2_visa_loop.py fma_statement with bt, measured): its per-lane address an input (the
@@ -279,7 +280,45 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
       if (!rowsApart(*msgs[8 * g], *msgs[8 * g + l], static_cast<int64_t>(l))) return std::nullopt;
   // Past this point the statement is emitted (no more nullopt, no IR made before it).
 
-  const size_t nOut = lm.last_.size() / 8;  // outputs of 8 accumulator elements (registers) each
+  // SIMD16 pairs (dg2-visa.sh `simd16`: an f32 mad over two adjacent registers, a scalar A, is one
+  // instruction; a region that is not contiguous costs IGC a mov per source, so it must be): fma i
+  // and i + 1 with one A (read, element, lane) and B registers b, b + 1 of one row read (a 64-byte B
+  // row: C row m's two column blocks) make one `mad (M1, 16)` when their accumulator slots are two
+  // adjacent registers of an output. The outputs are laid out for it: slot s at place[s] (output
+  // place / 8, register place % 8), each pair's first at an even place, its second next. Every fma
+  // must be in such a pair, the same two slots in every step, else no pairs (the identity places).
+  const size_t nSlots = lm.last_.size();
+  std::vector<int> place(nSlots), pairOf(nSlots, -1);
+  std::vector<bool> first(lm.fmas_.size(), false);
+  bool paired = true;
+  for (size_t i = 0; paired && i < lm.fmas_.size(); i += 2) {
+    const Fma& f = lm.fmas_[i];
+    const Fma* g = i + 1 < lm.fmas_.size() ? &lm.fmas_[i + 1] : nullptr;
+    paired = g && g->aRead == f.aRead && g->aElem == f.aElem && g->lane == f.lane && g->bRead == f.bRead &&
+             !lm.reads_[static_cast<size_t>(f.bRead)].lane && g->bElem == f.bElem + 1 && g->slot != f.slot;
+    if (!paired) break;
+    // pairOf: -1 unpaired, partner + 1 for a pair's first, -(partner + 2) for its second.
+    int& pf = pairOf[static_cast<size_t>(f.slot)];
+    int& pg = pairOf[static_cast<size_t>(g->slot)];
+    paired = (pf == -1 || pf == g->slot + 1) && (pg == -1 || pg == -(f.slot + 2));
+    pf = g->slot + 1;
+    pg = -(f.slot + 2);
+    first[i] = true;
+  }
+  int next = 0;
+  for (size_t s = 0; paired && s < nSlots; ++s) {
+    if (pairOf[s] == -1) paired = false;  // a slot no fma pairs
+    else if (pairOf[s] > 0) {
+      place[s] = next++;
+      place[static_cast<size_t>(pairOf[s] - 1)] = next++;
+    }
+  }
+  if (!paired) {
+    std::fill(first.begin(), first.end(), false);
+    for (size_t s = 0; s < nSlots; ++s) place[s] = static_cast<int>(s);
+  }
+
+  const size_t nOut = nSlots / 8;  // outputs of 8 accumulator elements (registers) each
   Dg2Statement st(op, ctx, nOut, lm.steps_);
   std::string p = fmt::format("xtc_f{}_", loopId);
   size_t nMsg = msgs.size();
@@ -321,13 +360,17 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, msgs[i]->n == 1 ? "d32x8t" : "d32x16t", p, i);
   for (size_t j = 0; j < lanes.size(); ++j)
     t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, j);
-  // C(slot) += A (dword `lane` of its element's register) * B (its element's register), in place.
-  for (const Fma& f : lm.fmas_) {
+  // C(slot) += A (dword `lane` of its element's register) * B (its element's register), in place;
+  // a pair's two in one SIMD16 mad at the first's place.
+  for (size_t i = 0; i < lm.fmas_.size(); ++i) {
+    const Fma& f = lm.fmas_[i];
     const Read& br = lm.reads_[static_cast<size_t>(f.bRead)];
     int64_t ar = lm.reads_[static_cast<size_t>(f.aRead)].reg + f.aElem;
     std::string bv = br.lane ? fmt::format("{}Lf{}({},0)", p, br.reg, f.bElem) : fmt::format("{}Rf({},0)", p, br.reg + f.bElem);
-    int c = f.slot / 8, r = f.slot % 8;
-    t << fmt::format("mad (M1, 8) ${}({},0)<1> {}Rf({},{})<0;1,0> {}<1;1,0> ${}({},0)<1;1,0>\n", c, r, p, ar, f.lane, bv, c, r);
+    int at = place[static_cast<size_t>(f.slot)], c = at / 8, r = at % 8;
+    t << fmt::format("mad (M1, {}) ${}({},0)<1> {}Rf({},{})<0;1,0> {}<1;1,0> ${}({},0)<1;1,0>\n", first[i] ? 16 : 8, c, r, p, ar,
+                     f.lane, bv, c, r);
+    if (first[i]) ++i;
   }
   // One 64-bit add per message address (a lane read's two addresses: one SIMD8 add each).
   for (size_t i = 0; i < nMsg; ++i)
@@ -338,14 +381,33 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
       for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);
   st.loopStep(t, p, lm.step_);
 
-  // The accumulator registers in outputs of 8 (output c register r = slot 8c + r), tied to their
-  // initial values.
-  std::map<unsigned, size_t> first;
+  // The accumulator registers in outputs of 8 (output c register r = place 8c + r), tied to their
+  // initial values: the value of the slot at each place.
+  std::vector<llvm::Value*> init(nSlots), atPlace(nSlots);
   for (auto [a, base] : lm.accBase_) {
-    first[a] = static_cast<size_t>(base) / 8;
-    st.setTied(first[a], ctx.get(op.operand(a + 2)), st.b.getFloatTy());
+    const std::vector<llvm::Value*>& v = ctx.get(op.operand(a + 2));
+    for (size_t i = 0; i < v.size(); ++i) init[static_cast<size_t>(base) + i] = v[i];
   }
-  st.finish(t.str(), st.b.getFloatTy(), first);
+  for (size_t s = 0; s < nSlots; ++s) atPlace[static_cast<size_t>(place[s])] = init[s];
+  std::map<unsigned, size_t> outFirst;
+  for (auto [a, base] : lm.accBase_) {
+    outFirst[a] = static_cast<size_t>(base) / 8;
+    size_t n = ctx.get(op.operand(a + 2)).size();
+    st.setTied(outFirst[a], std::vector<llvm::Value*>(atPlace.begin() + base, atPlace.begin() + base + static_cast<int64_t>(n)),
+               st.b.getFloatTy());
+  }
+  st.finish(t.str(), st.b.getFloatTy(), outFirst);
+  // finish() read output register q as slot q; the slot at place q is another when paired.
+  std::vector<llvm::Value*> byPlace(nSlots);
+  for (auto [a, base] : lm.accBase_) {
+    const std::vector<llvm::Value*>& v = ctx.get(op.result(a - 1));
+    for (size_t i = 0; i < v.size(); ++i) byPlace[static_cast<size_t>(base) + i] = v[i];
+  }
+  for (auto [a, base] : lm.accBase_) {
+    std::vector<llvm::Value*> v(ctx.get(op.result(a - 1)).size());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = byPlace[static_cast<size_t>(place[static_cast<size_t>(base) + i])];
+    ctx.set(op.result(a - 1), std::move(v));
+  }
   return std::string();
 }
 

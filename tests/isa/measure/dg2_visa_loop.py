@@ -427,7 +427,7 @@ ANY = _Any()
 OFF = "off"  # a prefetch lane whose predicate is off (it sends nothing): a walked prefetch's lane outside
 
 
-def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None, barrier=None, ldb=None):
+def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None, barrier=None, ldb=None, cell=None):
     """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
     returns the number of output elements that differ from C = A x B (computed here in Python
     arithmetic from the same element values). `roles` names the inputs after the tied initial
@@ -436,7 +436,8 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     counter-free loop's end: the K steps, ceil(K / KSTEP), times the BYTES one step advances the
     address the loop ends on), "bstep" (B's bytes per step);
     default this generator's order. `block(o)` is the (row block, column block) of C that output o
-    holds; default o = row block * N / 8 + column block. bt: B is stored transposed (B^T, N x K) and
+    holds; default o = row block * N / 8 + column block; or `cell(o, r)` the (C row, column block) of
+    output o's register r (the FMA statement's SIMD16 pairs: a row's column blocks side by side). bt: B is stored transposed (B^T, N x K) and
     the role "T" ("T+BYTES") is the per-lane address of one lane read: lane l = row 8g + l of B^T at
     column 0 (BYTES further), g counting the "T" roles. The roles "V32=EXPR", "V64=EXPR" (per lane)
     and "U32=EXPR", "U64=EXPR" (uniform) give a value by a Python expression of l (the lane), A, B (the buffers'
@@ -702,9 +703,10 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     for o in range(NO):
         a, t = block(o) if block else divmod(o, NB)
         for mr in range(8):
+            row, t = cell(o, mr) if cell else (8 * a + mr, t)
             for nn in range(8):
                 got = rd(f"${o}", 4 * (8 * mr + nn), types[f"${o}"])
-                want = sum(Av[8 * a + mr][k] * Bv[k][8 * t + nn] for k in range(K))
+                want = sum(Av[row][k] * Bv[k][8 * t + nn] for k in range(K))
                 bad += got != want if T == "s8" else abs(got - want) > 1e-3 * (1 + abs(want))
     return bad
 
@@ -779,7 +781,8 @@ def emitted(text):
 def sim_module(args):
     """sim-ll M N KSTEP TYPE ROLES ORDER [MUTATION...] < module.ll: runs xtc's emitted statement.
     ROLES: the inputs after the tied values, comma-separated (see simulate); ORDER: "mfast" when
-    output o is C block (o % MB, o / MB), "nfast" when (o / NB, o % NB). A MUTATION "OLD=>NEW"
+    output o is C block (o % MB, o / MB), "nfast" when (o / NB, o % NB), "pairs" when output o's
+    register r is C row (8 o + r) / NB, column block (8 o + r) % NB. A MUTATION "OLD=>NEW"
     replaces text in every line first (the test's deliberate mistakes); a "PF=EXPR" the address the
     next prefetch line must prefetch (see simulate), one per prefetch line when any is given (ANY:
     any address, the line's runs still checked; OFF: the lane sends nothing); "BAR=EXPR" the number of barriers that must run, an
@@ -789,6 +792,7 @@ def sim_module(args):
     roles = args[4].split(",")
     MB, NB = M // 8, N // 8
     block = (lambda o: (o % MB, o // MB)) if args[5] == "mfast" else (lambda o: divmod(o, NB))
+    cell = (lambda o, r: divmod(8 * o + r, NB)) if args[5] == "pairs" else None
     lines = emitted(sys.stdin.read())
     pf = [a[3:] for a in args[6:] if a.startswith("PF=")] or None
     bar = next((a[4:] for a in args[6:] if a.startswith("BAR=")), None)
@@ -801,7 +805,8 @@ def sim_module(args):
         lines = changed
     bad = 0
     for K, seed in ((9 if bar else 3) * KS, 1), (KS, 2), (0, 3):  # a block every fourth step: 9 steps
-        e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles), pf=pf, barrier=barrier, ldb=ldb)
+        e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles), pf=pf, barrier=barrier, ldb=ldb,
+                     cell=cell)
         what = "elements or prefetch addresses" if pf else f"of {M * N} elements"
         print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} {what} differ")
         bad |= e != 0

@@ -11,7 +11,7 @@
 // which is what the SLM addresses the values end in are. A remainder of a shift scaled by a power of
 // two is written as a bit field of the shifted value (scaledField: RFC 2.4's ring stages in 2
 // instructions for the first scale, 1 for each other), and only what the addresses use is written
-// (live).
+// (live; VisaLoop adds a base's two parts in each message's add3 and leaves the base unwritten).
 #pragma once
 
 #include "ir/Operation.h"

@@ -992,10 +992,31 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
   }
   // Only what the SLM addresses need (VisaIndexProgram::live: a ring stage scaled as a bit field
   // leaves its remainder's own instructions unused).
-  std::vector<VisaIndexProgram::Root> used;
+  // A base the loop computes as the sum of two registers (an invariant part and the ring stage)
+  // is not written itself: each message adds the two and its constant in one pvc `add3` (16-bit
+  // immediate, as IGC encodes it: 0 .. 32767 here; tests/isa/gemm/rfc_2_4_gemm_slm.pvc.isa proves
+  // the form), where `add base` + `add`/`mov` per message took one more. An invariant base is
+  // computed before the loop anyway: kept.
+  using Root = VisaIndexProgram::Root;
+  auto addParts = [&](const Root& base, int64_t off) -> std::optional<std::pair<Root, Root>> {
+    if (base.kind != Root::Kind::Inst || off < 0 || off > 32767) return std::nullopt;
+    const VisaIndexProgram::Inst& in = lm.prog_->insts()[static_cast<size_t>(base.inst)];
+    if (in.invariant || std::string(in.opcode) != "add" || in.b.kind == Root::Kind::None) return std::nullopt;
+    return std::pair{in.a, in.b};
+  };
+  std::vector<Root> used;
+  auto use = [&](const Root& base, int64_t off) {
+    if (auto parts = addParts(base, off)) {
+      used.push_back(parts->first);
+      used.push_back(parts->second);
+    } else {
+      used.push_back(base);
+    }
+  };
   for (const Msg& m : lm.msgs_)
-    if (m.slm) used.push_back(m.addrBase);
-  for (const SlmWrite& w : lm.writes_) used.push_back(w.addrBase);
+    if (m.slm)
+      for (int64_t c = 0; c < m.respBytes() / 256; ++c) use(m.addrBase, m.addrOff + 256 * c);
+  for (const SlmWrite& w : lm.writes_) use(w.addrBase, w.addrOff);
   const std::vector<bool> live = lm.prog_->live(used);
   for (size_t i = 0; i < lm.prog_->insts().size(); ++i)
     if (live[i])
@@ -1021,7 +1042,6 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     t << fmt::format("mov (M1,1) {}h{}(0,7)<1> {:#x}:ud\n", p, i, m.shapeDword());
   }
   // The index program's operands: the counter, values from outside (an SLM buffer: its address).
-  using Root = VisaIndexProgram::Root;
   std::map<const ir::Value*, llvm::Value*> outerInputs;
   auto rootText = [&](const Root& r) -> std::string {
     if (r.kind == Root::Kind::Inst) return fmt::format("{}(0,0)<0;1,0>", VisaIndexProgram::varName(p, r.inst));
@@ -1080,10 +1100,19 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     t << fmt::format("dpas.{}.{}.8.{} (M1, 16) ${}.{} ${}.{} {}m{}.{} {}m{}({},0)\n", precision(in), precision(in),
                      d.op->intAttr("m", 0), c, off, c, off, p, bm, bs, p, am, as / kGrf);
   };
-  // An SLM address: the shared base plus the message's constant.
+  // An SLM address: the shared base plus the message's constant (the base's two parts and the
+  // constant in one add3 where addParts allows).
   auto address = [&](const std::string& var, const Root& base, int64_t off) {
-    if (off) t << fmt::format("add (M1_NM,1) {}(0,0)<1> {} {}:d\n", var, rootText(base), off);
-    else t << fmt::format("mov (M1_NM,1) {}(0,0)<1> {}\n", var, rootText(base));
+    if (auto parts = addParts(base, off)) {
+      if (off)
+        t << fmt::format("add3 (M1_NM,1) {}(0,0)<1> {} {} {}:d\n", var, rootText(parts->first), rootText(parts->second), off);
+      else
+        t << fmt::format("add (M1_NM,1) {}(0,0)<1> {} {}\n", var, rootText(parts->first), rootText(parts->second));
+    } else if (off) {
+      t << fmt::format("add (M1_NM,1) {}(0,0)<1> {} {}:d\n", var, rootText(base), off);
+    } else {
+      t << fmt::format("mov (M1_NM,1) {}(0,0)<1> {}\n", var, rootText(base));
+    }
   };
   if (lm.slm()) {
     // Program order: the index program, then the body's loads, dpas, barriers and SLM writes as

@@ -2,7 +2,7 @@
 # visa-slm-addr-sim.py [--seed S] [--in N=VALUE]... [--expect VAR=EXPR]... [--expect-file F] < module.ll
 # Runs the scalar part of a whole-loop inline-vISA statement with SLM messages (RFC 2.4 on pvc,
 # backends/spirv/VisaLoop.cpp) -- its counter, compare and jumps and the index program's mov, add,
-# shl, shr, and on 32-bit registers -- for every iteration the statement itself makes, and checks
+# add3, shl, shr, and on 32-bit registers -- for every iteration the statement itself makes, and checks
 # the address each lsc_load.slm / lsc_store.slm sends from against a formula the test writes from
 # the kernel. Nothing else of the statement is executed (sends, dpas and payload movs do not change
 # a scalar). vISA semantics used (the vISA spec): `shr` is logical, `add` / `shl` wrap at 32 bits,
@@ -95,7 +95,7 @@ def main():
     sent, bad, iters, pc, steps = set(), [], 0, 0, 0
     first = next(re.sub(r"^xtc_l\d+_", "", re.search(r"flat\[(\w+)\]", ln).group(1)) for ln in prog if "flat[" in ln)
     kvar = next(re.search(r"(xtc_l\d+_k)\(", ln).group(1) for ln in prog if re.search(r"xtc_l\d+_k\(", ln))
-    scalar = re.compile(r"(mov|add|shl|shr|and) \(M1(?:_NM)?,\s*1\) (\w+)\(0,0\)<1> (\S+)(?: (\S+))?$")
+    scalar = re.compile(r"(mov|add|add3|shl|shr|and) \(M1(?:_NM)?,\s*1\) (\w+)\(0,0\)<1> (\S+)(?: (\S+))?(?: (\S+))?$")
     while pc < len(prog):
         steps += 1
         if steps > 10**7:
@@ -105,7 +105,10 @@ def main():
         if m:
             op, dst, a = m.group(1), m.group(2), src(m.group(3))
             b = src(m.group(4)) if m.group(4) else 0
-            regs[dst] = {"mov": a, "add": (a + b) & MASK, "shl": (a << (b & 31)) & MASK,
+            c = src(m.group(5)) if m.group(5) else 0
+            if (op == "add3") != (m.group(5) is not None) or (op == "mov") != (m.group(4) is None):
+                sys.exit(f"not understood: {ln}")
+            regs[dst] = {"mov": a, "add": (a + b) & MASK, "add3": (a + b + c) & MASK, "shl": (a << (b & 31)) & MASK,
                          "shr": a >> (b & 31), "and": a & b}[op]
             continue
         m = re.match(r"cmp\.lt \(M1,\s*1\) (\w+) (\S+) (\S+)$", ln)

@@ -22,7 +22,9 @@
 //     one operand, a node whose only use is such a node: bias + relu in place), else in a
 //     temporary of its own (a variable each: the finalizer allocates them by liveness); two nodes of
 //     one op whose operands and results are adjacent registers one SIMD16 instruction (a pair;
-//     dg2-visa.sh `simd16`: one instruction on dg2 too); one mov per write register that holds a read's element (a write whose registers are
+//     dg2-visa.sh `simd16`: one instruction on dg2 too); a row's in-lane reduction chain (8
+//     registers into one, before a lane reduction) a tree of pairs, 4 instructions for 7 (below);
+//     one mov per write register that holds a read's element (a write whose registers are
 //     consecutive registers of one read stores from them; 2-register rows chained through a lane
 //     read's registers take one, below); the writes
 //     (`lsc_store.ugm (M1_NM, 1) flat[a]:a64 P:d32x{8,16,32}t`).
@@ -40,10 +42,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 
 namespace xtc::backend {
@@ -449,9 +453,68 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       break;
     }
   }
+  // In-lane reductions as trees of pairs (issue 11). The IR reduces a row's 8 registers by a chain
+  // (c0 = x0 op x1, c_k = c_{k-1} op x_{k+1}), one register per instruction: 7 SIMD8 ops. When the
+  // chain's only user is a lane reduction of the same op, its interior nodes have no other use, and
+  // its 8 leaves, ordered by place, are 4 pairs of adjacent registers w0..w3 (a row's 8 registers of
+  // one read, or softmax's exps in their pair variables), it is emitted as a tree into Y<end>
+  // (4 registers): Y(0,1) = w0 op w1 and Y(2,3) = w2 op w3 (SIMD16), Y(0,1) = Y(0,1) op Y(2,3)
+  // (SIMD16), T<end> = Y(0) op Y(1) (SIMD8): 4 instructions where the chain took 7. Register j of the
+  // result is ((x0 op x2) op (x4 op x6)) op ((x1 op x3) op (x5 op x7)) for the leaves in place order:
+  // the same value for max (exact in any order), another rounding for add: the tile language leaves
+  // a reduction's order open (docs/hardware.md "dg2: in-lane reductions as trees"); with the 8 lanes'
+  // halving tree that follows, a row of 64 is summed by a balanced tree of depth 6 (the chain's
+  // depth was 10). The last step stays SIMD8: a pair op keeps each of its two registers in one row
+  // (both sources' register k and the result's register k belong to the same row), so two rows'
+  // last steps could only pair if each row's two halves sat next to the other row's, which the two
+  // registers one pair op writes never do (the floor's 28 per reduction counts them paired).
+  std::vector<bool> absorbed(nodes.size(), false);       // a chain's interior node: not emitted
+  std::map<size_t, std::array<El, 8>> trees;             // a chain's last node -> its leaves in place order
+  for (size_t r = 0; r < nodes.size(); ++r) {
+    const Node& red = nodes[r];
+    if (red.kind != Node::Reduce || red.x.kind != El::Node) continue;
+    size_t end = static_cast<size_t>(red.x.a);
+    std::vector<size_t> chain;
+    std::vector<El> leaves;
+    auto inChain = [&](size_t k) {
+      const Node& c = nodes[k];
+      return c.kind == Node::Bin && std::string_view(c.opc) == red.opc && c.write < 0 && !lead[k] && pairOf[k] < 0;
+    };
+    size_t k = end;
+    bool ok = inChain(end);
+    while (ok) {
+      chain.push_back(k);
+      const Node& c = nodes[k];
+      auto inner = [&](const El& e) { return e.kind == El::Node && inChain(static_cast<size_t>(e.a)) && nodes[static_cast<size_t>(e.a)].uses == 1; };
+      if (inner(c.x) && !inner(c.y)) {
+        leaves.push_back(c.y), k = static_cast<size_t>(c.x.a);
+      } else if (inner(c.y) && !inner(c.x)) {
+        leaves.push_back(c.x), k = static_cast<size_t>(c.y.a);
+      } else {
+        leaves.push_back(c.x), leaves.push_back(c.y);
+        break;
+      }
+      ok = chain.size() < 7;
+    }
+    if (!ok || chain.size() != 7 || leaves.size() != 8 || nodes[end].uses != 1) continue;
+    bool regs = true;
+    for (const El& e : leaves) regs = regs && !scalar(e) && e.kind != El::Const && placeOf(e).second >= 0;
+    if (!regs) continue;
+    std::stable_sort(leaves.begin(), leaves.end(), [&](const El& a, const El& c) { return placeOf(a) < placeOf(c); });
+    bool pairs = true;
+    for (size_t w = 0; w < 8; w += 2) pairs = pairs && after(leaves[w], leaves[w + 1]);
+    if (!pairs) continue;
+    for (size_t c : chain)
+      if (c != end) absorbed[c] = true;
+    std::array<El, 8> l;
+    std::copy(leaves.begin(), leaves.end(), l.begin());
+    trees[end] = l;
+  }
   // Each temporary its own variable: the finalizer allocates them by liveness (softmax has 240).
   for (size_t n = 0; n < nodes.size(); ++n) {
     const Node& d = nodes[n];
+    if (absorbed[n]) continue;
+    if (trees.count(n)) decls << fmt::format(".decl {}Y{} v_type=G type=f num_elts=32 align=GRF\n", p, n);
     if (pairOf[n] >= 0) continue;  // in its lead's variables
     if (d.kind == Node::Reduce) {
       decls << fmt::format(".decl {}U{} v_type=G type=f num_elts=8 align=GRF\n", p, n);
@@ -521,8 +584,29 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     return d;
   };
   bool lnConsts = false;
+  std::set<size_t> treesDone;
   for (size_t m = 0; m < nodes.size(); ++m) {
-    if (lead[m]) continue;  // emitted with its pair's second node
+    if (lead[m] || absorbed[m] || treesDone.count(m)) continue;  // a lead: emitted with its pair's second node
+    if (trees.count(m)) {
+      // The trees whose last nodes follow m (one IR op's rows) level by level: each level's
+      // instructions independent of each other.
+      std::vector<size_t> run;
+      for (size_t k = m; k < nodes.size() && trees.count(k); ++k) run.push_back(k);
+      for (int level = 0; level < 3; ++level)
+        for (size_t k : run) {
+          const std::array<El, 8>& l = trees.at(k);
+          const char* op = nodes[k].opc;
+          std::string y = fmt::format("{}Y{}", p, k);
+          if (level == 0)
+            t << fmt::format("{0} (M1, 16) {1}(0,0)<1> {2} {3}\n{0} (M1, 16) {1}(2,0)<1> {4} {5}\n", op, y, reg(l[0]), reg(l[2]), reg(l[4]), reg(l[6]));
+          else if (level == 1)
+            t << fmt::format("{0} (M1, 16) {1}(0,0)<1> {1}(0,0)<1;1,0> {1}(2,0)<1;1,0>\n", op, y);
+          else
+            t << fmt::format("{0} (M1, 8) {1})<1> {2}(0,0)<1;1,0> {2}(1,0)<1;1,0>\n", op, at({El::Node, static_cast<int>(k), 0}), y);
+        }
+      treesDone.insert(run.begin(), run.end());
+      continue;
+    }
     size_t i = pairOf[m] >= 0 ? static_cast<size_t>(pairOf[m]) : m;  // the (lead) node emitted
     const char* w = pairOf[m] >= 0 ? "M1, 16" : "M1, 8";
     const Node& n = nodes[i];

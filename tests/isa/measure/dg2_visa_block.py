@@ -9,7 +9,9 @@ KERNEL: transpose (Y = X^T on the 16x16 tile at X[m, n] -> Y[n, m]), bias_relu (
 on the 8x32 tile at [m, n]), copy8 (Y = X on the 8x8 tile at [m, n]), add_max (Y = max(X + Z, 1.5)
 on the 8x16 tile at [m, n]) or softmax (each of the 8 rows m.. of X's 64 columns: Y = exp(X - max) /
 sum exp(X - max), against the same formula in double precision, within 1e-5 relative + 1e-7; its odd
-rows span [0, 200), so a wrong max or sign overflows the exp); the tile origin is m = 16, n = 32 (n = 0
+rows span [0, 200), so a wrong max or sign overflows the exp; and the row reductions themselves, read
+from the statement's bank registers: each max bit for bit, each sum within a depth-6 tree's error
+bound of the exact sum of what it divides: softmax_reductions); the tile origin is m = 16, n = 32 (n = 0
 for softmax, whose pitches are 256 bytes: the memrefs' static 64 columns) in buffers X and Z
 (40 x 72), Y (72 x 40 for transpose, else 40 x 72) and bias (1 x 72), each row padded to its pitch. ROLES names the statement's
 inputs in order, comma-separated: "BASE=X|Y|bias" (a buffer's 64-bit address), "U32=EXPR" (a
@@ -120,6 +122,7 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
         return bytes(mem.get(a + k, 0) for k in range(4))
 
     stored = {}
+    dividends = {}  # softmax: divisor lane -> the values its division's first mul (by D<k>v) multiplies
     for line in text.strip().split("\n"):
         if line in ("{", "}"):
             continue
@@ -157,11 +160,14 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
                     return f32(2.0 ** x)
                 except OverflowError:
                     return float("inf")
+            by_inv = re.match(r"^\w+_D\d+v\(0,(\d+)\)<0;1,0>$", a) if op == "mul" else None
             for i in range({"M1_NM, 1": 1, "M1, 1": 1, "M1, 4": 4, "M1, 8": 8, "M1, 16": 16}[width]):
                 if pn and not preds[pn][i]:
                     continue
                 x = src(a, i, t)
                 y = src(b, i, t) if b else None
+                if by_inv:
+                    dividends.setdefault(int(by_inv.group(1)), []).append(y)
                 z = src(c, i, t) if c else None
                 v = {"mov": lambda: x, "add": lambda: x + y, "mul": lambda: x * y, "max": lambda: max(x, y), "min": lambda: min(x, y),
                      "mad": lambda: x * y + z, "and": lambda: x & y, "rndz": lambda: float(math.trunc(x)), "exp": lambda: pow2(x),
@@ -220,11 +226,53 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
                 y = {"bias_relu": lambda: max(f32(x + vals["bias", 0, n0 + j]), 0.0), "copy8": lambda: x,
                      "add_max": lambda: max(f32(x + vals["Z", m0 + i, n0 + j]), 1.5)}[kernel]()
                 want[bases["Y"] + (m0 + i) * py + 4 * (n0 + j)] = y
+    if kernel == "softmax":
+        bad_reductions = softmax_reductions(regs, alias, vals, m0, dividends)
+    else:
+        bad_reductions = 0
+
     def close(got, v):  # exact for the element-wise kernels, within the math unit's error for softmax
         return got == v if kernel != "softmax" else abs(got - v) <= 1e-5 * abs(v) + 1e-7
     bad = sum(1 for a, v in want.items() if stored.get(a) != 1 or not close(struct.unpack("<f", mem32(a))[0], v))
     bad += sum(1 for a in stored if a not in want)  # a store outside the tile
-    return bad + misaligned, len(want)
+    return bad + misaligned + bad_reductions, len(want)
+
+
+def softmax_reductions(regs, alias, vals, m0, dividends):
+    """The row reductions of softmax's statement, read from its bank registers after the run (B0 lane
+    i: row i's max, B1 lane i: row i's sum; the reductions in the IR's order). The max must be the row's
+    maximum bit for bit (max is exact in any order, so a tree gives the chain's value). The sum, of the
+    64 values the statement divides by it (its exps, as computed), must be within the error bound of
+    a balanced tree of depth 6 (3 in-lane levels over the 8 registers, 3 over the 8 lanes): |s - S| <=
+    g6 * sum |e|, g_n = n u / (1 - n u), u = 2^-24, S the exact sum (Fractions). The chain the IR
+    writes (7 in-lane steps, then the lanes' 3) is bounded by g10 only. Returns the number of wrong
+    rows."""
+    from fractions import Fraction
+
+    def lanes(var):
+        name = next(n for n in list(regs) + list(alias) if n.endswith("_" + var))
+        root, off = alias.get(name, (name, 0))
+        return [struct.unpack("<f", bytes(regs[root][off + 4 * i:off + 4 * i + 4]))[0] for i in range(8)]
+    bits = lambda v: struct.pack("<f", v)
+    u = Fraction(1, 1 << 24)
+    g6 = 6 * u / (1 - 6 * u)
+    bad = 0
+    for i, (mx, s) in enumerate(zip(lanes("B0"), lanes("B1"))):
+        row = [vals["X", m0 + i, j] for j in range(64)]
+        if bits(mx) != bits(max(row)):
+            print(f"row {i}: max {mx!r}, not the row's {max(row)!r}")
+            bad += 1
+        e = dividends.get(i, [])
+        if not all(math.isfinite(v) for v in e + [s]):
+            print(f"row {i}: sum {s!r} of {len(e)} values, not all finite")
+            bad += 1
+            continue
+        exact = sum((Fraction(v) for v in e), Fraction(0))
+        bound = g6 * sum((abs(Fraction(v)) for v in e), Fraction(0))
+        if len(e) != 64 or abs(Fraction(s) - exact) > bound:
+            print(f"row {i}: sum {s!r} of {len(e)} values, exact {float(exact)!r}, bound {float(bound)!r}")
+            bad += 1
+    return bad
 
 
 def main():

@@ -252,6 +252,9 @@ void KernelEmitter::emitKernel(ir::Operation* kernel) {
                               target_.name, target_.subgroupSize));
   std::vector<int64_t> wgSize = wg->getIntArray();
   fullSubgroups_ = wgSize[0] % static_cast<int64_t>(target_.subgroupSize) == 0;
+  bool loops = false;
+  kernel->walk([&](ir::Operation* o) { loops = loops || o->is("scf.for"); });
+  headers_.qwordBase = !loops;
 
   std::vector<std::string> argNames;
   if (const ir::Attribute* an = kernel->attr("arg_names"))

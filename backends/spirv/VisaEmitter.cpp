@@ -103,12 +103,16 @@ struct AsmInputs {
 
 // A new header for the surface (base, width, height, pitch: the op's own operand values) and shape;
 // the coordinates are left to the message.
-llvm::Value* buildHeader(llvm::IRBuilder<>& b, const VisaHeaders::Slot& s) {
+llvm::Value* buildHeader(llvm::IRBuilder<>& b, const VisaHeaders::Slot& s, bool qwordBase) {
   llvm::Value* lo = b.CreateTrunc(s.base, b.getInt32Ty());
   llvm::Value* hi = b.CreateTrunc(b.CreateLShr(s.base, b.getInt64(32)), b.getInt32Ty());
   AsmInputs in{1, "=rw", {}};
-  std::string t = in.set("$0(0,0)<1>", lo);  // one statement per field: the operands are numbered in order
-  t += in.set("$0(0,1)<1>", hi);
+  std::string t;  // one statement per field: the operands are numbered in order
+  if (qwordBase)  // dwords 0-1 as one qword (VisaHeaders::qwordBase)
+    t = fmt::format("{{\n.decl xtc_hq v_type=G type=uq num_elts=1 alias=<$0,0>\nmov (M1_NM,1) xtc_hq(0,0)<1> {}(0,0)<0;1,0>\n}}\n",
+                    in.add(s.base, "rw.u"));
+  else
+    t = in.set("$0(0,0)<1>", lo) + in.set("$0(0,1)<1>", hi);
   t += in.set("$0(0,2)<1>", s.width, -1);
   t += in.set("$0(0,3)<1>", s.height, -1);
   t += in.set("$0(0,4)<1>", s.pitch, -1);
@@ -173,7 +177,7 @@ llvm::Value* rawMessage(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBui
   VisaHeaders::Slot key = surfaceKey(op, ctx, shape);
   VisaHeaders::Slot* slot = findSlot(hs, key, &op);
   if (!slot) {
-    key.header = buildHeader(b, key);
+    key.header = buildHeader(b, key, hs.qwordBase);
     hs.slots.push_back(key);
     slot = &hs.slots.back();
   }
@@ -513,7 +517,7 @@ void prepareLoopHeaders(const ir::Operation& loop, XeEmitContext& ctx, XeCodegen
     if (!outside) continue;
     VisaHeaders::Slot s = surfaceKey(*op, ctx, *shape);
     s.op = op;
-    s.header = buildHeader(b, s);
+    s.header = buildHeader(b, s, /*qwordBase=*/false);  // a loop's kernel: VisaHeaders::qwordBase
     // The split d16 load (two halves, x and x + 16) keeps x per message, and sends twice per
     // iteration: no stepped coordinate.
     bool split = op->is("xe.load_2d") && op->intAttr("array_len", 1) == 2;

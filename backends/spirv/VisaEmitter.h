@@ -58,6 +58,11 @@ struct VisaHeaders {
     const ir::Operation* op = nullptr;
   };
   std::vector<Slot> slots;  // in creation order (deterministic output)
+  // The header's 64-bit base as ONE qword mov into a uq alias of the header (else two dword movs):
+  // only in a kernel without loops. There it saves a mov per header (softmax pvc 664 -> 662,
+  // sg_bias_relu 82 -> 79); in RFC 2.5 (loops) IGC then spilled 112 registers, even with only the
+  // headers outside its loops in this form (issue 11, measured again in session 17).
+  bool qwordBase = false;
 };
 
 // Before a loop is emitted op by op: builds (at the insertion point, the preheader) a header for each

@@ -510,6 +510,37 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     std::copy(leaves.begin(), leaves.end(), l.begin());
     trees[end] = l;
   }
+  // A bank's 8 lane reductions at once (issue 11): when its 8 reductions are consecutive nodes of
+  // one op, each of a tree's result used by it alone, the trees' results are the 8 registers of one
+  // variable G<bank> (row r = lane r of the bank: register r) and the 8 halving trees are one
+  // transposed tree: H(k) = G(2k)<8;4,1> op G(2k,4)<8;4,1> (lanes 0-3 row 2k's halves combined,
+  // 4-7 row 2k+1's), J(k) = H(2k)<4;2,1> op H(2k,2)<4;2,1> (two lanes per row), B = J<2;1,0> op
+  // J(0,1)<2;1,0> (lane r row r). Each row's values combine in the same order as its own tree's
+  // (lane j with j + 4, then with j + 2, then 0 with 1): the same results bit for bit. The finalizer
+  // moves both regioned sources into place (2 movs per op, dg2 keeps a float operand at its
+  // destination's offsets): 7 ops, 21 instructions for 8 rows where the rows' trees took 5 each (40).
+  // Measured on softmax's block path: 671 -> 651 with both banks (IGC waits on 16 more SBID tokens:
+  // every row's max is ready only at the end, so the exps' schedule changes), 669 with the maxes'
+  // alone, 657 with the sums' alone.
+  std::map<int, size_t> bankStart;  // bank -> its first reduction node, for the banks taken so
+  for (size_t r = 0; r + 8 <= nodes.size(); ++r) {
+    const Node& first = nodes[r];
+    if (first.kind != Node::Reduce || first.reg % 8 != 0) continue;
+    bool ok = true;
+    for (size_t j = 0; j < 8; ++j) {
+      const Node& red = nodes[r + j];
+      ok = ok && red.kind == Node::Reduce && red.reg == first.reg + static_cast<int>(j) && red.opc == first.opc && red.x.kind == El::Node &&
+           trees.count(static_cast<size_t>(red.x.a)) && nodes[static_cast<size_t>(red.x.a)].uses == 1;
+    }
+    if (ok) bankStart[first.reg / 8] = r;
+  }
+  std::map<size_t, std::pair<int, int>> inBank;  // a taken bank's tree result -> (bank, register)
+  for (auto [bank, r] : bankStart) {
+    decls << fmt::format(".decl {0}G{1} v_type=G type=f num_elts=64 align=GRF\n.decl {0}H{1} v_type=G type=f num_elts=32 align=GRF\n"
+                         ".decl {0}J{1} v_type=G type=f num_elts=16 align=GRF\n",
+                         p, bank);
+    for (size_t j = 0; j < 8; ++j) inBank[static_cast<size_t>(nodes[r + j].x.a)] = {bank, static_cast<int>(j)};
+  }
   // Each temporary its own variable: the finalizer allocates them by liveness (softmax has 240).
   for (size_t n = 0; n < nodes.size(); ++n) {
     const Node& d = nodes[n];
@@ -517,8 +548,13 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     if (trees.count(n)) decls << fmt::format(".decl {}Y{} v_type=G type=f num_elts=32 align=GRF\n", p, n);
     if (pairOf[n] >= 0) continue;  // in its lead's variables
     if (d.kind == Node::Reduce) {
-      decls << fmt::format(".decl {}U{} v_type=G type=f num_elts=8 align=GRF\n", p, n);
+      if (!bankStart.count(d.reg / 8)) decls << fmt::format(".decl {}U{} v_type=G type=f num_elts=8 align=GRF\n", p, n);
       if (d.reg % 8 == 0) decls << fmt::format(".decl {}B{} v_type=G type=f num_elts=8 align=GRF\n", p, d.reg / 8);
+      continue;
+    }
+    if (auto it = inBank.find(n); it != inBank.end()) {
+      decls << fmt::format(".decl {0}T{1} v_type=G type=f num_elts=8 align=GRF alias=<{0}G{2},{3}>\n", p, n, it->second.first,
+                           kGrf * it->second.second);
       continue;
     }
     if (d.write < 0) decls << fmt::format(".decl {}{}{} v_type=G type=f num_elts={} align=GRF\n", p, lead[n] ? "V" : "T", n, lead[n] ? 16 : 8);
@@ -640,6 +676,14 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       // (v x) s, v and s the divisor's (in its lane of the bank for a reduction's).
       std::string d = divisorPart(n.y), l = scalar(n.y) ? fmt::format("(0,{})<0;1,0>", nodes[static_cast<size_t>(n.y.a)].reg % 8) : "(0,0)<1;1,0>";
       t << fmt::format("mul ({5}) {0} {1}v{2} {3}\nmul ({5}) {0} {4})<1;1,0> {1}s{2}\n", dst, d, l, reg(n.x), dst.substr(0, dst.size() - 4), w);
+    } else if (auto b = bankStart.find(n.reg / 8); b != bankStart.end()) {
+      if (b->second != i) continue;  // the bank's first reduction emits all 8
+      std::string g = fmt::format("{}G{}", p, b->first), h = fmt::format("{}H{}", p, b->first), j = fmt::format("{}J{}", p, b->first);
+      for (int k = 0; k < 4; ++k)
+        t << fmt::format("{0} (M1, 8) {1}({2},0)<1> {3}({4},0)<8;4,1> {3}({4},4)<8;4,1>\n", n.opc, h, k, g, 2 * k);
+      for (int k = 0; k < 2; ++k)
+        t << fmt::format("{0} (M1, 8) {1}({2},0)<1> {3}({4},0)<4;2,1> {3}({4},2)<4;2,1>\n", n.opc, j, k, h, 2 * k);
+      t << fmt::format("{0} (M1, 8) {1}B{2}(0,0)<1> {3}(0,0)<2;1,0> {3}(0,1)<2;1,0>\n", n.opc, p, b->first, j);
     } else {
       // Over the 8 lanes: the halves (4 wide), then lanes 0 + 2 and 1 + 3, then those two, into the
       // bank's lane (dg2-visa.sh `softmax`: the finalizer adds a mov of the upper half, as IGC's own tree).

@@ -21,7 +21,8 @@ the check must fail). Prints one line per check; exits 1 when one fails.
 
 The model: registers are 32 bytes (8 lanes of a dword); `add`/`mov`/`max`/`min`/`mul`/`mad`/`and`/
 `rndz`/`exp`/`inv` on (M1_NM, 1), (M1, 16) (two registers), (M1, 8), (M1, 4) or (M1, 1) with <1> destinations and <0;1,0> /
-<1;1,0> sources (a `(-)` one negated) or immediates, in the declared types (a qword add of a dword
+<1;1,0> sources or any <v;w,h> region (element i at v * (i / w) + h * (i % w): the transposed lane
+trees' <8;4,1>, <4;2,1>, <2;1,0>; a `(-)` one negated) or immediates, in the declared types (a qword add of a dword
 source sign-extends it; `exp` is 2^x and `inv` 1/x, rounded to f32, as exact as the hardware's math
 unit is not: the check's tolerance covers it), an optional predicate `(P)` (lanes where P is off keep
 the destination), `cmp.eq`/`cmp.ge` (M1, 8) into a predicate; `lsc_load.ugm (M1_NM, 1) D:d32xNt flat[A]:a64` reads

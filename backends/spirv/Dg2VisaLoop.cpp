@@ -459,8 +459,10 @@ class LaneProgram {
   // `pre`, the program and the prefetches to `body`, the carried indices' steps to `step`.
   void emit(const std::function<std::string(llvm::Value*, const char*)>& input,
             const std::function<llvm::Value*(const ir::Value*)>& hoist, const std::function<llvm::Value*(const ir::Value*)>& carriedInit,
-            llvm::Value* trips, llvm::IRBuilder<>& b, std::ostream& decls, std::ostream& pre, std::ostream& body, std::ostream& step) {
+            llvm::Value* trips, bool counter, llvm::IRBuilder<>& b, std::ostream& decls, std::ostream& pre, std::ostream& body,
+            std::ostream& step) {
     trips_ = trips;
+    counter_ = counter;
     input_ = &input;
     hoist_ = &hoist;
     carriedInit_ = &carriedInit;
@@ -507,7 +509,8 @@ class LaneProgram {
   // zext(off at entry) and the limit L = bound - a (0 where a >= bound, a fixed term is false or a
   // no-wrap check below fails). Per tick a scalar s = ticks * da (0 at entry, shared by the
   // prefetches of one clock and da) and per prefetch `cmp.lt P s L`, `(P)` the send, `add W W dsum`:
-  // 3 instructions against the program's ~10.
+  // 3 instructions against the program's ~10 (a statement that keeps its counter compares that
+  // instead, against L in counter units: no s; sendWalked).
   // Exact: s < L gives a + s < bound without wrap, so a's own value (a + s mod 2^32) is below bound:
   // the walked predicate implies ok, and equals it when nothing wraps; s does not wrap when trips *
   // da < 2^32. The offset at tick t is off + t * dsum mod 2^32 (~3 commutes with adding a multiple
@@ -750,16 +753,57 @@ class LaneProgram {
       ins("add", dend, end, shift);
       check(dw, dend);
     }
-    // The clock's scalar for this da, shared; the walk per tick by dsum (its value mod 2^32).
+    // The walk per tick by dsum (its value mod 2^32), after the clock's scalar's step when it has one.
     std::ostream& tick = w.cond ? static_cast<std::ostream&>(condStep_) : *step_;
+    Val by = w.sum.inv ? uniform(step) : imm(static_cast<uint32_t>(w.sum.c), 'q');
+    std::string walkAdd = fmt::format("add (M1, 8) {0}(0,0)<1> {0}(0,0)<1;1,0> {1}\n", out.addr.name, by.src());
+    std::optional<int> sh = log2Of(w.da.c);
+    if (counter_ && sh) {
+      // A statement that keeps its counter k (= lb + ticks * S, S the loop step, or the block's period
+      // times it for the block's clock): ticks * da < L exactly when k < lb + min(ceil(L / da), trips)
+      // * S (ticks < trips, and ticks < ceil(L / da) iff ticks * da < L), a limit made before the loop
+      // (below 2^31 + S: unsigned compares; lb + trips * S <= ub + S - 1 and the interior loop's ub
+      // is below 2^31), so no scalar of its own steps: 1 instruction a step fewer per clock and da.
+      int64_t S = w.cond ? m_.ifMask_ + 1 : m_.step_;
+      if (counterView_.empty()) {  // once: the counter's ud view, the trip count and lower bound (i32 scalars)
+        counterView_ = fmt::format("{}ku", p_);
+        *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 alias=<{}k,0>\n", counterView_, p_);
+        auto uniform32 = [&](llvm::Value* v) {
+          std::string u = fmt::format("{}fu{}", p_, uniforms_++);
+          *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 align=dword\n", u);
+          *pre_ << fmt::format("mov (M1,1) {}(0,0)<1> {}(0,0)<0;1,0>\n", u, (*input_)(v, "rw.u"));
+          return Val{u, 'd', true};
+        };
+        trips32_ = uniform32(b.CreateTrunc(trips_, b.getInt32Ty()));
+        lb32_ = uniform32(b.CreateTrunc((*hoist_)(loop_.operand(0)), b.getInt32Ty()));
+      }
+      const Val &T = trips32_, &lb = lb32_;
+      Val q{temp('d'), 'd'}, part{temp('d'), 'd'}, m{temp('m'), 'm'};
+      Val lk{temp('d'), 'd'};
+      ins("shr", q, lim, imm(*sh, 'd'));
+      ins("and", part, lim, imm(w.da.c - 1, 'd'));
+      *pre_ << fmt::format("cmp.ne (M1, 8) {}(0,0)<1> {} 0x0:ud\n", m.name, part.src());
+      ins("shr", m, m, imm(31, 'd'));
+      ins("add", q, q, m);  // ceil(L / da)
+      *pre_ << fmt::format("cmp.lt (M1, 8) {}(0,0)<1> {} {}\n", m.name, q.src(), T.src());
+      ins("and", q, q, m);
+      ins("xor", m, m, imm(0xffffffff, 'd'));
+      ins("and", part, T, m);
+      ins("or", q, q, part);  // min(ceil(L / da), trips)
+      ins("mul", lk, q, imm(S, 'd'));
+      ins("add", lk, lk, lb);
+      tick << walkAdd;
+      *body_ << fmt::format("cmp.lt (M1, 8) {} {}(0,0)<0;1,0> {}\n", out.pred, counterView_, lk.src());
+      return send(out.pred, out.addr.name);
+    }
+    // Else the clock's scalar for this da, shared: s = ticks * da, compared with L.
     auto [tk, fresh] = ticks_.emplace(std::make_pair(w.cond, w.da.c), fmt::format("{}fs{}", p_, ticks_.size()));
     if (fresh) {
       *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 align=dword\n", tk->second);
       *pre_ << fmt::format("mov (M1,1) {}(0,0)<1> 0x0:ud\n", tk->second);
       tick << fmt::format("add (M1,1) {0}(0,0)<1> {0}(0,0)<0;1,0> {1:#x}:ud\n", tk->second, w.da.c);
     }
-    Val by = w.sum.inv ? uniform(step) : imm(static_cast<uint32_t>(w.sum.c), 'q');
-    tick << fmt::format("add (M1, 8) {0}(0,0)<1> {0}(0,0)<1;1,0> {1}\n", out.addr.name, by.src());
+    tick << walkAdd;
     *body_ << fmt::format("cmp.lt (M1, 8) {} {}(0,0)<0;1,0> {}\n", out.pred, tk->second, lim.src());
     send(out.pred, out.addr.name);
   }
@@ -986,7 +1030,9 @@ class LaneProgram {
   };
   std::map<const ir::Operation*, WalkedVals> walked_;
   std::map<std::pair<bool, int64_t>, std::string> ticks_;  // (in the block, da) -> the walked scalar
-  bool preMode_ = false;
+  bool preMode_ = false, counter_ = false;  // counter_: the statement keeps its counter {p}k
+  std::string counterView_;                 // its ud view, declared once
+  Val trips32_, lb32_;                      // with it: the trip count and the lower bound as i32 scalars
   llvm::Value* trips_ = nullptr;
   std::set<std::string> views_;
   int temps_ = 0, carriedVars_ = 0, uniforms_ = 0, walkedCount_ = 0;
@@ -1182,7 +1228,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // The prefetches' program: its declarations go with the others (spliced in below), its copies here.
   std::ostringstream progDecls, progBody, progSteps;
   auto carriedInit = [&](const ir::Value* v) { return ctx.get(op.operand(v->index() + 2)).at(0); };
-  prefetch.emit(arg, hoist, carriedInit, st.trips(), b, progDecls, t, progBody, progSteps);
+  prefetch.emit(arg, hoist, carriedInit, st.trips(), walk.empty(), b, progDecls, t, progBody, progSteps);
   st.loopStart(t, p, walk, walkBy);
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
   for (size_t i = 0; i < order.size(); ++i) {

@@ -9,10 +9,7 @@
 //  - always "inside" when that holds, every offset is below 2^30, every size below 2^31 and the group
 //    ids below 2^32 (the range compactGuard promises; else the per-lane arm, which is correct);
 //  - both answers occur (a negative control against a constant condition).
-#include "frontend/Frontend.h"
-#include "ir/ops/LaneOps.h"
-#include "ir/passes/PassManager.h"
-#include "tests/unit/passes/PassTestSupport.h"
+#include "tests/unit/passes/ExampleSupport.h"
 
 #include <functional>
 #include <random>
@@ -118,23 +115,11 @@ ir::Value* mergedCondition(ir::Operation* kernel) {
 
 void checkGuard(const GuardCase& c) {
   SCOPED_TRACE(c.example);
-  SourceManager sm;
-  std::ostringstream out;
-  DiagnosticEngine diags(sm, out);
-  ir::registerAllOps();
-  ir::registerLaneOps();
-  passes::registerAllPasses();
-  std::string path = std::string(XTC_SOURCE_DIR) + "/examples/" + c.example + ".xt";
-  std::string error;
-  ASSERT_TRUE(sm.addFile(path, &error)) << error;
-  std::unique_ptr<ir::Operation> module = frontend::compileToTileIR(path, diags);
-  diags.flush();
-  ASSERT_TRUE(module) << out.str();
+  xtc::testing::ExampleFixture f;
+  std::unique_ptr<ir::Operation> module = f.tileIR(c.example);
+  ASSERT_TRUE(module);
   const targets::Target* target = targets::findTarget("dg2");
-  passes::PassContext ctx{diags, target};
-  passes::PassManager pm(ctx);
-  ASSERT_TRUE(pm.addPipeline(passes::defaultPipeline(*target)));
-  ASSERT_TRUE(pm.run(module.get())) << (diags.flush(), out.str());
+  ASSERT_TRUE(f.lower(module.get(), *target));
   ir::Operation* kernel = ir::moduleKernels(module.get())[0];
   ir::Value* cond = mergedCondition(kernel);
   ASSERT_NE(cond, nullptr);

@@ -11,16 +11,12 @@
 // Inputs are small multiples of 1/4 (PassTestSupport.h), so every product and every partial sum of
 // the GEMMs is exact in f32 and any summation order gives the same bits: the GEMMs compare exactly.
 // Kernels with exp or a float reduction compare within a relative 1e-6.
-#include "frontend/Frontend.h"
-#include "ir/ops/LaneOps.h"
-#include "ir/passes/PassManager.h"
-#include "tests/unit/passes/PassTestSupport.h"
+#include "tests/unit/passes/ExampleSupport.h"
 
 #include <algorithm>
 #include <cstring>
 #include <functional>
 #include <numeric>
-#include <fstream>
 
 using namespace xtc;
 
@@ -74,44 +70,17 @@ int64_t compareRuns(const interp::KernelArgs& initial, const interp::KernelArgs&
 
 void runPipelineDiff(const PipelineCase& c, const char* targetName, Control control = Control::None) {
   SCOPED_TRACE(std::string(c.example) + " on " + targetName);
-  SourceManager sm;
-  std::ostringstream out;
-  DiagnosticEngine diags(sm, out);
-  ir::registerAllOps();
-  ir::registerLaneOps();
-  passes::registerAllPasses();
-  std::string path = std::string(XTC_SOURCE_DIR) + "/examples/" + c.example + ".xt";
-  std::string error;
-  if (c.edits.empty()) {
-    ASSERT_TRUE(sm.addFile(path, &error)) << error;
-  } else {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string source = text.str();
-    for (const auto& [from, to] : c.edits) {
-      ASSERT_NE(source.find(from), std::string::npos) << from;
-      for (size_t p = source.find(from); p != std::string::npos; p = source.find(from, p + to.size()))
-        source.replace(p, from.size(), to);
-    }
-    sm.addBuffer(path, source);
-  }
-  std::unique_ptr<ir::Operation> tile = frontend::compileToTileIR(path, diags);
-  diags.flush();
-  ASSERT_TRUE(tile) << out.str();
+  xtc::testing::ExampleFixture f;
+  std::unique_ptr<ir::Operation> tile = f.tileIR(c.example, c.edits);
+  ASSERT_TRUE(tile);
+  DiagnosticEngine& diags = f.diags;
   ir::IRMapping mapping;
   std::unique_ptr<ir::Operation> lowered = tile->clone(mapping);
 
   const targets::Target* target = targets::findTarget(targetName);
   ASSERT_NE(target, nullptr);
-  passes::PassContext ctx{diags, target};
-  const std::vector<std::string> pipeline = passes::defaultPipeline(*target);
   if (control != Control::EveryPass) {
-    passes::PassManager pm(ctx);
-    ASSERT_TRUE(pm.addPipeline(pipeline));
-    bool lowerOk = pm.run(lowered.get());
-    diags.flush();
-    ASSERT_TRUE(lowerOk) << out.str();
+    ASSERT_TRUE(f.lower(lowered.get(), *target));
   }
 
   ir::Operation* k0 = ir::moduleKernels(tile.get())[0];
@@ -133,19 +102,19 @@ void runPipelineDiff(const PipelineCase& c, const char* targetName, Control cont
   }
   const interp::KernelArgs initial = before;
   interp::RunStats st0;
-  ASSERT_TRUE(interp::runKernel(*k0, before, diags, {}, &st0)) << (diags.flush(), out.str());
+  ASSERT_TRUE(interp::runKernel(*k0, before, diags, {}, &st0)) << f.text();
 
   if (control == Control::EveryPass) {
-    for (const std::string& pass : pipeline) {
+    passes::PassContext ctx{diags, target};
+    for (const std::string& pass : passes::defaultPipeline(*target)) {
       SCOPED_TRACE("after " + pass);
       passes::PassManager pm(ctx);
       ASSERT_TRUE(pm.addPipeline({pass}));
       bool ok = pm.run(lowered.get());
-      diags.flush();
-      ASSERT_TRUE(ok) << out.str();
+      ASSERT_TRUE(ok) << f.text();
       interp::KernelArgs after = initial;
       ASSERT_TRUE(interp::runKernel(*ir::moduleKernels(lowered.get())[0], after, diags, {}, nullptr))
-          << (diags.flush(), out.str());
+          << f.text();
       compareRuns(initial, before, after, c.tolerance, 0, false);
     }
     EXPECT_TRUE(ir::moduleKernels(lowered.get())[0]->hasAttr("target")) << "the pipeline did not lower the kernel";
@@ -160,7 +129,7 @@ void runPipelineDiff(const PipelineCase& c, const char* targetName, Control cont
     a.setFloat(0, a.getFloat(0) + 1.0);
   }
   interp::RunStats st1;
-  ASSERT_TRUE(interp::runKernel(*k1, after, diags, {}, &st1)) << (diags.flush(), out.str());
+  ASSERT_TRUE(interp::runKernel(*k1, after, diags, {}, &st1)) << f.text();
   EXPECT_FALSE(st1.workgroupLevel) << "the lowered kernel still runs at workgroup level";
   bool perturbed = control == Control::PerturbInput;
   int64_t totalBad = compareRuns(initial, before, after, c.tolerance, perturbed ? 1 : 0, perturbed);

@@ -8,6 +8,7 @@
 #include "backends/spirv/Dg2VisaBlock.h"
 #include "backends/spirv/Dg2VisaFmaLoop.h"
 #include "backends/spirv/Dg2VisaLoop.h"
+#include "backends/spirv/Dg2VisaReduceLoop.h"
 #include "backends/spirv/EmitMemory.h"
 #include "backends/spirv/VisaEmitter.h"
 #include "backends/spirv/VisaLanes.h"
@@ -965,6 +966,7 @@ void KernelEmitter::emitFor(ir::Operation& op) {
     std::optional<std::string> r = emitVisaLoop(op, xc, visaLoops_);
     if (!r) r = emitDg2VisaLoop(op, xc, visaLoops_);
     if (!r) r = emitDg2VisaFmaLoop(op, xc, visaLoops_);  // dg2's f32 FMA K loop (Dg2VisaFmaLoop.h)
+    if (!r) r = emitDg2VisaReduceLoop(op, xc, visaLoops_);  // dg2's row-sum loop (Dg2VisaReduceLoop.h)
     if (r) {
       ++visaLoops_;
       if (!r->empty()) fail(op, *r);

@@ -295,7 +295,7 @@ std::optional<std::string> emitDg2VisaReduceLoop(const ir::Operation& op, XeEmit
   // loopStep closed the statement after the end label; the outputs follow it: register r = row r's
   // running sum in every lane (the per-op code after the loop reads any lane).
   std::string text = t.str();
-  text.resize(text.size() - 2);  // "}\n"
+  if (text.ends_with("}\n")) text.resize(text.size() - 2);
   for (int r = 0; r < kRows; ++r) text += fmt::format("mov (M1, 8) $0({},0)<1> {}S(0,{})<0;1,0>\n", r, p, r);
   text += "}\n";
 

@@ -10,18 +10,20 @@
 //     `acc = acc + part`), and the accumulator's initial value a constant: the same in every lane,
 //     which the statement's transposed running sum (row r in lane r) needs (below). Anything else:
 //     no match, and the loop is emitted op by op.
-//  2. Emit: lane j reads row base + j (not the block read's row layout): per step 2n SIMD8 A64
-//     untyped reads of 4 dwords (`svm_gather4scaled.RGBA (M1, 8)`, the form gemm_bt's lane reads
-//     use), read k at the row's column + 4k, into registers 4k .. 4k + 3 of R (register c lane j =
-//     column c of row j); each read's per-lane address is its own variable, one SIMD8 64-bit add per
-//     step. The 8n registers are summed by halving, in place, over register pairs (SIMD16 adds:
-//     R(i, i + 1) += R(i + h, i + h + 1), h = 4n, 2n, .., 2), the last two by one SIMD8 add into P:
-//     lane j of P is row j's sum, a balanced tree of depth log2(8n). Then one SIMD8 add S = S + P,
-//     the running sum S (row r in lane r). S is made before the loop from the accumulator's initial
-//     value (register r's lane r: every lane holds the same constant) and after the loop each
-//     output register r is S's lane r (a broadcast mov): 8 movs each side, outside the loop. The loop
-//     ends on the first read's walked lane-0 address (Dg2VisaCommon.h loopStart), or a counter when
-//     the column does not step by a positive constant.
+//  2. Emit (only when the rows are fixed and their column steps by a positive constant: row_sum's
+//     column walk): lane j reads row base + j (not the block read's row layout): per step 2n SIMD8
+//     A64 untyped reads of 4 dwords (`svm_gather4scaled.RGBA (M1, 8)`, the form gemm_bt's lane
+//     reads use), read k at the row's column + 4k, into registers 4k .. 4k + 3 of R (register c lane
+//     j = column c of row j); each read's per-lane address is its own variable, one SIMD8 64-bit add
+//     per step, at the step's top (the addresses start one step back). The 8n registers are summed
+//     in place over register pairs (SIMD16 adds): first each read's two pairs, R(4k, 4k + 1) +=
+//     R(4k + 2, 4k + 3), then neighbouring reads' sums, halving (R(0) += R(4), R(8) += R(12), ..,
+//     R(0) += R(8), ..); the last pair's two registers by one SIMD8 add into P: lane j of P is row
+//     j's sum, a balanced tree of depth log2(8n). Then one SIMD8 add S = S + P, the running sum S
+//     (row r in lane r). S is made before the loop from the accumulator's initial value (register
+//     r's lane r: every lane holds the same constant) and after the loop each output register r is
+//     S's lane r (a broadcast mov): 8 movs each side, outside the loop. The loop ends on the first
+//     read's walked lane-0 address (Dg2VisaCommon.h loopStart: no counter).
 #include "backends/spirv/Dg2VisaReduceLoop.h"
 
 #include "backends/spirv/Dg2VisaCommon.h"
@@ -247,11 +249,15 @@ std::optional<std::string> emitDg2VisaReduceLoop(const ir::Operation& op, XeEmit
   if (op.intAttr("index_bits", 64) != 32) return std::nullopt;
   Matcher lm(op);
   if (!lm.match()) return std::nullopt;
-  // Past this point the statement is emitted.
   const Read& r0 = lm.reads_[0];
   const int64_t nReads = 2 * r0.n;  // 4 dwords (16 bytes) per lane each: the row's 8n columns
   const int64_t regs = 8 * r0.n;
-  Dg2Statement st(op, ctx, 1, lm.steps_);
+  Dg2Statement st(op, ctx, 1, lm.steps_);  // (makes no IR)
+  // The rows walk along their columns by a positive constant (row_sum's column loop), which the
+  // addresses take as an immediate and the loop's end test as its walked address; else no statement.
+  const int64_t walkBy = st.walkBytes(r0.row, r0.col, 4);
+  if (walkBy <= 0) return std::nullopt;
+  // Past this point the statement is emitted.
   std::string p = fmt::format("xtc_s{}_", loopId);
   std::ostringstream t;
   t << "{\n";
@@ -259,17 +265,22 @@ std::optional<std::string> emitDg2VisaReduceLoop(const ir::Operation& op, XeEmit
   t << fmt::format(".decl {}R v_type=G type=f num_elts={} align=GRF\n", p, 8 * regs);
   for (int64_t k = 0; k < nReads; ++k) t << fmt::format(".decl {0}R{1} v_type=G type=f num_elts=32 align=GRF alias=<{0}R,{2}>\n", p, k, 128 * k);
   t << fmt::format(".decl {0}P v_type=G type=f num_elts=8 align=GRF\n.decl {0}S v_type=G type=f num_elts=8 align=GRF\n", p);
-  int64_t walkBy = st.walkBytes(r0.row, r0.col, 4);
-  std::string walk = walkBy > 0 ? p + "l0" : std::string();
-  st.loopDecls(t, p, walk.empty());
-  // Lane j's address of row base + j at the loop's first column; read k 16 bytes further each.
+  const std::string walk = p + "l0";
+  st.loopDecls(t, p, false);
+  // Lane j's address of row base + j at the loop's first column, read k 16 bytes further each, one
+  // step back: each step adds its step first, at the top, so that the reads wait for adds of the
+  // same step (with the adds after the reads, IGC waited at the loop's head for the last one: a
+  // sync.nop per step, measured). The walked end test then compares the step's advanced address
+  // with the end made from the one step back, the same trip count (an address below one step, which
+  // would wrap, is no buffer's).
   st.lane();
   std::string a = st.input(st.groupAddress(r0.mem, r0.row, r0.col, 4), "rw");
-  t << fmt::format("mov (M1, 8) {}l0(0,0)<1> {}(0,0)<1;1,0>\n", p, a);
-  for (int64_t k = 1; k < nReads; ++k) t << fmt::format("add (M1, 8) {}l{}(0,0)<1> {}(0,0)<1;1,0> {:#x}:uq\n", p, k, a, 16 * k);
+  for (int64_t k = 0; k < nReads; ++k)
+    t << fmt::format("add (M1, 8) {}l{}(0,0)<1> {}(0,0)<1;1,0> {:#x}:uq\n", p, k, a, static_cast<uint64_t>(16 * k - walkBy));
   // The running sum, row r in lane r, from the constant initial value (output register r, any lane).
   for (int r = 0; r < kRows; ++r) t << fmt::format("mov (M1_NM, 1) {}S(0,{})<1> $0({},{})<0;1,0>\n", p, r, r, r);
   st.loopStart(t, p, walk, walkBy);
+  for (int64_t k = 0; k < nReads; ++k) t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {0}l{1}(0,0)<1;1,0> {2:#x}:uq\n", p, k, walkBy);
   for (int64_t k = 0; k < nReads; ++k) t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}R{1}.0\n", p, k);
   // Each lane's row, pairs of registers per instruction, in place: first each read's two pairs (an
   // add that waits for one read: one whose sources came from two reads waited for the second by a
@@ -289,8 +300,6 @@ std::optional<std::string> emitDg2VisaReduceLoop(const ir::Operation& op, XeEmit
   }
   t << fmt::format("add (M1, 8) {0}P(0,0)<1> {0}R(0,0)<1;1,0> {0}R(1,0)<1;1,0>\n", p);
   t << fmt::format("add (M1, 8) {0}S(0,0)<1> {0}S(0,0)<1;1,0> {0}P(0,0)<1;1,0>\n", p);
-  if (std::string by = st.stepBytes(r0.mem, r0.row, r0.col, 4); !by.empty())
-    for (int64_t k = 0; k < nReads; ++k) t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {0}l{1}(0,0)<1;1,0> {2}\n", p, k, by);
   st.loopStep(t, p, lm.step_);
   // loopStep closed the statement after the end label; the outputs follow it: register r = row r's
   // running sum in every lane (the per-op code after the loop reads any lane).

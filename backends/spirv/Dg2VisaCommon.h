@@ -1,8 +1,8 @@
-// Internal to backends/spirv: what dg2's two whole-K-loop inline-vISA statements share (the DPAS one,
-// Dg2VisaLoop.cpp, and the f32 FMA one, Dg2VisaFmaLoop.cpp): the statement's inputs and the LLVM
-// around it. Both statements take the loop's coordinates, per-lane row addresses, loop end and tied
-// accumulators the same way, so that is written once here: each emitter matches its own body and
-// writes its own loop text, and calls these in the same order.
+// Internal to backends/spirv: what dg2's whole-loop inline-vISA statements share (the DPAS one,
+// Dg2VisaLoop.cpp, the f32 FMA one, Dg2VisaFmaLoop.cpp, and row_sum's reduction, Dg2VisaReduceLoop.cpp):
+// the statement's inputs and the LLVM around it. They take the loop's coordinates, per-lane row
+// addresses, loop end and tied accumulators the same way, so that is written once here: each emitter
+// matches its own body and writes its own loop text, and calls these in the same order.
 #pragma once
 
 #include "backends/spirv/LoopCoords.h"

@@ -1230,17 +1230,26 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   auto carriedInit = [&](const ir::Value* v) { return ctx.get(op.operand(v->index() + 2)).at(0); };
   prefetch.emit(arg, hoist, carriedInit, st.trips(), walk.empty(), b, progDecls, t, progBody, progSteps);
   st.loopStart(t, p, walk, walkBy);
+  // The reads' order, measured: B's reads before A's, except in a loop that both packs B rows and
+  // reads A in row pairs (gemm_bf16, RFC 2.1/2.5), where A's stay first. IGC's schedule keeps the
+  // sends about in this order; B first, IGC needs fewer syncs (sg_gemm_f16 125 -> 124, gemm_f16
+  // 147 -> 143, RFC 2.3 715 -> 710, RFC 2.2 905 -> 903, gemm_i8 171 either way), while gemm_bf16
+  // rose 1616 -> 1624 (benchmarks/xe-isa-notes.md "dg2 statement order").
+  const bool bFirst = !(nPacked && !rowPairs.empty());
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
-  for (size_t i = 0; i < order.size(); ++i) {
+  auto rowRead = [&](size_t i) {
     const Read& r = readOf(order[i]);
-    if (!sent[i]) continue;
+    if (!sent[i]) return;
     if (auto pr = pairRead.find(i); pr != pairRead.end())
       t << fmt::format("lsc_load.ugm (M1_NM, 1) {}:d32x16t flat[{}a{}]:a64\n", pr->second, p, addrOf[i]);
     else if (i < nA) t << fmt::format("lsc_load.ugm (M1_NM, 1) {}A{}:d32x8t flat[{}a{}]:a64\n", p, i, p, addrOf[i]);
     else t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i - nA, msg[r.bytes() / 16], p, addrOf[i]);
-  }
+  };
+  for (size_t i = 0; i < nA && !bFirst; ++i) rowRead(i);
+  for (size_t i = nA; i < order.size(); ++i) rowRead(i);
   for (size_t j = 0; j < laneOps.size(); ++j)
     t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, j);
+  for (size_t i = 0; i < nA && bFirst; ++i) rowRead(i);
   // The row pairs' movs, each step for all pairs before the next: no mov waits on both a read and
   // the mov before it (a wait on both costs a sync).
   for (const RowPair& rp : rowPairs) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(0,0)<1;1,0>\n", p, rp.lo, rp.u);

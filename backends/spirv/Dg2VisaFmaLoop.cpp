@@ -62,7 +62,10 @@ struct Read {
   Sym row, col;
   int64_t n;
   bool lane = false;
-  int64_t reg = 0;  // a row read: its first register in the statement's response buffer; a lane read: its number
+  // A row read: its first register in the statement's response buffer, or (gather >= 0) its row within
+  // the row gather `gather` (below); a lane read: its number.
+  int64_t reg = 0;
+  int gather = -1;
 };
 
 // One lane.fma: slot += A (read `aRead`, element `aElem`, lane `lane`) * B (read `bRead`, element `bElem`).
@@ -260,25 +263,54 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   if (op.intAttr("index_bits", 64) != 32) return std::nullopt;
   Matcher lm(op);
   if (!lm.match()) return std::nullopt;
-  // The row reads (messages) in IR order, in groups of 8 consecutive rows of one memref at one column
-  // (lane l of a group's address input = row R + l); the lane reads in IR order (lanes: their reads).
+  // The row reads in IR order, in groups of 8 consecutive rows of one memref at one column (lane l of a
+  // group's address input = row R + l).
+  std::vector<Read*> rows;
+  std::vector<bool> asB(lm.reads_.size(), false);
+  for (Read& r : lm.reads_)
+    if (!r.lane) rows.push_back(&r);
+  for (const Fma& f : lm.fmas_) asB[static_cast<size_t>(f.bRead)] = true;
+  if (rows.empty() || rows.size() % 8 != 0) return std::nullopt;
+  for (size_t g = 0; g < rows.size() / 8; ++g)
+    for (size_t l = 1; l < 8; ++l)
+      if (!rowsApart(*rows[8 * g], *rows[8 * g + l], static_cast<int64_t>(l))) return std::nullopt;
+  // Past this point the statement is emitted (no more nullopt, no IR made before it).
+
+  // Row gathers (since issue #11's session 18): a group of 8 rows of 32 bytes read only as broadcast
+  // A elements is two lane reads' worth of messages: lane l reads its own row R + l, 8 dwords by two
+  // SIMD8 untyped reads of 4 (the B^T lane read's form), so register c of the gather holds column
+  // col + c of the 8 rows, row i in dword i, and A(R + i, col + c) is the scalar `Lf<j>(c, i)` (a mad's
+  // A is a scalar region wherever it lies). 2 sends and 2 SIMD8 adds per 8 rows where the row reads
+  // took 8 and 8, and 2 SBID tokens instead of 8. Lanes: the lane reads in IR order, then the row
+  // gathers; messages: the other row reads (in groups of 8, as above) in IR order.
   std::vector<const Read*> msgs, lanes;
-  int64_t regs = 0;
-  for (Read& r : lm.reads_) {
+  for (Read& r : lm.reads_)
     if (r.lane) {
       r.reg = static_cast<int64_t>(lanes.size());
       lanes.push_back(&r);
-      continue;
     }
-    r.reg = regs;
-    regs += r.n;
-    msgs.push_back(&r);
+  std::vector<size_t> gathers;  // lanes index of each row gather
+  int64_t regs = 0;
+  for (size_t g = 0; g < rows.size() / 8; ++g) {
+    bool gather = true;
+    for (size_t l = 0; l < 8; ++l)
+      gather = gather && rows[8 * g + l]->n == 1 && !asB[static_cast<size_t>(rows[8 * g + l] - lm.reads_.data())];
+    for (size_t l = 0; l < 8; ++l) {
+      Read& r = *rows[8 * g + l];
+      if (gather) {
+        r.gather = static_cast<int>(lanes.size());
+        r.reg = static_cast<int64_t>(l);
+        continue;
+      }
+      r.reg = regs;
+      regs += r.n;
+      msgs.push_back(&r);
+    }
+    if (gather) {
+      gathers.push_back(lanes.size());
+      lanes.push_back(rows[8 * g]);
+    }
   }
-  if (msgs.empty() || msgs.size() % 8 != 0) return std::nullopt;
-  for (size_t g = 0; g < msgs.size() / 8; ++g)
-    for (size_t l = 1; l < 8; ++l)
-      if (!rowsApart(*msgs[8 * g], *msgs[8 * g + l], static_cast<int64_t>(l))) return std::nullopt;
-  // Past this point the statement is emitted (no more nullopt, no IR made before it).
 
   // SIMD16 pairs (dg2-visa.sh `simd16`: an f32 mad over two adjacent registers, a scalar A, is one
   // instruction; a region that is not contiguous costs IGC a mov per source, so it must be): fma i
@@ -324,11 +356,14 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   size_t nMsg = msgs.size();
   std::ostringstream t;
   t << "{\n";
-  t << fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * nMsg);
-  t << fmt::format(".decl {}R v_type=G type=ud num_elts={} align=GRF\n", p, 8 * regs);
-  t << fmt::format(".decl {}Rf v_type=G type=f num_elts={} align=GRF alias=<{}R,0>\n", p, 8 * regs, p);
-  // A lane read: its per-lane addresses of dwords 0-3 (l) and 4-7 (m, 16 bytes on), its 8 registers
-  // (L, Lf the mads' f view) and their second half (H), each half one SIMD8 A64 untyped read of 4 dwords.
+  if (nMsg > 0) {
+    t << fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * nMsg);
+    t << fmt::format(".decl {}R v_type=G type=ud num_elts={} align=GRF\n", p, 8 * regs);
+    t << fmt::format(".decl {}Rf v_type=G type=f num_elts={} align=GRF alias=<{}R,0>\n", p, 8 * regs, p);
+  }
+  // A lane read or row gather: its per-lane addresses of dwords 0-3 (l) and 4-7 (m, 16 bytes on), its 8
+  // registers (L, Lf the mads' f view) and their second half (H), each half one SIMD8 A64 untyped read
+  // of 4 dwords.
   for (size_t j = 0; j < lanes.size(); ++j)
     t << fmt::format(
         ".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF\n.decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF\n"
@@ -336,11 +371,13 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
         ".decl {0}Lf{1} v_type=G type=f num_elts=64 align=GRF alias=<{0}L{1},0>\n",
         p, j, 4 * kGrf);
   // The loop ends on the first message whose address steps by a positive immediate (an A row's
-  // column; B's rows step by a pitch).
+  // column; B's rows step by a pitch), else on the first row gather's lane 0 (row R's address).
   std::string walk;
   int64_t walkBy = 0;
   for (size_t i = 0; i < nMsg && walk.empty(); ++i)
     if ((walkBy = st.walkBytes(msgs[i]->row, msgs[i]->col, 4)) > 0) walk = fmt::format("{}a{}", p, i);
+  for (size_t j : gathers)
+    if (walk.empty() && (walkBy = st.walkBytes(lanes[j]->row, lanes[j]->col, 4)) > 0) walk = fmt::format("{}l{}", p, j);
   st.loopDecls(t, p, walk.empty());
   for (size_t i = 0; i < nMsg; ++i) {
     const Read& r = *msgs[i];
@@ -350,11 +387,14 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry; each lane
   // read's lane its own row (no lane term).
   st.lane();
+  for (size_t j = 0; j < lanes.size(); ++j) {
+    const Read& r = *lanes[j];
+    st.laneRead(t, p, j, r.lane ? st.laneAddress(r.mem, r.row, r.col, 4) : st.groupAddress(r.mem, r.row, r.col, 4));
+  }
   for (size_t g = 0; g < nMsg / 8; ++g) {
     const Read& r0 = *msgs[8 * g];
     st.spread(t, p, g, st.groupAddress(r0.mem, r0.row, r0.col, 4));
   }
-  for (size_t j = 0; j < lanes.size(); ++j) st.laneRead(t, p, j, st.laneAddress(lanes[j]->mem, lanes[j]->row, lanes[j]->col, 4));
   st.loopStart(t, p, walk, walkBy);
   for (size_t i = 0; i < nMsg; ++i)
     t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, msgs[i]->n == 1 ? "d32x8t" : "d32x16t", p, i);
@@ -365,11 +405,12 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   for (size_t i = 0; i < lm.fmas_.size(); ++i) {
     const Fma& f = lm.fmas_[i];
     const Read& br = lm.reads_[static_cast<size_t>(f.bRead)];
-    int64_t ar = lm.reads_[static_cast<size_t>(f.aRead)].reg + f.aElem;
+    const Read& a = lm.reads_[static_cast<size_t>(f.aRead)];
+    std::string av = a.gather >= 0 ? fmt::format("{}Lf{}({},{})", p, a.gather, f.lane, a.reg)
+                                   : fmt::format("{}Rf({},{})", p, a.reg + f.aElem, f.lane);
     std::string bv = br.lane ? fmt::format("{}Lf{}({},0)", p, br.reg, f.bElem) : fmt::format("{}Rf({},0)", p, br.reg + f.bElem);
     int at = place[static_cast<size_t>(f.slot)], c = at / 8, r = at % 8;
-    t << fmt::format("mad (M1, {}) ${}({},0)<1> {}Rf({},{})<0;1,0> {}<1;1,0> ${}({},0)<1;1,0>\n", first[i] ? 16 : 8, c, r, p, ar,
-                     f.lane, bv, c, r);
+    t << fmt::format("mad (M1, {}) ${}({},0)<1> {}<0;1,0> {}<1;1,0> ${}({},0)<1;1,0>\n", first[i] ? 16 : 8, c, r, av, bv, c, r);
     if (first[i]) ++i;
   }
   // One 64-bit add per message address (a lane read's two addresses: one SIMD8 add each).

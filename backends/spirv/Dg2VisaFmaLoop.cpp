@@ -21,10 +21,13 @@
 //     `mad (M1, 8)` per lane.fma in IR order, or one `mad (M1, 16)` per pair of them (a row's two
 //     column blocks: below, "SIMD16 pairs"), one 64-bit add per message address (an immediate for a
 //     column step, the row step times the pitch as a uniform input), the loop's end: a 64-bit cmp of
-//     the first A message's walked address with its end and the backward jmp (no counter). A lane
+//     the first A message's (or row gather's lane 0) walked address with its end and the backward
+//     jmp (no counter). A lane
 //     read (dg2_visa_loop.py fma_statement with bt, measured): its per-lane address an input (the
 //     second, 16 bytes on, made before the loop), per step two `svm_gather4scaled.RGBA (M1, 8)` into
 //     its own 8 registers (Lf<j> the mads' f view) after the row reads, one SIMD8 64-bit add per address.
+//     A group of 8 A rows of 32 bytes is emitted as such a lane read too (a row gather, since session
+//     18: lane l reads its own row; the mad's A the scalar Lf<j>(k, i)): 2 sends and 2 adds per 8 rows.
 #include "backends/spirv/Dg2VisaFmaLoop.h"
 
 #include "backends/spirv/Dg2VisaCommon.h"

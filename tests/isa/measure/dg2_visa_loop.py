@@ -430,7 +430,8 @@ OFF = "off"  # a prefetch lane whose predicate is off (it sends nothing): a walk
 def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None, barrier=None, ldb=None, cell=None):
     """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
     returns the number of output elements that differ from C = A x B (computed here in Python
-    arithmetic from the same element values). `roles` names the inputs after the tied initial
+    arithmetic from the same element values; TYPE f bit for bit: each multiply-add rounded to f32 in
+    k order, as a chain of f32 fma, so a statement that reorders an accumulator's mads differs). `roles` names the inputs after the tied initial
     values: "A" / "B" (the per-lane row addresses of the next 8 rows of A / B at column 0, lane l =
     row 8g + l), "A+BYTES" (the last "A" rows' addresses BYTES further: a 64-byte row's second half), "K" (the trip bound), "lb" (the counter's start, 0), "span=BYTES" (a
     counter-free loop's end: the K steps, ceil(K / KSTEP), times the BYTES one step advances the
@@ -706,6 +707,12 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             row, t = cell(o, mr) if cell else (8 * a + mr, t)
             for nn in range(8):
                 got = rd(f"${o}", 4 * (8 * mr + nn), types[f"${o}"])
+                if T == "f":  # f32 FMA: one rounding per multiply-add, in k order, so the result is exact
+                    want = 0.0
+                    for k in range(K):
+                        want = struct.unpack("<f", struct.pack("<f", Av[row][k] * Bv[k][8 * t + nn] + want))[0]
+                    bad += got != want
+                    continue
                 want = sum(Av[row][k] * Bv[k][8 * t + nn] for k in range(K))
                 bad += got != want if T == "s8" else abs(got - want) > 1e-3 * (1 + abs(want))
     return bad

@@ -42,11 +42,24 @@ TS = {"uq": 8, "q": 8, "ud": 4, "d": 4, "f": 4}
 
 
 def statement(ll):
-    m = re.search(r'asm sideeffect "(\{\\0A\.decl xtc_b[^"]*)", "([^"]*)"\(([^)]*)\)', ll)
+    m = re.search(r'asm sideeffect "(\{\\0A\.decl xtc_b[^"]*)", "([^"]*)"\(', ll)
     assert m, "no block statement (xtc_b) in the module"
     text = m.group(1).replace("\\0A", "\n").replace("\\22", '"')
     cons = m.group(2).split(",")
-    types = [a.strip().split()[0] for a in m.group(3).split(",")]
+    # The arguments up to the call's closing parenthesis: a base is the memref's pointer itself
+    # (`float addrspace(1)* %X`, parentheses inside), the rest i32 values.
+    args, depth, cur = [], 0, ""
+    for ch in ll[m.end():]:
+        if ch == ")" and depth == 0:
+            break
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            args.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    args.append(cur)
+    types = [a.strip().rsplit(None, 1)[0] for a in args]
     return text, cons, types
 
 
@@ -80,7 +93,8 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
     env = {"m": m0, "n": n0, "px": px, "py": py, "pb": pb, "pz": pz}
     assert len(roles) == len(cons) == len(argtypes), (len(roles), len(cons), len(argtypes))
     for i, (role, c, t) in enumerate(zip(roles, cons, argtypes)):
-        w = 8 if t == "i64" else 4
+        w = 8 if t == "i64" or t.endswith("*") else 4
+        assert role.startswith("BASE=") == (w == 8), (role, t)
         lanes = 1 if c == "rw.u" else 8
         if role.startswith("BASE="):
             vs = [bases[role[5:]]] * lanes

@@ -19,7 +19,8 @@
 //     reads (`lsc_load.ugm (M1_NM, 1) R:d32x{8,16,32}t`; a lane read two SIMD8 A64 untyped reads of
 //     4 dwords into its 8 registers, as the dg2 K-loop statements), the nodes in IR order, each
 //     computed in the register of the write that stores it when that is its only use (and, along
-//     one operand, a node whose only use is such a node: bias + relu in place), else in a
+//     one operand, a node whose only use is such a node: bias + relu in place; the write's registers
+//     those of the read its chains start from when nothing else reads them), else in a
 //     temporary of its own (a variable each: the finalizer allocates them by liveness); two nodes of
 //     one op whose operands and results are adjacent registers one SIMD16 instruction (a pair;
 //     dg2-visa.sh `simd16`: one instruction on dg2 too); a row's in-lane reduction chain (8
@@ -273,6 +274,39 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     bool run = true;
     for (size_t i = 1; i < d.size(); ++i) run = run && d[i].kind == El::Msg && d[i].a == d[0].a && d[i].b == d[0].b + static_cast<int>(i);
     if (run) from[w] = {d[0].a, d[0].b};
+  }
+  // A write computed wholly in its own registers (each register i's chain of in-place nodes) whose
+  // chains start, along one operand, at registers f .. f + n - 1 of one block read that nothing else
+  // reads computes in that read's registers and stores from them: no register of its own, so IGC
+  // cannot allocate the results into address registers whose sends have not read them yet (a
+  // `sync.nop` on their `.src` token before each such add; measured: sg_bias_relu's block path
+  // 114 -> 112, the bias adds in X's registers).
+  std::map<std::pair<int, int>, int> readUses;  // (read, register) -> uses
+  auto readUse = [&](const El& e) {
+    if (e.kind == El::Msg) ++readUses[{e.a, e.b}];
+  };
+  for (const Node& n : nodes) readUse(n.x), readUse(n.y);
+  for (const Msg& w : msgs)
+    for (const El& e : w.data) readUse(e);
+  for (size_t w = 0; w < msgs.size(); ++w) {
+    const std::vector<El>& d = msgs[w].data;
+    if (!msgs[w].write || from[w].first >= 0) continue;
+    int q = -1, f = 0;
+    bool ok = true;
+    for (size_t i = 0; i < d.size() && ok; ++i) {
+      auto here = [&](const El& e) {
+        return e.kind == El::Node && nodes[static_cast<size_t>(e.a)].write == static_cast<int>(w) &&
+               nodes[static_cast<size_t>(e.a)].reg == static_cast<int>(i);
+      };
+      ok = here(d[i]);
+      if (!ok) break;
+      const Node* n = &nodes[static_cast<size_t>(d[i].a)];
+      while (here(n->x) || here(n->y)) n = &nodes[static_cast<size_t>((here(n->x) ? n->x : n->y).a)];
+      const El& x = n->x.kind == El::Msg ? n->x : n->y;  // the operand it may take the place of
+      ok = x.kind == El::Msg && !msgs[static_cast<size_t>(x.a)].write && !msgs[static_cast<size_t>(x.a)].lane && readUses[{x.a, x.b}] == 1 &&
+           (i == 0 ? (q = x.a, f = x.b, true) : x.a == q && x.b == f + static_cast<int>(i));
+    }
+    if (ok) from[w] = {q, f};
   }
   // Rows chained through a lane read's registers (transpose: Y's row r is register r of one lane
   // read, then a register of another): when a lane read's registers are used only as element 0 of

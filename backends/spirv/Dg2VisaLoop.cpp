@@ -28,7 +28,8 @@
 //     slot on word/byte views, per lane read two SIMD8 A64 untyped reads of 4 dwords
 //     (svm_gather4scaled, one per register half of its operand, the second address 16 bytes on: an
 //     LSC load of 8 dwords is SIMD16-shaped on dg2, not an operand), the dpas on the tied accumulator
-//     outputs, one 64-bit add per message address, the loop's end: a 64-bit cmp of the first A
+//     outputs, one 64-bit add per message address (at the step's top in a loop with row pairs and
+//     packed B rows, its addresses entering one step back), the loop's end: a 64-bit cmp of the first A
 //     message's walked address with its end (made before the loop) and the backward jmp, or, when
 //     the scf.if's block reads the counter, the counter's add/cmp/jmp (Dg2VisaCommon.h loopStart). The scf.if is a block
 //     after the unconditional prefetches that a predicated forward jmp skips (dg2-visa.sh `pfif`);
@@ -1209,13 +1210,31 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
                        kGrf * G * static_cast<int64_t>(i - nA));
   }
   auto declEnd = t.tellp();
-  // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry.
+  // The step's order, measured (benchmarks/xe-isa-notes.md "dg2 statement order"): B's reads before
+  // A's, except in a loop that both packs B rows and reads A in row pairs (gemm_bf16, RFC 2.1/2.5),
+  // where A's stay first. IGC's schedule keeps the sends about in this order; B first, IGC needs
+  // fewer syncs (sg_gemm_f16 125 -> 124, gemm_f16 147 -> 143, RFC 2.3 715 -> 710, RFC 2.2 905 -> 903,
+  // gemm_i8 171 either way), while gemm_bf16 rose 1616 -> 1624. In that kind of loop the address
+  // adds go at the step's top instead (addsFirst: each address enters one step back, and the
+  // step's add brings it to the step's row; the loop's end is the walked address's entry value plus
+  // the span, so it moves back too): gemm_bf16 1616 -> 1613, RFC 2.1 1624 -> 1620, RFC 2.5's loops
+  // 2-16 3031 -> 3025; its first loop (a block that reads the counter) rose 247 -> 261 so, and the
+  // other loops measured 125, 143, 171, 711 with the adds at the top.
+  const bool bFirst = !(nPacked && !rowPairs.empty());
+  const bool addsFirst = !bFirst && laneOps.empty() && !lm.if_;
+  // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry (one step
+  // earlier when the adds open the step).
   st.lane();
   for (size_t g = 0; g < order.size() / 8; ++g) {
     if (!sent[8 * g]) continue;
     const Read& r0 = readOf(order[8 * g]);
     llvm::Value* addr = st.groupAddress(r0.mem, r0.row, r0.col, r0.eb);
     if (order[8 * g] % 2) addr = b.CreateAdd(addr, b.getInt64(static_cast<uint64_t>(kGrf)));  // a row's second half
+    if (int64_t rs = st.stepOf(r0.row), cs = st.stepOf(r0.col) * r0.eb; addsFirst && (rs || cs)) {  // one step back
+      llvm::Value* by = b.getInt64(static_cast<uint64_t>(cs));
+      if (rs) by = b.CreateAdd(b.CreateMul(st.pitch(r0.mem, r0.eb), b.getInt64(static_cast<uint64_t>(rs))), by);
+      addr = b.CreateSub(addr, by);
+    }
     st.spread(t, p, static_cast<size_t>(addrOf[8 * g] / 8), addr);
   }
   auto laneRead = [&](size_t j) -> const Read& {
@@ -1230,12 +1249,6 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   auto carriedInit = [&](const ir::Value* v) { return ctx.get(op.operand(v->index() + 2)).at(0); };
   prefetch.emit(arg, hoist, carriedInit, st.trips(), walk.empty(), b, progDecls, t, progBody, progSteps);
   st.loopStart(t, p, walk, walkBy);
-  // The reads' order, measured: B's reads before A's, except in a loop that both packs B rows and
-  // reads A in row pairs (gemm_bf16, RFC 2.1/2.5), where A's stay first. IGC's schedule keeps the
-  // sends about in this order; B first, IGC needs fewer syncs (sg_gemm_f16 125 -> 124, gemm_f16
-  // 147 -> 143, RFC 2.3 715 -> 710, RFC 2.2 905 -> 903, gemm_i8 171 either way), while gemm_bf16
-  // rose 1616 -> 1624 (benchmarks/xe-isa-notes.md "dg2 statement order").
-  const bool bFirst = !(nPacked && !rowPairs.empty());
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
   auto rowRead = [&](size_t i) {
     const Read& r = readOf(order[i]);
@@ -1245,6 +1258,15 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     else if (i < nA) t << fmt::format("lsc_load.ugm (M1_NM, 1) {}A{}:d32x8t flat[{}a{}]:a64\n", p, i, p, addrOf[i]);
     else t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i - nA, msg[r.bytes() / 16], p, addrOf[i]);
   };
+  // One 64-bit add per message address: its row step times the pitch plus its column step times the
+  // bytes (a uniform input when the row moves); empty when it does not move.
+  auto stepBytes = [&](const Read& r) { return st.stepBytes(r.mem, r.row, r.col, r.eb); };
+  auto addressAdds = [&] {
+    for (size_t i = 0; i < order.size(); ++i)
+      if (std::string by = stepBytes(readOf(order[i])); sent[i] && !by.empty())
+        t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, addrOf[i], p, addrOf[i], by);
+  };
+  if (addsFirst) addressAdds();
   for (size_t i = 0; i < nA && !bFirst; ++i) rowRead(i);
   for (size_t i = nA; i < order.size(); ++i) rowRead(i);
   for (size_t j = 0; j < laneOps.size(); ++j)
@@ -1277,12 +1299,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     t << fmt::format("dpas.{}.{}.8.8 (M1, 8) ${}.0 ${}.0 {} {}A({},0)\n", precision(lm.in_), precision(lm.in_), d.chunk, d.chunk, src1, p,
                      first);
   }
-  // One 64-bit add per message address: its row step times the pitch plus its column step times the
-  // bytes (a uniform input when the row moves); empty when it does not move.
-  auto stepBytes = [&](const Read& r) { return st.stepBytes(r.mem, r.row, r.col, r.eb); };
-  for (size_t i = 0; i < order.size(); ++i)
-    if (std::string by = stepBytes(readOf(order[i])); sent[i] && !by.empty())
-      t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, addrOf[i], p, addrOf[i], by);
+  if (!addsFirst) addressAdds();
   for (size_t j = 0; j < laneOps.size(); ++j)
     if (std::string by = stepBytes(laneRead(j)); !by.empty())
       for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);

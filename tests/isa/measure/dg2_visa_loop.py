@@ -427,7 +427,8 @@ ANY = _Any()
 OFF = "off"  # a prefetch lane whose predicate is off (it sends nothing): a walked prefetch's lane outside
 
 
-def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None, barrier=None, ldb=None, cell=None):
+def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None, barrier=None, ldb=None, cell=None,
+             back=False):
     """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
     returns the number of output elements that differ from C = A x B (computed here in Python
     arithmetic from the same element values; TYPE f bit for bit: each multiply-add rounded to f32 in
@@ -435,7 +436,8 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     values: "A" / "B" (the per-lane row addresses of the next 8 rows of A / B at column 0, lane l =
     row 8g + l), "A+BYTES" (the last "A" rows' addresses BYTES further: a 64-byte row's second half), "K" (the trip bound), "lb" (the counter's start, 0), "span=BYTES" (a
     counter-free loop's end: the K steps, ceil(K / KSTEP), times the BYTES one step advances the
-    address the loop ends on), "bstep" (B's bytes per step);
+    address the loop ends on), "bstep" (B's bytes per step); back: the "A"/"B" addresses are one K
+    step before the first step's (a statement whose address adds open each step);
     default this generator's order. `block(o)` is the (row block, column block) of C that output o
     holds; default o = row block * N / 8 + column block; or `cell(o, r)` the (C row, column block) of
     output o's register r (the FMA statement's SIMD16 pairs: a row's column blocks side by side). bt: B is stored transposed (B^T, N x K) and
@@ -501,6 +503,8 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             if not extra:
                 groups[role[0]] += 1
             g = groups[role[0]] - 1
+            if back and role[0] != "T":  # one K step before the loop's first: A's columns, B's rows
+                extra -= KS * eb if role[0] == "A" else KS * pitch
             regs[f"${n}"] = bytearray(b"".join((base + (8 * g + l) * pitch + extra).to_bytes(8, "little") for l in range(8)))
             types[f"${n}"] = "uq"
         elif role[:4] in ("V32=", "V64=", "U32=", "U64="):
@@ -794,7 +798,8 @@ def sim_module(args):
     next prefetch line must prefetch (see simulate), one per prefetch line when any is given (ANY:
     any address, the line's runs still checked; OFF: the lane sends nothing); "BAR=EXPR" the number of barriers that must run, an
     expression of n, the number of K steps (sim K = 9 KSTEP with it, else 3 KSTEP; KSTEP; 0); "LDB=BYTES" B's row pitch
-    (default N * 2 + 32, or K * 2 + 32 for B^T: a pitch the kernel shares with another input)."""
+    (default N * 2 + 32, or K * 2 + 32 for B^T: a pitch the kernel shares with another input);
+    "BACK": the row groups' addresses one K step back (simulate's back)."""
     M, N, KS, T = int(args[0]), int(args[1]), int(args[2]), args[3]
     roles = args[4].split(",")
     MB, NB = M // 8, N // 8
@@ -805,7 +810,8 @@ def sim_module(args):
     bar = next((a[4:] for a in args[6:] if a.startswith("BAR=")), None)
     ldb = next((int(a[4:]) for a in args[6:] if a.startswith("LDB=")), None)
     barrier = (lambda n: eval(bar, {}, {"n": n})) if bar else None
-    for mut in (a for a in args[6:] if not a.startswith(("PF=", "BAR=", "LDB="))):
+    back = "BACK" in args[6:]
+    for mut in (a for a in args[6:] if not a.startswith(("PF=", "BAR=", "LDB=")) and a != "BACK"):
         old, new = mut.split("=>")
         changed = [l.replace(old, new) for l in lines]
         assert changed != lines, f"mutation {mut} changes nothing"
@@ -813,7 +819,7 @@ def sim_module(args):
     bad = 0
     for K, seed in ((9 if bar else 3) * KS, 1), (KS, 2), (0, 3):  # a block every fourth step: 9 steps
         e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles), pf=pf, barrier=barrier, ldb=ldb,
-                     cell=cell)
+                     cell=cell, back=back)
         what = "elements or prefetch addresses" if pf else f"of {M * N} elements"
         print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} {what} differ")
         bad |= e != 0

@@ -590,8 +590,10 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       continue;
     }
     if (d.write < 0) decls << fmt::format(".decl {}{}{} v_type=G type=f num_elts={} align=GRF\n", p, lead[n] ? "V" : "T", n, lead[n] ? 16 : 8);
-    if (d.kind == Node::Exp && lead[n]) {  // a pair's 2^k and 2^r: two registers each
-      decls << fmt::format(".decl {0}K{1} v_type=G type=f num_elts=16 align=GRF\n.decl {0}Q{1} v_type=G type=f num_elts=16 align=GRF\n", p, n);
+    if (d.kind == Node::Exp && lead[n]) {  // a pair's 2^k and 2^r: two registers each, in one variable W
+      decls << fmt::format(".decl {0}W{1} v_type=G type=f num_elts=32 align=GRF\n.decl {0}K{1} v_type=G type=f num_elts=16 align=GRF alias=<{0}W{1},0>\n"
+                           ".decl {0}Q{1} v_type=G type=f num_elts=16 align=GRF alias=<{0}W{1},{2}>\n",
+                           p, n, 2 * kGrf);
       continue;
     }
     // An exp's 2^k and 2^r: the two registers of one variable, one SIMD16 `exp` (dg2-visa.sh
@@ -699,8 +701,14 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       }
       t << fmt::format("mad ({4}) {1}<1> {0}<1;1,0> {3}L(0,0)<0;1,0> {2}\nmad ({4}) {1}<1> {0}<1;1,0> {3}L(0,1)<0;1,0> {1}<1;1,0>\n", k, q, x, p, w);
       t << fmt::format("mul ({3}) {1}<1> {1}<1;1,0> {2:#x}:f\n", k, q, xemath::kLog2E, w);
-      if (pairOf[m] >= 0)  // two registers each: one SIMD16 exp for each
-        t << fmt::format("exp (M1, 16) {0}<1> {0}<1;1,0>\nexp (M1, 16) {1}<1> {1}<1;1,0>\n", k, q);
+      // A pair's K and Q (two registers each) are the four registers of W: ONE `exp (M1_NM, 32)`, which
+      // the finalizer splits into two NoMask `math.exp (16|M0)`, the second waiting by a distance
+      // that an SBID instruction can carry; two `exp (M1, 16)` (one each) waited on the float pipe
+      // before 7 of the 64 exps by a `sync.nop` (dg2-visa.sh `exp32`; softmax 642 -> 638). NoMask:
+      // a SIMD32 op's upper half is channels 16-31, none of which a SIMD8 dispatch enables; W holds
+      // temporaries only, so computing every channel is harmless.
+      if (pairOf[m] >= 0)
+        t << fmt::format("exp (M1_NM, 32) {0}W{1}(0,0)<1> {0}W{1}(0,0)<1;1,0>\n", p, i);
       else
         t << fmt::format("exp (M1, 16) {0}E{1}(0,0)<1> {0}E{1}(0,0)<1;1,0>\n", p, i);
       t << fmt::format("mul ({}) {} {}<1;1,0> {}<1;1,0>\n", w, dst, k, q);

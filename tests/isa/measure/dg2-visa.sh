@@ -20,7 +20,8 @@
 #   1e. the block path of a kernel without a loop as one statement (Dg2VisaBlock.cpp): LSC
 #      transposed loads and stores, `max`, 64-bit addresses as a base plus dword offsets; softmax's
 #      (dg2_visa_softmax.py): d32x64t rows, the exp and division written out, the lane trees, the
-#      two exps of a register as one SIMD16 exp; SIMD16 f32 ALU ops over two registers (one each);
+#      two exps of a register as one SIMD16 exp, a pair's as one NoMask SIMD32 exp; SIMD16 f32 ALU
+#      ops over two registers (one each);
 #   1d. the f32 FMA GEMM's loop (no DPAS: one `mad (8|M0)` per multiply-add, A a scalar region of
 #      its row's response, no mov), and gemm_bt's (B from B^T: the mads' B the registers of 1b's
 #      SIMD8 untyped reads);
@@ -423,6 +424,32 @@ if [ $rc -eq 0 ]; then
   expect "simd16: f32 add, mul, sel (ge), mad as one (16|M0) instruction each" \
     "$(hc '^ +add \(16\|M0\) +r[0-9.<>1]+:f') $(hc '^ +mul \(16\|M0\) +r[0-9.<>1]+:f') $(hc '^ +sel \(16\|M0\) +\(ge\)f[0-9.]+ +r[0-9.<>1]+:f') $(hc '^ +mad \(16\|M0\) +r[0-9.<>1]+:f')" "1 1 1 1"
   expect "simd16: no SIMD8 f32 halves" "$(hc '^ +(add|mul|sel|mad) \(8\|M0\) .*:f')" 0
+fi
+
+# `exp32` (session 18): a pair's 2^k and 2^r (two registers each) as ONE `exp (M1_NM, 32)` over the
+# four registers of one variable: the finalizer splits it into two NoMask `math.exp (16|M0)`, the
+# second on registers + 2 (softmax's block statement: 642 -> 638, the second half's wait a distance
+# its SBID instruction carries where two `exp (M1, 16)` needed a `sync.nop` on the float pipe). NoMask
+# because a SIMD32 op's upper half is channels 16-31, none of which SIMD8 dispatch enables: masked,
+# the finalizer gave it `(16|M16)`.
+cat >"$work/exp32.ll" <<'LL'
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
+target triple = "spir64-unknown-unknown"
+define spir_kernel void @e32(float addrspace(1)* %X, float addrspace(1)* %Y) !intel_reqd_sub_group_size !0 {
+  call void asm sideeffect "{\0A.decl xa v_type=G type=uq num_elts=1 align=GRF\0A.decl xb v_type=G type=uq num_elts=1 align=GRF\0A.decl xR v_type=G type=f num_elts=64 align=GRF\0A.decl xS v_type=G type=f num_elts=32 align=GRF\0Amov (M1_NM, 1) xa(0,0)<1> $0(0,0)<0;1,0>\0Amov (M1_NM, 1) xb(0,0)<1> $1(0,0)<0;1,0>\0Alsc_load.ugm (M1_NM, 1) xR:d32x64t flat[xa]:a64\0Aexp (M1_NM, 32) xS(0,0)<1> xR(2,0)<1;1,0>\0Alsc_store.ugm (M1_NM, 1) flat[xb]:a64 xS:d32x32t\0A}\0A", "rw.u,rw.u"(float addrspace(1)* %X, float addrspace(1)* %Y)
+  ret void
+}
+!0 = !{i32 8}
+LL
+build exp32 "$work/exp32.ll"; rc=$?
+expect "exp32: ocloc status" "$rc" "0"
+if [ $rc -eq 0 ]; then
+  ec() { grep -cE "$1" "$work/exp32/asm"; }
+  expect "exp32: two NoMask math.exp (16|M0), no other exp" \
+    "$(ec '^\(W\) +math\.exp \(16\|M0\) ') $(ec 'math\.exp')" "2 2"
+  # the second half two registers on in both operands (source: xR's registers 4, 5 after 2, 3)
+  expect "exp32: the halves two registers apart" "$(grep -oE 'math\.exp \(16\|M0\) +r[0-9]+\.0<1>:f +r[0-9]+' "$work/exp32/asm" |
+    awk '{gsub(/r|\.0<1>:f/, "", $3); gsub(/r/, "", $4); d[NR] = $3; s[NR] = $4} END {print d[2] - d[1], s[2] - s[1]}')" "2 2"
 fi
 
 # ---- 2. an LSC address inside a register ------------------------------------------------------------

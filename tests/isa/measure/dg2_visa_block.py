@@ -20,7 +20,8 @@ px, py, pb (the pitches in bytes). OLD=>NEW replaces text in the statement first
 the check must fail). Prints one line per check; exits 1 when one fails.
 
 The model: registers are 32 bytes (8 lanes of a dword); `add`/`mov`/`max`/`min`/`mul`/`mad`/`and`/
-`rndz`/`exp`/`inv` on (M1_NM, 1), (M1, 16) (two registers), (M1, 8), (M1, 4) or (M1, 1) with <1> destinations and <0;1,0> /
+`rndz`/`exp`/`inv` on (M1_NM, 1), (M1_NM, 32) (four registers: a pair's exps), (M1, 16) (two
+registers), (M1, 8), (M1, 4) or (M1, 1) with <1> destinations and <0;1,0> /
 <1;1,0> sources or any <v;w,h> region (element i at v * (i / w) + h * (i % w): the transposed lane
 trees' <8;4,1>, <4;2,1>, <2;1,0>; a `(-)` one negated) or immediates, in the declared types (a qword add of a dword
 source sign-extends it; `exp` is 2^x and `inv` 1/x, rounded to f32, as exact as the hardware's math
@@ -161,7 +162,7 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
             t = types[opnd.match(a).group(1)]
             preds[pn] = [(src(a, i, t) == src(b, i, t)) if rel == "eq" else (src(a, i, t) >= src(b, i, t)) for i in range(8)]
             continue
-        m = re.match(r"^(?:\((\w+)\) )?(add|mov|max|min|mul|mad|and|rndz|exp|inv) \((M1_NM, 1|M1, 16|M1, 8|M1, 4|M1, 1)\) (\S+) (\S+)(?: (\S+))?(?: (\S+))?$", line)
+        m = re.match(r"^(?:\((\w+)\) )?(add|mov|max|min|mul|mad|and|rndz|exp|inv) \((M1_NM, 1|M1_NM, 32|M1, 16|M1, 8|M1, 4|M1, 1)\) (\S+) (\S+)(?: (\S+))?(?: (\S+))?$", line)
         if m:
             pn, op, width, d, a, b, c = m.groups()
             dm = opnd.match(d)
@@ -176,7 +177,7 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
                 except OverflowError:
                     return float("inf")
             by_inv = re.match(r"^\w+_D\d+v\(0,(\d+)\)<0;1,0>$", a) if op == "mul" else None
-            for i in range({"M1_NM, 1": 1, "M1, 1": 1, "M1, 4": 4, "M1, 8": 8, "M1, 16": 16}[width]):
+            for i in range({"M1_NM, 1": 1, "M1_NM, 32": 32, "M1, 1": 1, "M1, 4": 4, "M1, 8": 8, "M1, 16": 16}[width]):
                 if pn and not preds[pn][i]:
                     continue
                 x = src(a, i, t)

@@ -11,8 +11,8 @@
 //     fma adds into its element's last link, so the mads update the tied output in place in IR order.
 //     The row reads, in IR order, form groups of 8 consecutive rows of one memref at one column (one
 //     per-lane address input each). A lane.fma's B may instead be an element of an xe.lane_read of 8 f32
-//     (gemm_bt's B^T: lane n reads its own row, element e = the K value e = dword e, which the two SIMD8
-//     untyped reads put in register e), its row "base + constant" where the base may be an expression
+//     (gemm_bt's B^T: lane n reads its own row, element e = the K value e = dword e, which the statement's
+//     untyped read puts in register reg16(e)), its row "base + constant" where the base may be an expression
 //     of values defined outside the loop (invariantSym); a broadcast A is always a row read's.
 //     Anything else: no match, and the loop is emitted op by op.
 //  2. Emit (the text dg2_visa_loop.py's fma_statement measured): before the loop, each group's per-lane
@@ -25,9 +25,12 @@
 //     jmp (no counter). A lane
 //     read (dg2_visa_loop.py fma_statement with bt, measured): its per-lane address an input (the
 //     second, 16 bytes on, made before the loop), per step two `svm_gather4scaled.RGBA (M1, 8)` into
-//     its own 8 registers (Lf<j> the mads' f view) after the row reads, one SIMD8 64-bit add per address.
+//     its own 8 registers (Lf<j> the mads' f view) after the row reads, one SIMD8 64-bit add per address;
+//     since session 18 one `svm_gather4scaled.RGBA (M1, 16)` over both addresses and one SIMD16 add
+//     (IGC: two SIMD8 adds), the registers in the SIMD16 response's order (reg16).
 //     A group of 8 A rows of 32 bytes is emitted as such a lane read too (a row gather, since session
-//     18: lane l reads its own row; the mad's A the scalar Lf<j>(k, i)): 2 sends and 2 adds per 8 rows.
+//     18: lane l reads its own row; the mad's A the scalar Lf<j>(reg16(k), i)): 1 send and 2 adds per 8
+//     rows.
 #include "backends/spirv/Dg2VisaFmaLoop.h"
 
 #include "backends/spirv/Dg2VisaCommon.h"
@@ -58,7 +61,7 @@ struct Elem {
 };
 
 // One xe.block_read of a global f32 row: `n` registers per lane (n * 32 bytes of the row); or (lane)
-// one xe.lane_read of B^T: 8 f32 of each lane's own row (n = 8, register e = dword e of every lane).
+// one xe.lane_read of B^T: 8 f32 of each lane's own row (n = 8, dword e of every lane in register reg16(e)).
 struct Read {
   const ir::Operation* op;
   const ir::Value* mem;
@@ -180,7 +183,7 @@ bool Matcher::walk(const ir::Operation& op) {
 // coordinates: a row read (xe.block_read) of 8 or 16 f32 of one row (one or two registers per lane),
 // its bases stepping by known constants; or (lane) a lane read of B^T (gemm_bt: lane n reads row n of
 // its column block, 8 consecutive f32 of it: element e = column col + e of the lane's row = the K
-// value e = dword e, which the statement's two SIMD8 untyped reads of 4 dwords put in register e,
+// value e = dword e, which the statement's SIMD16 untyped read of 4 dwords puts in register reg16(e),
 // lane n: the mad's B register), the row's base possibly an expression of values defined outside the
 // loop (invariantSym: the tile's row plus the lane's part, computed before the statement).
 bool Matcher::read(const ir::Operation& op, bool lane) {
@@ -252,6 +255,10 @@ bool Matcher::yield(const ir::Operation& op) {
   return true;
 }
 
+// The register of a lane read's (or row gather's) response holding dword e of the lanes' 8: the SIMD16
+// read's channel e % 4 of lanes 0-7 (dwords 0-3) or 8-15 (dwords 4-7).
+int reg16(int e) { return e < 4 ? 2 * e : 2 * (e - 4) + 1; }
+
 // Two reads of one memref at one column whose rows are `d` apart.
 bool rowsApart(const Read& a, const Read& b, int64_t d) {
   return a.mem == b.mem && a.row.base == b.row.base && b.row.off == a.row.off + d && a.col.base == b.col.base && a.col.off == b.col.off;
@@ -280,12 +287,12 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   // Past this point the statement is emitted (no more nullopt, no IR made before it).
 
   // Row gathers (since issue #11's session 18): a group of 8 rows of 32 bytes read only as broadcast
-  // A elements is two lane reads' worth of messages: lane l reads its own row R + l, 8 dwords by two
-  // SIMD8 untyped reads of 4 (the B^T lane read's form), so register c of the gather holds column
-  // col + c of the 8 rows, row i in dword i, and A(R + i, col + c) is the scalar `Lf<j>(c, i)` (a mad's
-  // A is a scalar region wherever it lies). 2 sends and 2 SIMD8 adds per 8 rows where the row reads
-  // took 8 and 8, and 2 SBID tokens instead of 8. Lanes: the lane reads in IR order, then the row
-  // gathers; messages: the other row reads (in groups of 8, as above) in IR order.
+  // A elements is read as a lane read: lane l reads its own row R + l, 8 dwords (the B^T lane read's
+  // form, one SIMD16 untyped read of 4: lanes 8-15 the rows' dwords 4-7), so register reg16(c) of the
+  // gather holds column col + c of the 8 rows, row i in dword i, and A(R + i, col + c) is the scalar
+  // `Lf<j>(reg16(c), i)` (a mad's A is a scalar region wherever it lies). 1 send and 2 adds per 8 rows
+  // where the row reads took 8 and 8, and 1 SBID token instead of 8. Lanes: the lane reads in IR
+  // order, then the row gathers; messages: the other row reads (in groups of 8, as above) in IR order.
   std::vector<const Read*> msgs, lanes;
   for (Read& r : lm.reads_)
     if (r.lane) {
@@ -364,15 +371,17 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     t << fmt::format(".decl {}R v_type=G type=ud num_elts={} align=GRF\n", p, 8 * regs);
     t << fmt::format(".decl {}Rf v_type=G type=f num_elts={} align=GRF alias=<{}R,0>\n", p, 8 * regs, p);
   }
-  // A lane read or row gather: its per-lane addresses of dwords 0-3 (l) and 4-7 (m, 16 bytes on), its 8
-  // registers (L, Lf the mads' f view) and their second half (H), each half one SIMD8 A64 untyped read
-  // of 4 dwords.
+  // A lane read or row gather (since session 18 one SIMD16 A64 untyped read of 4 dwords, measured:
+  // `send.dc1 (16|M0)`, rd:8): its 16 per-lane addresses (g), lanes 0-7 the rows' dwords 0-3 (l) and
+  // lanes 8-15 the same rows' dwords 4-7 (m, 16 bytes on); its 8 registers (L, Lf the mads' f view)
+  // hold the response in SoA order, channel c of the 16 lanes in registers 2c and 2c + 1, so dword e
+  // of the 8 rows is register reg16(e) (below).
   for (size_t j = 0; j < lanes.size(); ++j)
     t << fmt::format(
-        ".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF\n.decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF\n"
-        ".decl {0}L{1} v_type=G type=ud num_elts=64 align=GRF\n.decl {0}H{1} v_type=G type=ud num_elts=32 align=GRF alias=<{0}L{1},{2}>\n"
-        ".decl {0}Lf{1} v_type=G type=f num_elts=64 align=GRF alias=<{0}L{1},0>\n",
-        p, j, 4 * kGrf);
+        ".decl {0}g{1} v_type=G type=uq num_elts=16 align=GRF\n.decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF alias=<{0}g{1},0>\n"
+        ".decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF alias=<{0}g{1},{2}>\n"
+        ".decl {0}L{1} v_type=G type=ud num_elts=64 align=GRF\n.decl {0}Lf{1} v_type=G type=f num_elts=64 align=GRF alias=<{0}L{1},0>\n",
+        p, j, 2 * kGrf);
   // The loop ends on the first message whose address steps by a positive immediate (an A row's
   // column; B's rows step by a pitch), else on the first row gather's lane 0 (row R's address).
   std::string walk;
@@ -402,27 +411,27 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   for (size_t i = 0; i < nMsg; ++i)
     t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, msgs[i]->n == 1 ? "d32x8t" : "d32x16t", p, i);
   for (size_t j = 0; j < lanes.size(); ++j)
-    t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, j);
+    t << fmt::format("svm_gather4scaled.RGBA (M1, 16) 0x0:uq {0}g{1}.0 {0}L{1}.0\n", p, j);
   // C(slot) += A (dword `lane` of its element's register) * B (its element's register), in place;
   // a pair's two in one SIMD16 mad at the first's place.
   for (size_t i = 0; i < lm.fmas_.size(); ++i) {
     const Fma& f = lm.fmas_[i];
     const Read& br = lm.reads_[static_cast<size_t>(f.bRead)];
     const Read& a = lm.reads_[static_cast<size_t>(f.aRead)];
-    std::string av = a.gather >= 0 ? fmt::format("{}Lf{}({},{})", p, a.gather, f.lane, a.reg)
+    std::string av = a.gather >= 0 ? fmt::format("{}Lf{}({},{})", p, a.gather, reg16(f.lane), a.reg)
                                    : fmt::format("{}Rf({},{})", p, a.reg + f.aElem, f.lane);
-    std::string bv = br.lane ? fmt::format("{}Lf{}({},0)", p, br.reg, f.bElem) : fmt::format("{}Rf({},0)", p, br.reg + f.bElem);
+    std::string bv = br.lane ? fmt::format("{}Lf{}({},0)", p, br.reg, reg16(f.bElem)) : fmt::format("{}Rf({},0)", p, br.reg + f.bElem);
     int at = place[static_cast<size_t>(f.slot)], c = at / 8, r = at % 8;
     t << fmt::format("mad (M1, {}) ${}({},0)<1> {}<0;1,0> {}<1;1,0> ${}({},0)<1;1,0>\n", first[i] ? 16 : 8, c, r, av, bv, c, r);
     if (first[i]) ++i;
   }
-  // One 64-bit add per message address (a lane read's two addresses: one SIMD8 add each).
+  // One 64-bit add per message address (a lane read's 16 addresses: one SIMD16 add).
   for (size_t i = 0; i < nMsg; ++i)
     if (std::string by = st.stepBytes(msgs[i]->mem, msgs[i]->row, msgs[i]->col, 4); !by.empty())
       t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
   for (size_t j = 0; j < lanes.size(); ++j)
     if (std::string by = st.stepBytes(lanes[j]->mem, lanes[j]->row, lanes[j]->col, 4); !by.empty())
-      for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);
+      t << fmt::format("add (M1, 16) {0}g{1}(0,0)<1> {0}g{1}(0,0)<1;1,0> {2}\n", p, j, by);
   st.loopStep(t, p, lm.step_);
 
   // The accumulator registers in outputs of 8 (output c register r = place 8c + r), tied to their

@@ -1292,6 +1292,11 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
       // dg2's B^T lane reads (Dg2VisaLoop.cpp): SIMD8 A64 untyped reads of 4 dwords per lane.
       pattern = R"(send\.dc1 \(8\|M0\) .*a64 untyped surface read with xyzw)";
       name = "inline vISA loop: lane read xyzw";
+    } else if (line.starts_with("svm_gather4scaled.RGBA (M1, 16) ")) {
+      // dg2's FMA statement lane reads and row gathers (Dg2VisaFmaLoop.cpp): one SIMD16 A64 untyped
+      // read of 4 dwords per lane (lanes 8-15 the same rows 16 bytes on).
+      pattern = R"(send\.dc1 \(16\|M0\) .*a64 untyped surface read with xyzw)";
+      name = "inline vISA loop: lane read xyzw SIMD16";
     } else if (line == "lsc_fence.slm.none.group" || line == "barrier") {
       bool fence = line != "barrier";
       pattern = fence ? R"(\bfence\.slm\.none\.group\b)" : R"(\bsync\.bar\b)";

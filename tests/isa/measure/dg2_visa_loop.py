@@ -653,17 +653,19 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             for y in range(4 * cnt):
                 regs[root][off + y] = mem.get(at + y, PAD)
             continue
-        m = re.match(r"^svm_gather4scaled\.(R?G?B?A?) \(M1, 8\) 0x0:uq (\w+)\.0 (\w+)\.0$", l)
-        if m:  # SIMD8 A64 untyped read: lane l at its own address; register c = dword c of every lane
-            cnt, a, dst = len(m.group(1)), m.group(2), m.group(3)
+        m = re.match(r"^svm_gather4scaled\.(R?G?B?A?) \(M1, (8|16)\) 0x0:uq (\w+)\.0 (\w+)\.0$", l)
+        if m:  # SIMD8/16 A64 untyped read: lane l at its own address (qword l of the address operand);
+            # the response in SoA order: dword c of lane l at dword c * n + l (n lanes: c in registers
+            # c for SIMD8, 2c and 2c + 1 for SIMD16; vISA's svm_gather4scaled)
+            cnt, n, a, dst = len(m.group(1)), int(m.group(2)), m.group(3), m.group(4)
             assert m.group(1) == "RGBA"[:cnt], l
             root, off = addr(dst, 0, 0)
-            assert off + GRF * cnt <= len(regs[root]), f"load past {root}"
-            for lane in range(8):
+            assert off + 4 * n * cnt <= len(regs[root]), f"load past {root}"
+            for lane in range(n):
                 at = rd(*addr(a, 0, lane), "uq")
                 for v in range(cnt):
                     for y in range(4):
-                        regs[root][off + GRF * v + 4 * lane + y] = mem.get(at + 4 * v + y, PAD)
+                        regs[root][off + 4 * (n * v + lane) + y] = mem.get(at + 4 * v + y, PAD)
             continue
         m = re.match(r"^dpas\.(\w+)\.\w+\.8\.8 \(M1, 8\) (\$\d+)\.0 (\$\d+)\.0 (\w+)\.(\d+) (\w+)\((\d+),0\)$", l)
         if m:

@@ -94,6 +94,27 @@ bool f32Global(const ir::Value* mem) {
   return t.isMemRef() && t.memSpace() == ir::MemSpace::Global && t.rank() == 2 && t.strides().empty() && t.elem() == ElemKind::F32;
 }
 
+// An integer value as a sum of leaf values with coefficients plus a constant, through addi/subi
+// and integer constants (depth-limited; a leaf is any other value): two lane reads' rows (or
+// columns) whose leaves agree differ by a constant.
+struct Lin {
+  std::map<const ir::Value*, int64_t> terms;
+  int64_t c = 0;
+};
+Lin linear(const ir::Value* v, int depth = 8) {
+  if (std::optional<int64_t> k = constInt(v)) return {{}, *k};
+  const ir::Operation* d = v->definingOp();
+  if (d && depth > 0 && (d->is("arith.addi") || d->is("arith.subi"))) {
+    Lin a = linear(d->operand(0), depth - 1), b = linear(d->operand(1), depth - 1);
+    int64_t sign = d->is("arith.subi") ? -1 : 1;
+    for (auto [x, n] : b.terms)
+      if ((a.terms[x] += sign * n) == 0) a.terms.erase(x);
+    a.c += sign * b.c;
+    return a;
+  }
+  return {{{v, 1}}, 0};
+}
+
 class Matcher {
  public:
   explicit Matcher(const ir::Block& body) : body_(body) {}
@@ -421,16 +442,39 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     if (!msgs[q].lane) addrOf[q] = groups[{msgs[q].mem, msgs[q].row.base, msgs[q].col.base, msgs[q].col.off}].at(msgs[q].row.off);
   // Lane reads: each lane's own row address (row * pitch + column bytes in 32 bits, as the per-op
   // lane read of a kernel without a loop), dwords 0-3 from it and 4-7 from 16 bytes on.
+  // A lane read whose row and column differ from an earlier one's (of the same memref) by
+  // constants dr and dc is that read's address plus dr * pitch + dc * 4: one SIMD8 qword add of an
+  // immediate (dr = 0) or of a scalar dword (xtc's per-lane offsets and IGC's mov spreading them,
+  // once per group; measured: transpose's block path 126 -> 116). Both offsets lie in [0, 2^31)
+  // (the guard), so their difference is a 32-bit value, sign-extended by the add.
+  std::vector<std::pair<size_t, std::pair<Lin, Lin>>> laneRoots;  // (read, its row and column)
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];
     if (g.lane) {
-      llvm::Value* off = b.CreateAdd(b.CreateMul(value32(g.op->operand(1)), pitch(g.mem)), b.CreateMul(value32(g.op->operand(2)), b.getInt32(4)));
-      std::string base = baseOf(g.mem), a = input(off, "rw");
       decls << fmt::format(".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF\n.decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF\n"
                            ".decl {0}R{1} v_type=G type=f num_elts={3} align=GRF\n.decl {0}H{1} v_type=G type=f num_elts=32 align=GRF alias=<{0}R{1},{2}>\n",
                            p, q, 4 * kGrf, longRead[q] ? 72 : 64);
-      t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<0;1,0> {3}(0,0)<1;1,0>\nadd (M1, 8) {0}m{1}(0,0)<1> {0}l{1}(0,0)<1;1,0> 0x10:uq\n",
-                       p, q, base, a);
+      Lin row = linear(g.op->operand(1)), col = linear(g.op->operand(2));
+      auto root = std::find_if(laneRoots.begin(), laneRoots.end(), [&](const auto& r) {
+        return msgs[r.first].mem == g.mem && r.second.first.terms == row.terms && r.second.second.terms == col.terms;
+      });
+      if (root == laneRoots.end()) {
+        llvm::Value* off = b.CreateAdd(b.CreateMul(value32(g.op->operand(1)), pitch(g.mem)), b.CreateMul(value32(g.op->operand(2)), b.getInt32(4)));
+        std::string base = baseOf(g.mem), a = input(off, "rw");
+        t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<0;1,0> {3}(0,0)<1;1,0>\n", p, q, base, a);
+        laneRoots.push_back({q, {row, col}});
+      } else {
+        int64_t dr = row.c - root->second.first.c, dc = col.c - root->second.second.c;
+        std::string by;
+        if (dr == 0 && dc > 0) {
+          by = fmt::format("{:#x}:uq", 4 * dc);
+        } else {
+          llvm::Value* d = b.CreateAdd(b.CreateMul(b.getInt32(static_cast<uint32_t>(dr)), pitch(g.mem)), b.getInt32(static_cast<uint32_t>(4 * dc)));
+          by = input(d, "rw.u") + "(0,0)<0;1,0>";
+        }
+        t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {0}l{2}(0,0)<1;1,0> {3}\n", p, q, root->first, by);
+      }
+      t << fmt::format("add (M1, 8) {0}m{1}(0,0)<1> {0}l{1}(0,0)<1;1,0> 0x10:uq\n", p, q);
     } else if (!g.write) {
       decls << fmt::format(".decl {}R{} v_type=G type=f num_elts={} align=GRF\n", p, q, 8 * g.n);
     } else if (chainOf[q] >= 0) {

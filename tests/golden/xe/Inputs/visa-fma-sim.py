@@ -12,7 +12,10 @@
 #   - the accumulator outputs $j hold C rows 8 j .. 8 j + 7 (register r of $j = row 8 j + r, lane = column).
 # Each MSG=MATRIX argument names what message MSG reads: A (M x K memory, tile rows m, columns k),
 # B (K x N: rows k, columns n) or BT (N x K: rows n, columns k), the tile at the origin.
-# Exit 0 and "ok" when every C element matches (|error| <= 1e-5), else 1 with the first differences.
+# The reference is C0 plus one f32 multiply-add per k in k order, each rounded once (vISA's mad is a
+# fused multiply-add), so it is bit for bit: a statement that reorders an accumulator's k steps fails
+# (a tolerance would pass it: the products of random inputs round differently in another order).
+# Exit 0 and "ok" when every C element matches exactly, else 1 with the first differences.
 import random
 import re
 import struct
@@ -80,9 +83,11 @@ def main():
     bad = []
     for m in range(M):
         for n in range(N):
-            want = c0[m][n] + sum(A[m][k] * B[k][n] for k in range(K))
+            want = c0[m][n]
+            for k in range(K):
+                want = f32(A[m][k] * B[k][n] + want)
             got = acc[(m // 8, m % 8)][n]
-            if abs(got - want) > 1e-5:
+            if got != want:
                 bad.append("C(%d, %d) = %g, expected %g" % (m, n, got, want))
     if bad:
         print("FAIL: %d of %d elements differ: %s" % (len(bad), M * N, "; ".join(bad[:4])))

@@ -12,12 +12,43 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <tuple>
 #include <vector>
 
 namespace xtc::backend {
+
+// The matchers' element tracing through vector.extract and vector.from_elements: each value maps to
+// the elements (whatever a matcher's Elem is: a read's register, a node, ...) of its registers, one
+// per vector element. Returns nullopt for any other op; else whether the op traced (an extract of a
+// traced vector at a valid index into a scalar, a from_elements of traced scalars).
+template <class Elem>
+std::optional<bool> traceVectorOp(const ir::Operation& op, std::map<const ir::Value*, std::vector<Elem>>& elems) {
+  auto of = [&](const ir::Value* v) -> const std::vector<Elem>* {
+    auto it = elems.find(v);
+    return it == elems.end() ? nullptr : &it->second;
+  };
+  if (op.is("vector.extract")) {
+    const std::vector<Elem>* s = of(op.operand(0));
+    int64_t i = op.intAttr("index", -1);
+    if (!s || i < 0 || i >= static_cast<int64_t>(s->size()) || !op.result()->type().isScalar()) return false;
+    elems[op.result()] = {(*s)[static_cast<size_t>(i)]};
+    return true;
+  }
+  if (op.is("vector.from_elements")) {
+    std::vector<Elem> es;
+    for (unsigned i = 0; i < op.numOperands(); ++i) {
+      const std::vector<Elem>* s = of(op.operand(i));
+      if (!s || s->size() != 1 || !op.operand(i)->type().isScalar()) return false;
+      es.push_back((*s)[0]);
+    }
+    elems[op.result()] = std::move(es);
+    return true;
+  }
+  return std::nullopt;
+}
 
 // A value of `loop`'s body that is bodyInvariant (LoopCoords.h), or defined outside the loop, computed
 // before the loop in its own width (an index: i64), as the per-op emitter computes it (a convert

@@ -147,23 +147,7 @@ bool Matcher::walk(const ir::Operation& op) {
   }
   if (op.is("xe.block_read")) return read(op, false);
   if (op.is("xe.lane_read")) return read(op, true);
-  if (op.is("vector.extract")) {
-    const std::vector<Elem>* s = elems(op.operand(0));
-    int64_t i = op.intAttr("index", -1);
-    if (!s || i < 0 || i >= static_cast<int64_t>(s->size()) || !op.result()->type().isScalar()) return false;
-    elems_[op.result()] = {(*s)[static_cast<size_t>(i)]};
-    return true;
-  }
-  if (op.is("vector.from_elements")) {
-    std::vector<Elem> es;
-    for (unsigned i = 0; i < op.numOperands(); ++i) {
-      const Elem* e = scalar(op.operand(i));
-      if (!e) return false;
-      es.push_back(*e);
-    }
-    elems_[op.result()] = std::move(es);
-    return true;
-  }
+  if (std::optional<bool> traced = traceVectorOp(op, elems_)) return *traced;
   if (op.is("lane.broadcast")) {
     // Only as the A operand of a lane.fma (elems_ has no entry for it): an f32 row read element of one lane.
     const Elem* x = scalar(op.operand(0));

@@ -195,23 +195,7 @@ bool Matcher::walk(const ir::Operation& op) {
   if (op.is("xe.prefetch_1d")) return prefetch(op, prefetches_);
   if (op.is("xe.block_read")) return read(op, false);
   if (op.is("xe.lane_read")) return read(op, true);
-  if (op.is("vector.extract")) {
-    const std::vector<Elem>* s = elems(op.operand(0));
-    int64_t i = op.intAttr("index", -1);
-    if (!s || i < 0 || i >= static_cast<int64_t>(s->size()) || !op.result()->type().isScalar()) return false;
-    elems_[op.result()] = {(*s)[static_cast<size_t>(i)]};
-    return true;
-  }
-  if (op.is("vector.from_elements")) {
-    std::vector<Elem> es;
-    for (unsigned i = 0; i < op.numOperands(); ++i) {
-      const std::vector<Elem>* s = elems(op.operand(i));
-      if (!s || s->size() != 1) return false;
-      es.push_back((*s)[0]);
-    }
-    elems_[op.result()] = std::move(es);
-    return true;
-  }
+  if (std::optional<bool> traced = traceVectorOp(op, elems_)) return *traced;
   if (op.is("xe.dpas")) return dpas(op);
   if (op.is("scf.yield")) return yield(op);
   return false;

@@ -173,23 +173,7 @@ bool Matcher::walk(const ir::Operation& op) {
     reads_.push_back({mem, *row, *col, n});
     return true;
   }
-  if (op.is("vector.extract")) {
-    const std::vector<Elem>* s = elems(op.operand(0));
-    int64_t i = op.intAttr("index", -1);
-    if (!s || i < 0 || i >= static_cast<int64_t>(s->size()) || !op.result()->type().isScalar()) return false;
-    elems_[op.result()] = {(*s)[static_cast<size_t>(i)]};
-    return true;
-  }
-  if (op.is("vector.from_elements")) {
-    std::vector<Elem> es;
-    for (unsigned i = 0; i < op.numOperands(); ++i) {
-      const Elem* e = scalar(op.operand(i));
-      if (!e) return false;
-      es.push_back(*e);
-    }
-    elems_[op.result()] = std::move(es);
-    return true;
-  }
+  if (std::optional<bool> traced = traceVectorOp(op, elems_)) return *traced;
   if (op.is("arith.addf")) {
     if (op.numOperands() != 2 || op.result()->type().elem() != ElemKind::F32) return false;
     if (op.result()->type().isScalar()) {

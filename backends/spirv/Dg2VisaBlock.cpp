@@ -712,9 +712,9 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
           const char* op = nodes[k].opc;
           std::string y = fmt::format("{}Y{}", p, k);
           if (level == 0)
-            t << fmt::format("{0} (M1, 16) {1}(0,0)<1> {2} {3}\n{0} (M1, 16) {1}(2,0)<1> {4} {5}\n", op, y, reg(l[0]), reg(l[2]), reg(l[4]), reg(l[6]));
+            t << fmt::format("{0} (M1_NM, 16) {1}(0,0)<1> {2} {3}\n{0} (M1_NM, 16) {1}(2,0)<1> {4} {5}\n", op, y, reg(l[0]), reg(l[2]), reg(l[4]), reg(l[6]));
           else if (level == 1)
-            t << fmt::format("{0} (M1, 16) {1}(0,0)<1> {1}(0,0)<1;1,0> {1}(2,0)<1;1,0>\n", op, y);
+            t << fmt::format("{0} (M1_NM, 16) {1}(0,0)<1> {1}(0,0)<1;1,0> {1}(2,0)<1;1,0>\n", op, y);
           else
             t << fmt::format("{0} (M1, 8) {1})<1> {2}(0,0)<1;1,0> {2}(1,0)<1;1,0>\n", op, at({El::Node, static_cast<int>(k), 0}), y);
         }
@@ -722,7 +722,10 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       continue;
     }
     size_t i = pairOf[m] >= 0 ? static_cast<size_t>(pairOf[m]) : m;  // the (lead) node emitted
-    const char* w = pairOf[m] >= 0 ? "M1, 16" : "M1, 8";
+    // A pair is NoMask: a SIMD8 dispatch enables channels 0-7 only, so a masked SIMD16 op would not
+    // write its second register (channels 8-15); the statement runs with every lane on (a guard's
+    // block arm), and NoMask ALU ops only write registers.
+    const char* w = pairOf[m] >= 0 ? "M1_NM, 16" : "M1, 8";
     const Node& n = nodes[i];
     std::string dst = at({El::Node, static_cast<int>(i), 0}) + ")<1>";
     if (n.kind == Node::Bin || n.kind == Node::Sub) {
@@ -754,7 +757,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       if (pairOf[m] >= 0)
         t << fmt::format("exp (M1_NM, 32) {0}W{1}(0,0)<1> {0}W{1}(0,0)<1;1,0>\n", p, i);
       else
-        t << fmt::format("exp (M1, 16) {0}E{1}(0,0)<1> {0}E{1}(0,0)<1;1,0>\n", p, i);
+        t << fmt::format("exp (M1_NM, 16) {0}E{1}(0,0)<1> {0}E{1}(0,0)<1;1,0>\n", p, i);
       t << fmt::format("mul ({}) {} {}<1;1,0> {}<1;1,0>\n", w, dst, k, q);
     } else if (n.kind == Node::Div) {
       // (v x) s, v and s the divisor's (in its lane of the bank for a reduction's).

@@ -18,16 +18,18 @@
 //  2. Emit (the text dg2_visa_loop.py's fma_statement measured): before the loop, each group's per-lane
 //     i64 address is spread into one register per message (an LSC address must start a register); in
 //     the loop the row reads (`lsc_load.ugm (M1_NM, 1) … :d32x{8,16}t flat[…]:a64`) in IR order, one
-//     `mad (M1, 8)` per lane.fma in IR order, or one `mad (M1, 16)` per pair of them (a row's two
-//     column blocks: below, "SIMD16 pairs"), one 64-bit add per message address (an immediate for a
+//     `mad (M1, 8)` per lane.fma in IR order, or one `mad (M1_NM, 16)` per pair of them (a row's two
+//     column blocks: below, "SIMD16 pairs"; NoMask: a SIMD8 dispatch enables channels 0-7 only, so a
+//     masked SIMD16 op would leave channels 8-15, the pair's second register, unwritten; the interior
+//     loop runs with every lane on, see below), one 64-bit add per message address (an immediate for a
 //     column step, the row step times the pitch as a uniform input), the loop's end: a 64-bit cmp of
 //     the first A message's (or row gather's lane 0) walked address with its end and the backward
 //     jmp (no counter). A lane
 //     read (dg2_visa_loop.py fma_statement with bt, measured): its per-lane address an input (the
 //     second, 16 bytes on, made before the loop), per step two `svm_gather4scaled.RGBA (M1, 8)` into
 //     its own 8 registers (Lf<j> the mads' f view) after the row reads, one SIMD8 64-bit add per address;
-//     since session 18 one `svm_gather4scaled.RGBA (M1, 16)` over both addresses and one SIMD16 add
-//     (IGC: two SIMD8 adds), the registers in the SIMD16 response's order (reg16).
+//     since session 18 one `svm_gather4scaled.RGBA (M1_NM, 16)` over both addresses and one SIMD16
+//     add (IGC: two SIMD8 adds), both NoMask as the mad pairs, the registers in the SIMD16 response's order (reg16).
 //     A group of 8 A rows of 32 bytes is emitted as such a lane read too (a row gather, since session
 //     18: lane l reads its own row; the mad's A the scalar Lf<j>(reg16(k), i)): 1 send and 2 adds per 8
 //     rows.
@@ -309,7 +311,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   // SIMD16 pairs (dg2-visa.sh `simd16`: an f32 mad over two adjacent registers, a scalar A, is one
   // instruction; a region that is not contiguous costs IGC a mov per source, so it must be): fma i
   // and i + 1 with one A (read, element, lane) and B registers b, b + 1 of one row read (a 64-byte B
-  // row: C row m's two column blocks) make one `mad (M1, 16)` when their accumulator slots are two
+  // row: C row m's two column blocks) make one `mad (M1_NM, 16)` when their accumulator slots are two
   // adjacent registers of an output. The outputs are laid out for it: slot s at place[s] (output
   // place / 8, register place % 8), each pair's first at an even place, its second next. Every fma
   // must be in such a pair, the same two slots in every step, else no pairs (the identity places).
@@ -395,7 +397,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   for (size_t i = 0; i < nMsg; ++i)
     t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, msgs[i]->n == 1 ? "d32x8t" : "d32x16t", p, i);
   for (size_t j = 0; j < lanes.size(); ++j)
-    t << fmt::format("svm_gather4scaled.RGBA (M1, 16) 0x0:uq {0}g{1}.0 {0}L{1}.0\n", p, j);
+    t << fmt::format("svm_gather4scaled.RGBA (M1_NM, 16) 0x0:uq {0}g{1}.0 {0}L{1}.0\n", p, j);
   // C(slot) += A (dword `lane` of its element's register) * B (its element's register), in place;
   // a pair's two in one SIMD16 mad at the first's place.
   for (size_t i = 0; i < lm.fmas_.size(); ++i) {
@@ -406,7 +408,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
                                    : fmt::format("{}Rf({},{})", p, a.reg + f.aElem, f.lane);
     std::string bv = br.lane ? fmt::format("{}Lf{}({},0)", p, br.reg, reg16(f.bElem)) : fmt::format("{}Rf({},0)", p, br.reg + f.bElem);
     int at = place[static_cast<size_t>(f.slot)], c = at / 8, r = at % 8;
-    t << fmt::format("mad (M1, {}) ${}({},0)<1> {}<0;1,0> {}<1;1,0> ${}({},0)<1;1,0>\n", first[i] ? 16 : 8, c, r, av, bv, c, r);
+    t << fmt::format("mad ({}) ${}({},0)<1> {}<0;1,0> {}<1;1,0> ${}({},0)<1;1,0>\n", first[i] ? "M1_NM, 16" : "M1, 8", c, r, av, bv, c, r);
     if (first[i]) ++i;
   }
   // One 64-bit add per message address (a lane read's 16 addresses: one SIMD16 add).
@@ -415,7 +417,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
       t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
   for (size_t j = 0; j < lanes.size(); ++j)
     if (std::string by = st.stepBytes(lanes[j]->mem, lanes[j]->row, lanes[j]->col, 4); !by.empty())
-      t << fmt::format("add (M1, 16) {0}g{1}(0,0)<1> {0}g{1}(0,0)<1;1,0> {2}\n", p, j, by);
+      t << fmt::format("add (M1_NM, 16) {0}g{1}(0,0)<1> {0}g{1}(0,0)<1;1,0> {2}\n", p, j, by);
   st.loopStep(t, p, lm.step_);
 
   // The accumulator registers in outputs of 8 (output c register r = place 8c + r), tied to their

@@ -271,13 +271,13 @@ std::optional<std::string> emitDg2VisaReduceLoop(const ir::Operation& op, XeEmit
   // sync of its own, 5 per step, measured), then neighbouring reads' sums, halving.
   std::vector<int64_t> live;
   for (int64_t k = 0; k < nReads; ++k) {
-    t << fmt::format("add (M1, 16) {0}R({1},0)<1> {0}R({1},0)<1;1,0> {0}R({2},0)<1;1,0>\n", p, 4 * k, 4 * k + 2);
+    t << fmt::format("add (M1_NM, 16) {0}R({1},0)<1> {0}R({1},0)<1;1,0> {0}R({2},0)<1;1,0>\n", p, 4 * k, 4 * k + 2);
     live.push_back(4 * k);
   }
   while (live.size() > 1) {
     std::vector<int64_t> next;
     for (size_t j = 0; j + 1 < live.size(); j += 2) {
-      t << fmt::format("add (M1, 16) {0}R({1},0)<1> {0}R({1},0)<1;1,0> {0}R({2},0)<1;1,0>\n", p, live[j], live[j + 1]);
+      t << fmt::format("add (M1_NM, 16) {0}R({1},0)<1> {0}R({1},0)<1;1,0> {0}R({2},0)<1;1,0>\n", p, live[j], live[j + 1]);
       next.push_back(live[j]);
     }
     live = std::move(next);

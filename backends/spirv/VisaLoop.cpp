@@ -1292,10 +1292,10 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
       // dg2's B^T lane reads (Dg2VisaLoop.cpp): SIMD8 A64 untyped reads of 4 dwords per lane.
       pattern = R"(send\.dc1 \(8\|M0\) .*a64 untyped surface read with xyzw)";
       name = "inline vISA loop: lane read xyzw";
-    } else if (line.starts_with("svm_gather4scaled.RGBA (M1, 16) ")) {
+    } else if (line.starts_with("svm_gather4scaled.RGBA (M1_NM, 16) ")) {
       // dg2's FMA statement lane reads and row gathers (Dg2VisaFmaLoop.cpp): one SIMD16 A64 untyped
       // read of 4 dwords per lane (lanes 8-15 the same rows 16 bytes on).
-      pattern = R"(send\.dc1 \(16\|M0\) .*a64 untyped surface read with xyzw)";
+      pattern = R"(^\(W\) +send\.dc1 \(16\|M0\) .*a64 untyped surface read with xyzw)";
       name = "inline vISA loop: lane read xyzw SIMD16";
     } else if (line == "lsc_fence.slm.none.group" || line == "barrier") {
       bool fence = line != "barrier";
@@ -1304,9 +1304,12 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
     } else if (std::regex_search(line, m, dpas)) {
       pattern = fmt::format(R"(\bdpas\.8x{} )", m[1].str());
       name = fmt::format("inline vISA loop: dpas 8x{}", m[1].str());
-    } else if (line.starts_with("mad (M1, 16) ")) {
+    } else if (line.starts_with("mad (M1, 16) ")) {  // pvc's (SIMD16)
       pattern = R"(\bmad \(16\|M0\) )";
       name = "inline vISA loop: mad";
+    } else if (line.starts_with("mad (M1_NM, 16) ")) {  // dg2's mad pairs: NoMask (a SIMD8 dispatch)
+      pattern = R"(^\(W\) +mad \(16\|M0\) )";
+      name = "inline vISA loop: mad (W, 16)";
     } else if (line.starts_with("mad (M1, 8) ")) {  // dg2's f32 FMA loop (Dg2VisaFmaLoop.cpp)
       pattern = R"(\bmad \(8\|M0\) )";
       name = "inline vISA loop: mad (8)";

@@ -402,9 +402,10 @@ if [ $rc -eq 0 ]; then
 fi
 
 # SIMD16 f32 ALU over two registers (issue 11, found with softmax_pair): `add`/`mul`/`max`/`mad
-# (M1, 16)` on two-register f32 operands stay ONE instruction each on dg2 (`add (16|M0)`, `mul
-# (16|M0)`, `sel (16|M0) (ge)`, `mad (16|M0)`), not two SIMD8 halves: an element-wise op costs one
-# instruction per PAIR of registers. Dg2VisaBlock.cpp emits such pairs (its `pairOf`), and the dg2
+# (M1_NM, 16)` on two-register f32 operands stay ONE instruction each on dg2 (`(W) add (16|M0)`,
+# `mul`, `sel (ge)`, `mad`), not two SIMD8 halves: an element-wise op costs one instruction per PAIR
+# of registers. NoMask since session 18: a SIMD8 dispatch enables channels 0-7 only, so a masked
+# `(M1, 16)` (which compiles to the same instruction without `(W)`) would not write the second register. Dg2VisaBlock.cpp emits such pairs (its `pairOf`), and the dg2
 # loopless floors (docs/performance.md) count one instruction per pair.
 cat >"$work/simd16.ll" <<'LL'
 target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
@@ -412,7 +413,7 @@ target triple = "spir64-unknown-unknown"
 define spir_kernel void @s16(float addrspace(1)* %X, float addrspace(1)* %Y) !intel_reqd_sub_group_size !0 {
   %xi = ptrtoint float addrspace(1)* %X to i64
   %yi = ptrtoint float addrspace(1)* %Y to i64
-  call void asm sideeffect "{\0A.decl xa v_type=G type=uq num_elts=1 align=GRF\0A.decl xb v_type=G type=uq num_elts=1 align=GRF\0A.decl xR v_type=G type=f num_elts=64 align=GRF\0A.decl xS v_type=G type=f num_elts=64 align=GRF\0Amov (M1_NM, 1) xa(0,0)<1> $0(0,0)<0;1,0>\0Amov (M1_NM, 1) xb(0,0)<1> $1(0,0)<0;1,0>\0Alsc_load.ugm (M1_NM, 1) xR:d32x64t flat[xa]:a64\0Aadd (M1, 16) xS(0,0)<1> xR(0,0)<1;1,0> 0x3f800000:f\0Amul (M1, 16) xS(2,0)<1> xR(2,0)<1;1,0> xR(4,0)<1;1,0>\0Amax (M1, 16) xS(4,0)<1> xR(4,0)<1;1,0> 0x0:f\0Amad (M1, 16) xS(6,0)<1> xR(6,0)<1;1,0> xR(0,0)<1;1,0> xR(2,0)<1;1,0>\0Alsc_store.ugm (M1_NM, 1) flat[xb]:a64 xS:d32x64t\0A}\0A", "rw.u,rw.u"(i64 %xi, i64 %yi)
+  call void asm sideeffect "{\0A.decl xa v_type=G type=uq num_elts=1 align=GRF\0A.decl xb v_type=G type=uq num_elts=1 align=GRF\0A.decl xR v_type=G type=f num_elts=64 align=GRF\0A.decl xS v_type=G type=f num_elts=64 align=GRF\0Amov (M1_NM, 1) xa(0,0)<1> $0(0,0)<0;1,0>\0Amov (M1_NM, 1) xb(0,0)<1> $1(0,0)<0;1,0>\0Alsc_load.ugm (M1_NM, 1) xR:d32x64t flat[xa]:a64\0Aadd (M1_NM, 16) xS(0,0)<1> xR(0,0)<1;1,0> 0x3f800000:f\0Amul (M1_NM, 16) xS(2,0)<1> xR(2,0)<1;1,0> xR(4,0)<1;1,0>\0Amax (M1_NM, 16) xS(4,0)<1> xR(4,0)<1;1,0> 0x0:f\0Amad (M1_NM, 16) xS(6,0)<1> xR(6,0)<1;1,0> xR(0,0)<1;1,0> xR(2,0)<1;1,0>\0Alsc_store.ugm (M1_NM, 1) flat[xb]:a64 xS:d32x64t\0A}\0A", "rw.u,rw.u"(i64 %xi, i64 %yi)
   ret void
 }
 !0 = !{i32 8}
@@ -422,8 +423,8 @@ expect "simd16: ocloc status" "$rc" "0"
 if [ $rc -eq 0 ]; then
   hc() { grep -cE "$1" "$work/simd16/asm"; }
   expect "simd16: f32 add, mul, sel (ge), mad as one (16|M0) instruction each" \
-    "$(hc '^ +add \(16\|M0\) +r[0-9.<>1]+:f') $(hc '^ +mul \(16\|M0\) +r[0-9.<>1]+:f') $(hc '^ +sel \(16\|M0\) +\(ge\)f[0-9.]+ +r[0-9.<>1]+:f') $(hc '^ +mad \(16\|M0\) +r[0-9.<>1]+:f')" "1 1 1 1"
-  expect "simd16: no SIMD8 f32 halves" "$(hc '^ +(add|mul|sel|mad) \(8\|M0\) .*:f')" 0
+    "$(hc '^\(W\) +add \(16\|M0\) +r[0-9.<>1]+:f') $(hc '^\(W\) +mul \(16\|M0\) +r[0-9.<>1]+:f') $(hc '^\(W\) +sel \(16\|M0\) +\(ge\)f[0-9.]+ +r[0-9.<>1]+:f') $(hc '^\(W\) +mad \(16\|M0\) +r[0-9.<>1]+:f')" "1 1 1 1"
+  expect "simd16: no SIMD8 f32 halves" "$(hc '^(\(W\))? +(add|mul|sel|mad) \(8\|M[08]\) .*:f')" 0
 fi
 
 # `exp32` (session 18): a pair's 2^k and 2^r (two registers each) as ONE `exp (M1_NM, 32)` over the

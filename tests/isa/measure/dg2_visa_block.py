@@ -19,9 +19,11 @@ uniform dword) or "V32=EXPR" (a dword per lane), EXPR a Python expression of m, 
 px, py, pb (the pitches in bytes). OLD=>NEW replaces text in the statement first (a mutation: then
 the check must fail). Prints one line per check; exits 1 when one fails.
 
+The execution mask is a SIMD8 dispatch's with every lane on: a masked op runs channels 0-7 of its
+width only (a masked (M1, 16) leaves its second register unwritten), a NoMask (M1_NM, n) all n.
 The model: registers are 32 bytes (8 lanes of a dword); `add`/`mov`/`max`/`min`/`mul`/`mad`/`and`/
-`rndz`/`exp`/`inv` on (M1_NM, 1), (M1_NM, 32) (four registers: a pair's exps), (M1, 16) (two
-registers), (M1, 8), (M1, 4) or (M1, 1) with <1> destinations and <0;1,0> /
+`rndz`/`exp`/`inv` on (M1_NM, 1), (M1_NM, 32) (four registers: a pair's exps), (M1_NM, 16) (two
+registers), (M1, 16), (M1, 8), (M1, 4) or (M1, 1) with <1> destinations and <0;1,0> /
 <1;1,0> sources or any <v;w,h> region (element i at v * (i / w) + h * (i % w): the transposed lane
 trees' <8;4,1>, <4;2,1>, <2;1,0>; a `(-)` one negated) or immediates, in the declared types (a qword add of a dword
 source sign-extends it; `exp` is 2^x and `inv` 1/x, rounded to f32, as exact as the hardware's math
@@ -162,7 +164,7 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
             t = types[opnd.match(a).group(1)]
             preds[pn] = [(src(a, i, t) == src(b, i, t)) if rel == "eq" else (src(a, i, t) >= src(b, i, t)) for i in range(8)]
             continue
-        m = re.match(r"^(?:\((\w+)\) )?(add|mov|max|min|mul|mad|and|rndz|exp|inv) \((M1_NM, 1|M1_NM, 32|M1, 16|M1, 8|M1, 4|M1, 1)\) (\S+) (\S+)(?: (\S+))?(?: (\S+))?$", line)
+        m = re.match(r"^(?:\((\w+)\) )?(add|mov|max|min|mul|mad|and|rndz|exp|inv) \((M1_NM, 1|M1_NM, 16|M1_NM, 32|M1, 16|M1, 8|M1, 4|M1, 1)\) (\S+) (\S+)(?: (\S+))?(?: (\S+))?$", line)
         if m:
             pn, op, width, d, a, b, c = m.groups()
             dm = opnd.match(d)
@@ -177,7 +179,8 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
                 except OverflowError:
                     return float("inf")
             by_inv = re.match(r"^\w+_D\d+v\(0,(\d+)\)<0;1,0>$", a) if op == "mul" else None
-            for i in range({"M1_NM, 1": 1, "M1_NM, 32": 32, "M1, 1": 1, "M1, 4": 4, "M1, 8": 8, "M1, 16": 16}[width]):
+            n = int(width.split(", ")[1])
+            for i in range(n if width.startswith("M1_NM") else min(n, 8)):  # a masked op: channels 0-7
                 if pn and not preds[pn][i]:
                     continue
                 x = src(a, i, t)

@@ -448,9 +448,14 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     (its executions so far), s (the K step), l, A, B, lda, ldb, K: the address it must prefetch, or
     None in a step it must not run in, OFF in a lane that must send nothing (a predicated send's lane
     off); each execution and the count are checked. barrier: a function
-    of the number of K steps giving how many `barrier` lines must execute (unchecked when None)."""
+    of the number of K steps giving how many `barrier` lines must execute (unchecked when None).
+    The execution mask is a SIMD8 dispatch's with every lane on: a masked op (M1, n) runs channels
+    0-7 only (a masked SIMD16 pair leaves its second register unwritten), a NoMask (M1_NM, n) all n."""
     eb = {"s8": 1, "f": 4}.get(T, 2)
     rnd = random.Random(seed)
+
+    def chans(mask, n):  # channels run: a SIMD8 dispatch (every lane on) enables 0-7; NoMask runs all n
+        return int(n) if mask == "M1_NM" else min(int(n), 8)
     lda, ldb = K * eb + 64, ldb or ((K * eb + 32) if bt else (N * eb + 32))
     Abase, Bbase = 0x10000, 0x400000
     mem = {}
@@ -624,18 +629,20 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
                     pfbad += got != eval(pf[j], {}, env)  # None (a step it must skip) never equals
             pfdone[pc - 1] += 1
             continue
-        m = re.match(r"^mad \(M1, ?(\d+)\) (\S+) (\S+) (\S+) (\S+)$", l)
+        m = re.match(r"^mad \((M1|M1_NM), ?(\d+)\) (\S+) (\S+) (\S+) (\S+)$", l)
         if m:  # dst = s0 * s1 + s2, one rounding (f32 products are exact in a double)
-            cnt, dst, s0, s1, s2 = m.groups()
+            mask, cnt, dst, s0, s1, s2 = m.groups()
+            cnt = chans(mask, cnt)
             dm = opnd.match(dst)
             dn, dr, dc, ds = dm.group(1), int(dm.group(2)), int(dm.group(3)), int(dm.group(4))
             vals = [src(s0, i) * src(s1, i) + src(s2, i) for i in range(int(cnt))]
             for i, v in enumerate(vals):
                 wr(*addr(dn, dr, dc + i * ds), types[dn], v)
             continue
-        m = re.match(r"^(mov|add|mul|and|or|xor|shr|shl) \((?:M1|M1_NM), ?(\d+)\) (\S+) (\S+)(?: (\S+))?$", l)
+        m = re.match(r"^(mov|add|mul|and|or|xor|shr|shl) \((M1|M1_NM), ?(\d+)\) (\S+) (\S+)(?: (\S+))?$", l)
         if m:
-            op, cnt, dst, s0, s1 = m.groups()
+            op, mask, cnt, dst, s0, s1 = m.groups()
+            cnt = chans(mask, cnt)
             dm = opnd.match(dst)
             dn, dr, dc, ds = dm.group(1), int(dm.group(2)), int(dm.group(3)), int(dm.group(4))
             fn = {"mov": lambda a, b: a, "add": lambda a, b: a + b, "mul": lambda a, b: a * b, "and": lambda a, b: a & b,
@@ -653,15 +660,16 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             for y in range(4 * cnt):
                 regs[root][off + y] = mem.get(at + y, PAD)
             continue
-        m = re.match(r"^svm_gather4scaled\.(R?G?B?A?) \(M1, (8|16)\) 0x0:uq (\w+)\.0 (\w+)\.0$", l)
+        m = re.match(r"^svm_gather4scaled\.(R?G?B?A?) \((M1|M1_NM), (8|16)\) 0x0:uq (\w+)\.0 (\w+)\.0$", l)
         if m:  # SIMD8/16 A64 untyped read: lane l at its own address (qword l of the address operand);
             # the response in SoA order: dword c of lane l at dword c * n + l (n lanes: c in registers
             # c for SIMD8, 2c and 2c + 1 for SIMD16; vISA's svm_gather4scaled)
-            cnt, n, a, dst = len(m.group(1)), int(m.group(2)), m.group(3), m.group(4)
+            cnt, n, a, dst = len(m.group(1)), int(m.group(3)), m.group(4), m.group(5)
+            active = chans(m.group(2), n)
             assert m.group(1) == "RGBA"[:cnt], l
             root, off = addr(dst, 0, 0)
             assert off + 4 * n * cnt <= len(regs[root]), f"load past {root}"
-            for lane in range(n):
+            for lane in range(active):
                 at = rd(*addr(a, 0, lane), "uq")
                 for v in range(cnt):
                     for y in range(4):

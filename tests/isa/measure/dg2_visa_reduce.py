@@ -20,8 +20,10 @@ T * BYTES), "K" / "lb" (a counter's bound and start, 32-bit). OLD=>NEW replaces 
 statement first (a mutation: then the check must fail). Runs T = 3, 1 and 0 (seeds 1-3) and prints
 one line each; exits 1 when one fails.
 
+The execution mask is a SIMD8 dispatch's with every lane on: a masked op runs channels 0-7 of its
+width only (a masked (M1, 16) leaves its second register unwritten), a NoMask (M1_NM, n) all n.
 The model: registers are 32 bytes (8 lanes of a dword); `mov`/`add` over (M1_NM, 1), (M1, 1),
-(M1, 8) or (M1, 16) (two registers) with <1> destinations and <v;w,h> sources or immediates, in the
+(M1, 8), (M1_NM, 16) or (M1, 16) (two registers) with <1> destinations and <v;w,h> sources or immediates, in the
 declared types (f32 adds rounded to f32; uq adds modulo 2^64); `svm_gather4scaled.RGBA (M1, 8) 0x0:uq
 A.0 D.0` reads 4 dwords at lane l's address A[l] into lane l of D's registers 0-3; `cmp.lt (M1,1)`
 into a predicate, `jmp` (predicated or not) to a label. Memory outside X's tile holds 3.0 (a step too
@@ -144,7 +146,7 @@ def run(text, cons, roles, trips, seed):
             t = types[opnd.match(m.group(2)).group(1)]
             pred[m.group(1)] = src(m.group(2), 0, t) < src(m.group(3), 0, t)
             continue
-        m = re.match(r"^(mov|add) \((M1_NM, 1|M1, 1|M1,1|M1, 8|M1, 16)\) (\S+) (\S+)(?: (\S+))?$", line)
+        m = re.match(r"^(mov|add) \((M1_NM, 1|M1, 1|M1,1|M1, 8|M1_NM, 16|M1, 16)\) (\S+) (\S+)(?: (\S+))?$", line)
         if m:
             op, width, d, a, b = m.groups()
             dm = opnd.match(d)
@@ -152,7 +154,7 @@ def run(text, cons, roles, trips, seed):
             name = dm.group(1)
             t = types[name]
             root, off = loc(name)
-            n = {"M1_NM, 1": 1, "M1, 1": 1, "M1,1": 1, "M1, 8": 8, "M1, 16": 16}[width]
+            n = {"M1_NM, 1": 1, "M1, 1": 1, "M1,1": 1, "M1, 8": 8, "M1_NM, 16": 16, "M1, 16": 8}[width]  # masked: channels 0-7
             out = []
             for i in range(n):
                 v = src(a, i, t) if op == "mov" else src(a, i, t) + src(b, i, t)

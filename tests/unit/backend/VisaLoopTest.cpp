@@ -186,6 +186,31 @@ TEST(VisaLoop, Dg2FmaMadsAreCalls) {
                                  std::regex(mad->isaPattern)));
 }
 
+// dg2's SIMD16 mad pairs and gathers (Dg2VisaFmaLoop.cpp) are NoMask: a SIMD8 dispatch enables
+// channels 0-7 only, so the ISA must show `(W)`; the same instruction masked does not satisfy them.
+TEST(VisaLoop, Dg2Simd16PairsAreDemandedNoMask) {
+  const char* loop =
+      "{\n"
+      "xtc_f0_loop:\n"
+      "svm_gather4scaled.RGBA (M1_NM, 16) 0x0:uq xtc_f0_g0.0 xtc_f0_L0.0\n"
+      "mad (M1_NM, 16) $0(0,0)<1> xtc_f0_Lf0(0,0)<0;1,0> xtc_f0_Rf(0,0)<1;1,0> $0(0,0)<1;1,0>\n"
+      "(xtc_f0_p) jmp (M1,1) xtc_f0_loop\n"
+      "}\n";
+  std::vector<isa::HardwareCall> calls = visaLoopHardwareCalls(loop);
+  ASSERT_EQ(calls.size(), 2u);
+  const isa::HardwareCall* mad = callNamed(calls, "inline vISA loop: mad (W, 16)");
+  const isa::HardwareCall* gather = callNamed(calls, "inline vISA loop: lane read xyzw SIMD16");
+  ASSERT_NE(mad, nullptr);
+  ASSERT_NE(gather, nullptr);
+  const char* madW = "(W)     mad (16|M0)              r29.0<1>:f    r29.0<1;0>:f      r5.0<1;0>:f       r21.0<0>:f       {Compacted}";
+  EXPECT_TRUE(std::regex_search(madW, std::regex(mad->isaPattern)));
+  EXPECT_FALSE(std::regex_search(std::string(madW).replace(0, 3, "   "), std::regex(mad->isaPattern)));
+  const char* readW = "(W)     send.dc1 (16|M0)         r21      r53     null:0  0x0            0x088450FF           {$9} // wr:4+0, rd:8; "
+                      "a64 untyped surface read with xyzw";
+  EXPECT_TRUE(std::regex_search(readW, std::regex(gather->isaPattern)));
+  EXPECT_FALSE(std::regex_search(std::string(readW).replace(0, 3, "   "), std::regex(gather->isaPattern)));
+}
+
 // dg2's block path statement (Dg2VisaBlock.cpp, no loop): every message is a call that must leave
 // its own instruction (outside loops: counted, not just present), the stores included.
 TEST(VisaLoop, Dg2BlockStatementMessagesAreCallsEach) {

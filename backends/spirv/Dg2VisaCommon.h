@@ -50,6 +50,14 @@ std::optional<bool> traceVectorOp(const ir::Operation& op, std::map<const ir::Va
   return std::nullopt;
 }
 
+// Whether the scf.for `loop` may become a dg2 whole-loop statement at all: a dg2 target with its
+// 8-lane subgroup and memref sizes at hand, and a loop whose guard bounds its index below 2^31
+// (lower-xe's interior loops, index_bits = 32: the statements' counters and bounds are 32-bit).
+inline bool dg2LoopStatementAllowed(const ir::Operation& loop, const XeEmitContext& ctx) {
+  return ctx.target.kind == targets::TargetKind::Dg2 && ctx.target.subgroupSize == 8 && ctx.memrefDim &&
+         loop.intAttr("index_bits", 64) == 32;
+}
+
 // A value of `loop`'s body that is bodyInvariant (LoopCoords.h), or defined outside the loop, computed
 // before the loop in its own width (an index: i64), as the per-op emitter computes it (a convert
 // sign-extends, from i1 zero-extends): a lane read's row, a prefetch program's invariant input.

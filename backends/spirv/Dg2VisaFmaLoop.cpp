@@ -253,10 +253,7 @@ bool rowsApart(const Read& a, const Read& b, int64_t d) {
 }  // namespace
 
 std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId) {
-  if (ctx.target.kind != targets::TargetKind::Dg2 || ctx.target.subgroupSize != kLanes || !ctx.memrefDim) return std::nullopt;
-  // Only a loop whose guard bounds its index below 2^31 (lower-xe's interior loops, index_bits = 32)
-  // is taken, as for the DPAS statement (whose counter, when kept, is 32-bit).
-  if (op.intAttr("index_bits", 64) != 32) return std::nullopt;
+  if (!dg2LoopStatementAllowed(op, ctx)) return std::nullopt;
   Matcher lm(op);
   if (!lm.match()) return std::nullopt;
   // The row reads in IR order, in groups of 8 consecutive rows of one memref at one column (lane l of a

@@ -1035,10 +1035,7 @@ std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : k == Ele
 }  // namespace
 
 std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId) {
-  if (ctx.target.kind != targets::TargetKind::Dg2 || ctx.target.subgroupSize != 8 || !ctx.memrefDim) return std::nullopt;
-  // The counter and bounds (when a block reads the counter) are 32-bit in the statement: only a loop
-  // whose guard bounds them below 2^31 (lower-xe's interior loops, index_bits = 32) may be one.
-  if (op.intAttr("index_bits", 64) != 32) return std::nullopt;
+  if (!dg2LoopStatementAllowed(op, ctx)) return std::nullopt;
   Matcher lm(op);
   if (!lm.match()) return std::nullopt;
 

@@ -227,10 +227,7 @@ bool Matcher::walk(const ir::Operation& op) {
 }  // namespace
 
 std::optional<std::string> emitDg2VisaReduceLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId) {
-  if (ctx.target.kind != targets::TargetKind::Dg2 || ctx.target.subgroupSize != kRows || !ctx.memrefDim) return std::nullopt;
-  // Only a loop whose guard bounds its index below 2^31 (lower-xe's interior loops), as the other
-  // dg2 loop statements.
-  if (op.intAttr("index_bits", 64) != 32) return std::nullopt;
+  if (!dg2LoopStatementAllowed(op, ctx)) return std::nullopt;
   Matcher lm(op);
   if (!lm.match()) return std::nullopt;
   const Read& r0 = lm.reads_[0];

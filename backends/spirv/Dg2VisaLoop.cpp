@@ -1191,17 +1191,18 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
                        kGrf * G * static_cast<int64_t>(i - nA));
   }
   auto declEnd = t.tellp();
-  // The step's order, measured (benchmarks/xe-isa-notes.md "dg2 statement order"): B's reads before
-  // A's, except in a loop that both packs B rows and reads A in row pairs (gemm_bf16, RFC 2.1/2.5),
-  // where A's stay first. IGC's schedule keeps the sends about in this order; B first, IGC needs
-  // fewer syncs (sg_gemm_f16 125 -> 124, gemm_f16 147 -> 143, RFC 2.3 715 -> 710, RFC 2.2 905 -> 903,
-  // gemm_i8 171 either way), while gemm_bf16 rose 1616 -> 1624. In that kind of loop the address
-  // adds go at the step's top instead (addsFirst: each address enters one step back, and the
-  // step's add brings it to the step's row; the loop's end is the walked address's entry value plus
-  // the span, so it moves back too): gemm_bf16 1616 -> 1613, RFC 2.1 1624 -> 1620, RFC 2.5's loops
-  // 2-16 3031 -> 3025; its first loop (a block that reads the counter) rose 247 -> 261 so, and the
-  // other loops measured 125, 143, 171, 711 with the adds at the top.
-  const bool bFirst = !(nPacked && !rowPairs.empty());
+  // The step's order, measured (benchmarks/xe-isa-notes.md "dg2 statement order"): a loop that packs
+  // B rows (sg_gemm_f16, gemm_f16, gemm_i8, gemm_bf16, RFC 2.1/2.5) reads A first with the address
+  // adds at the step's top (addsFirst: each address enters one step back, and the step's add brings
+  // it to the step's row; the loop's end is the walked address's entry value plus the span, so it
+  // moves back too); a loop whose B operands are lane reads (RFC 2.2/2.3) reads B first and adds at
+  // the end. IGC's schedule keeps the sends about in this order. Measured per K step: B first, IGC
+  // needs fewer syncs in the lane-read loops (RFC 2.3 715 -> 710, RFC 2.2 905 -> 903); in the packing
+  // loops A first with the adds at the top gave gemm_bf16 1616 -> 1613, RFC 2.1 1624 -> 1620, RFC
+  // 2.5's loops 2-16 3031 -> 3025, gemm_i8 171 -> 170 (one sync fewer), sg_gemm_f16 124 and gemm_f16
+  // 143 as B first with the adds at the end (B first with the adds at the top: 125, 143, 171).
+  // RFC 2.5's first loop (a block that reads the counter) keeps its adds at the end: 247 against 261.
+  const bool bFirst = nPacked == 0;
   const bool addsFirst = !bFirst && laneOps.empty() && !lm.if_;
   // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry (one step
   // earlier when the adds open the step).

@@ -17,7 +17,8 @@
 //     row's the previous one's plus the pitch (an input) times the row distance, one register each
 //     (an LSC address must start a register), those of a group in one root variable (below); the
 //     reads (`lsc_load.ugm (M1_NM, 1) R:d32x{8,16,32}t`; a lane read two SIMD8 A64 untyped reads of
-//     4 dwords into its 8 registers, as the dg2 K-loop statements), the nodes in IR order, each
+//     4 dwords into its 8 registers, as the dg2 K-loop statements, and two lane reads whose rows lie 8
+//     apart two NoMask SIMD16 ones, a pair, below), the nodes in IR order, each
 //     computed in the register of the write that stores it when that is its only use (and, along
 //     one operand, a node whose only use is such a node: bias + relu in place; the write's registers
 //     those of the read its chains start from when nothing else reads them), else in a
@@ -329,9 +330,46 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     }
     if (ok) from[w] = {q, f};
   }
-  // Rows chained through a lane read's registers (transpose: Y's row r is register r of one lane
-  // read, then a register of another): when a lane read's registers are used only as element 0 of
-  // such 2-register writes, each at its own register and row, the write of register r stores from
+  // Lane-read pairs (issue 11, session 19): two lane reads of one memref and column whose rows lie 8
+  // apart (transpose's X: lane l reads rows R + l and R + 8 + l) are read together, 4 dwords at a
+  // time, by ONE NoMask SIMD16 A64 untyped read of 4 (the FMA statements' gather, Dg2VisaFmaLoop.cpp),
+  // lanes 0-7 the first read's rows and lanes 8-15 the second's: 2 sends where the SIMD8 reads took 4.
+  // The response is in SoA order (channel c of the 16 lanes in registers 2c, 2c + 1), so dword e of
+  // both reads is in two adjacent registers of S<first>: the first read's at 8 (e / 4) + 2 (e % 4),
+  // the second's the next one. A write of (first, e), (second, e) -- a transposed row -- stores from
+  // them, no mov (transpose's block path 116 -> 92: 4 sends and the 16 chain movs gone).
+  std::vector<int> pairHi(msgs.size(), -1), pairLo(msgs.size(), -1);  // first -> second, second -> first
+  for (size_t q = 0; q < msgs.size(); ++q) {
+    if (!msgs[q].lane || pairLo[q] >= 0) continue;
+    Lin row = linear(msgs[q].op->operand(1)), col = linear(msgs[q].op->operand(2));
+    for (size_t r = q + 1; r < msgs.size(); ++r) {
+      if (!msgs[r].lane || msgs[r].mem != msgs[q].mem || pairLo[r] >= 0 || pairHi[r] >= 0) continue;
+      Lin row2 = linear(msgs[r].op->operand(1)), col2 = linear(msgs[r].op->operand(2));
+      if (row2.terms == row.terms && row2.c == row.c + 8 && col2.terms == col.terms && col2.c == col.c) {
+        pairHi[q] = static_cast<int>(r), pairLo[r] = static_cast<int>(q);
+        break;
+      }
+    }
+  }
+  // Where a lane read's dword e is: (variable, register).
+  auto laneAt = [&](int q, int e) -> std::pair<std::string, int> {
+    int lo = pairLo[static_cast<size_t>(q)];
+    if (lo < 0 && pairHi[static_cast<size_t>(q)] < 0) return {fmt::format("R{}", q), e};
+    return {fmt::format("S{}", lo < 0 ? q : lo), 8 * (e / 4) + 2 * (e % 4) + (lo >= 0)};
+  };
+  std::vector<std::pair<std::string, int>> laneFrom(msgs.size(), {"", 0});  // a write stored from a pair's registers
+  for (size_t w = 0; w < msgs.size(); ++w) {
+    const std::vector<El>& d = msgs[w].data;
+    if (!msgs[w].write || from[w].first >= 0) continue;
+    bool run = true;
+    for (const El& e : d) run = run && e.kind == El::Msg && msgs[static_cast<size_t>(e.a)].lane;
+    for (size_t i = 0; run && i < d.size(); ++i)
+      run = laneAt(d[i].a, d[i].b) == std::pair(laneAt(d[0].a, d[0].b).first, laneAt(d[0].a, d[0].b).second + static_cast<int>(i));
+    if (run && laneAt(d[0].a, d[0].b).first[0] == 'S') laneFrom[w] = laneAt(d[0].a, d[0].b);
+  }
+  // Rows chained through an unpaired lane read's registers (transpose's form until session 19: Y's
+  // row r is register r of one lane read, then a register of another): when a lane read's registers
+  // are used only as element 0 of such 2-register writes, each at its own register and row, the write of register r stores from
   // that read's registers r, r + 1 after one mov of its element 1 into r + 1; the writes go from the
   // highest r down (r + 1's own row is stored before its register is overwritten: a wait for that
   // store to read it, not for memory), the read one register longer for the highest. One mov per row
@@ -340,7 +378,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   std::vector<int> chainOf(msgs.size(), -1);  // a chained write's lane read
   std::vector<bool> longRead(msgs.size(), false);
   for (size_t q = 0; q < msgs.size(); ++q) {
-    if (!msgs[q].lane) continue;
+    if (!msgs[q].lane || pairHi[q] >= 0 || pairLo[q] >= 0) continue;
     std::vector<size_t> ws;
     std::set<int> regs;
     std::set<std::tuple<const ir::Value*, const ir::Value*, int64_t, const ir::Value*, int64_t>> rows;  // reordered: distinct rows
@@ -447,38 +485,71 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   // immediate (dr = 0) or of a scalar dword (xtc's per-lane offsets and IGC's mov spreading them,
   // once per group; measured: transpose's block path 126 -> 116). Both offsets lie in [0, 2^31)
   // (the guard), so their difference is a 32-bit value, sign-extended by the add.
+  // A pair (above) has 16 lane addresses per send, g<first> (lanes 8-15: l<second>, its first's
+  // plus 8 * pitch) and h<first> 16 bytes on (dwords 4-7), a pair whose rows are an earlier pair's
+  // and whose column is dc further that pair's g plus 4 dc: one SIMD16 qword add each (IGC: two
+  // SIMD8 halves; NoMask as every SIMD16 op here, hardware.md "SIMD16 in a SIMD8 kernel"). All pairs'
+  // addresses are one root variable LA: with a variable each, IGC put the first response over the
+  // later sends' addresses and waited for them to be read (a `sync.allrd`; measured 93 -> 92).
   std::vector<std::pair<size_t, std::pair<Lin, Lin>>> laneRoots;  // (read, its row and column)
+  int nPairs = static_cast<int>(std::count_if(pairHi.begin(), pairHi.end(), [](int r) { return r >= 0; })), pairsDone = 0;
+  if (nPairs > 0) decls << fmt::format(".decl {}LA v_type=G type=uq num_elts={} align=GRF\n", p, 32 * nPairs);
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];
-    if (g.lane) {
-      decls << fmt::format(".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF\n.decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF\n"
-                           ".decl {0}R{1} v_type=G type=f num_elts={3} align=GRF\n.decl {0}H{1} v_type=G type=f num_elts=32 align=GRF alias=<{0}R{1},{2}>\n",
-                           p, q, 4 * kGrf, longRead[q] ? 72 : 64);
+    int hi = g.lane ? pairHi[q] : -1;
+    if (g.lane && pairLo[q] >= 0) {
+      continue;  // the second of a pair: read with its first
+    } else if (g.lane) {
+      if (hi < 0)
+        decls << fmt::format(".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF\n.decl {0}m{1} v_type=G type=uq num_elts=8 align=GRF\n"
+                             ".decl {0}R{1} v_type=G type=f num_elts={3} align=GRF\n.decl {0}H{1} v_type=G type=f num_elts=32 align=GRF alias=<{0}R{1},{2}>\n",
+                             p, q, 4 * kGrf, longRead[q] ? 72 : 64);
+      else
+        decls << fmt::format(".decl {0}g{1} v_type=G type=uq num_elts=16 align=GRF alias=<{0}LA,{2}>\n"
+                             ".decl {0}h{1} v_type=G type=uq num_elts=16 align=GRF alias=<{0}LA,{3}>\n"
+                             ".decl {0}l{1} v_type=G type=uq num_elts=8 align=GRF alias=<{0}g{1},0>\n"
+                             ".decl {0}l{4} v_type=G type=uq num_elts=8 align=GRF alias=<{0}g{1},{5}>\n"
+                             ".decl {0}S{1} v_type=G type=f num_elts=128 align=GRF\n.decl {0}F{1} v_type=G type=f num_elts=64 align=GRF alias=<{0}S{1},{6}>\n",
+                             p, q, 8 * kGrf * pairsDone, 8 * kGrf * pairsDone + 4 * kGrf, hi, 2 * kGrf, 8 * kGrf);
+      pairsDone += hi >= 0;
       Lin row = linear(g.op->operand(1)), col = linear(g.op->operand(2));
       auto root = std::find_if(laneRoots.begin(), laneRoots.end(), [&](const auto& r) {
         return msgs[r.first].mem == g.mem && r.second.first.terms == row.terms && r.second.second.terms == col.terms;
       });
-      if (root == laneRoots.end()) {
-        llvm::Value* off = b.CreateAdd(b.CreateMul(value32(g.op->operand(1)), pitch(g.mem)), b.CreateMul(value32(g.op->operand(2)), b.getInt32(4)));
-        std::string base = baseOf(g.mem), a = input(off, "rw");
-        t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<0;1,0> {3}(0,0)<1;1,0>\n", p, q, base, a);
-        laneRoots.push_back({q, {row, col}});
+      int64_t dr = root == laneRoots.end() ? 0 : row.c - root->second.first.c, dc = root == laneRoots.end() ? 0 : col.c - root->second.second.c;
+      if (hi >= 0 && root != laneRoots.end() && pairHi[root->first] >= 0 && dr == 0 && dc > 0) {
+        t << fmt::format("add (M1_NM, 16) {0}g{1}(0,0)<1> {0}g{2}(0,0)<1;1,0> {3:#x}:uq\n", p, q, root->first, 4 * dc);
       } else {
-        int64_t dr = row.c - root->second.first.c, dc = col.c - root->second.second.c;
-        std::string by;
-        if (dr == 0 && dc > 0) {
-          by = fmt::format("{:#x}:uq", 4 * dc);
+        if (root == laneRoots.end()) {
+          llvm::Value* off = b.CreateAdd(b.CreateMul(value32(g.op->operand(1)), pitch(g.mem)), b.CreateMul(value32(g.op->operand(2)), b.getInt32(4)));
+          std::string base = baseOf(g.mem), a = input(off, "rw");
+          t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<0;1,0> {3}(0,0)<1;1,0>\n", p, q, base, a);
         } else {
-          llvm::Value* d = b.CreateAdd(b.CreateMul(b.getInt32(static_cast<uint32_t>(dr)), pitch(g.mem)), b.getInt32(static_cast<uint32_t>(4 * dc)));
-          by = input(d, "rw.u") + "(0,0)<0;1,0>";
+          std::string by;
+          if (dr == 0 && dc > 0) {
+            by = fmt::format("{:#x}:uq", 4 * dc);
+          } else {
+            llvm::Value* d = b.CreateAdd(b.CreateMul(b.getInt32(static_cast<uint32_t>(dr)), pitch(g.mem)), b.getInt32(static_cast<uint32_t>(4 * dc)));
+            by = input(d, "rw.u") + "(0,0)<0;1,0>";
+          }
+          t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {0}l{2}(0,0)<1;1,0> {3}\n", p, q, root->first, by);
         }
-        t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {0}l{2}(0,0)<1;1,0> {3}\n", p, q, root->first, by);
+        if (hi >= 0)  // the second read's rows: 8 rows further
+          t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {0}l{2}(0,0)<1;1,0> {3}(0,0)<0;1,0>\n", p, hi, q,
+                           input(b.CreateMul(b.getInt32(8), pitch(g.mem)), "rw.u"));
       }
-      t << fmt::format("add (M1, 8) {0}m{1}(0,0)<1> {0}l{1}(0,0)<1;1,0> 0x10:uq\n", p, q);
+      if (root == laneRoots.end()) laneRoots.push_back({q, {row, col}});
+      if (hi >= 0)
+        t << fmt::format("add (M1_NM, 16) {0}h{1}(0,0)<1> {0}g{1}(0,0)<1;1,0> 0x10:uq\n", p, q);
+      else
+        t << fmt::format("add (M1, 8) {0}m{1}(0,0)<1> {0}l{1}(0,0)<1;1,0> 0x10:uq\n", p, q);
     } else if (!g.write) {
       decls << fmt::format(".decl {}R{} v_type=G type=f num_elts={} align=GRF\n", p, q, 8 * g.n);
     } else if (chainOf[q] >= 0) {
       decls << fmt::format(".decl {0}P{1} v_type=G type=f num_elts=16 align=GRF alias=<{0}R{2},{3}>\n", p, q, chainOf[q], kGrf * g.data[0].b);
+    } else if (!laneFrom[q].first.empty()) {
+      decls << fmt::format(".decl {0}P{1} v_type=G type=f num_elts={2} align=GRF alias=<{0}{3},{4}>\n", p, q, 8 * g.n, laneFrom[q].first,
+                           kGrf * laneFrom[q].second);
     } else if (from[q].first < 0) {
       decls << fmt::format(".decl {}P{} v_type=G type=f num_elts={} align=GRF\n", p, q, 8 * g.n);
     } else {
@@ -495,7 +566,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   std::vector<int> pairOf(nodes.size(), -1);  // m -> n
   std::vector<bool> lead(nodes.size(), false);
   auto placeOf = [&](const El& e) -> std::pair<std::string, int> {  // (variable, register); -1: a value
-    if (e.kind == El::Msg) return {fmt::format("R{}", e.a), e.b};
+    if (e.kind == El::Msg) return msgs[static_cast<size_t>(e.a)].lane ? laneAt(e.a, e.b) : std::pair(fmt::format("R{}", e.a), e.b);
     if (e.kind == El::Const) return {fmt::format("c{}", e.a), -1};
     const Node& n = nodes[static_cast<size_t>(e.a)];
     if (n.kind == Node::Reduce) return {fmt::format("s{}", e.a), -1};
@@ -650,9 +721,11 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   const char* msgName[] = {"", "d32x8t", "d32x16t", "", "d32x32t", "", "", "", "d32x64t"};
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];
-    if (g.lane)
+    if (g.lane && pairHi[q] >= 0)
+      t << fmt::format("svm_gather4scaled.RGBA (M1_NM, 16) 0x0:uq {0}g{1}.0 {0}S{1}.0\nsvm_gather4scaled.RGBA (M1_NM, 16) 0x0:uq {0}h{1}.0 {0}F{1}.0\n", p, q);
+    else if (g.lane && pairLo[q] < 0)
       t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}R{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, q);
-    else if (!g.write)
+    else if (!g.lane && !g.write)
       t << fmt::format("lsc_load.ugm (M1_NM, 1) {0}R{1}:{2} flat[{0}a{3}]:a64\n", p, q, msgName[g.n], addrOf[q]);
   }
   // Where an element is: "var(row,col" (the region added by the caller); a reduction's a scalar,
@@ -783,7 +856,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   for (size_t q = 0; q < msgs.size(); ++q) {
     const Msg& g = msgs[q];
     if (!g.write || chainOf[q] >= 0) continue;
-    if (from[q].first < 0)
+    if (from[q].first < 0 && laneFrom[q].first.empty())
       for (size_t i = 0; i < g.data.size(); ++i) {
         const El& e = g.data[i];
         if (e.kind == El::Node && nodes[static_cast<size_t>(e.a)].write == static_cast<int>(q) &&

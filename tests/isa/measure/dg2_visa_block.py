@@ -31,7 +31,9 @@ unit is not: the check's tolerance covers it), an optional predicate `(P)` (lane
 the destination), `cmp.eq`/`cmp.ge` (M1, 8) into a predicate; `lsc_load.ugm (M1_NM, 1) D:d32xNt flat[A]:a64` reads
 N dwords at A into D's registers in order (dword k = register k / 8, lane k % 8), `lsc_store.ugm
 (M1_NM, 1) flat[A]:a64 S:d32xNt` writes them; `svm_gather4scaled.RGBA (M1, 8) 0x0:uq A.0 D.0` reads
-4 dwords at lane l's address A[l] into lane l of D's registers 0-3. Every message address must be
+4 dwords at lane l's address A[l] into lane l of D's registers 0-3, `(M1_NM, 16)` at 16 lanes'
+addresses (A's 16 qwords) in SoA order, dword c of lane l in lane l % 8 of D's register 2c + l / 8
+(`(M1, 16)`: lanes 0-7 only, registers 2c + 1 unwritten). Every message address must be
 4-byte aligned; seed 3 runs with bases and pitches 4 bytes past a multiple of 16.
 """
 import math
@@ -213,15 +215,19 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
                     mem[a + 4 * k + j] = by
                 stored[a + 4 * k] = stored.get(a + 4 * k, 0) + 1
             continue
-        m = re.match(r"^svm_gather4scaled\.RGBA \(M1, 8\) 0x0:uq (\w+)\.0 (\w+)\.0$", line)
+        m = re.match(r"^svm_gather4scaled\.RGBA \((M1, 8|M1, 16|M1_NM, 16)\) 0x0:uq (\w+)\.0 (\w+)\.0$", line)
         if m:
-            ar, ao = loc(m.group(1))
-            root, off = loc(m.group(2))
-            for l in range(8):
+            # n lanes, the response in SoA order: channel c of the n lanes in n / 8 registers from
+            # register c * n / 8 (lane l at dword l of them); a masked SIMD16 read runs lanes 0-7 only.
+            n = int(m.group(1).split(", ")[1])
+            ar, ao = loc(m.group(2))
+            root, off = loc(m.group(3))
+            for l in range(n if m.group(1).startswith("M1_NM") else 8):
                 a = rd(ar, ao + 8 * l, "uq")
                 misaligned += a % 4 != 0
                 for c in range(4):
-                    regs[root][off + c * GRF + 4 * l:off + c * GRF + 4 * l + 4] = mem32(a + 4 * c)
+                    at = off + c * (n // 8) * GRF + 4 * l
+                    wr(root, at, "ud", int.from_bytes(mem32(a + 4 * c), "little"))
             continue
         raise SystemExit(f"dg2_visa_block: the model does not know the line: {line}")
     # The meaning: which Y elements, with which values.

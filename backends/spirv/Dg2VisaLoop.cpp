@@ -441,13 +441,18 @@ class LaneProgram {
 
   // Inputs go through `input(value, constraint)` (returns "$N"); invariant values are computed by
   // `hoist` (LLVM, the value's own width). Declarations to `decls`, the copies before the loop to
-  // `pre`, the program and the prefetches to `body`, the carried indices' steps to `step`.
+  // `pre`, the program and the prefetches to `body`, the carried indices' steps to `step`. `walk`: the
+  // address the loop ends on (a uniform uq that advances by walkBy each step; empty with a counter),
+  // one step back at entry when `back` (its add opens the step, before the prefetches).
   void emit(const std::function<std::string(llvm::Value*, const char*)>& input,
             const std::function<llvm::Value*(const ir::Value*)>& hoist, const std::function<llvm::Value*(const ir::Value*)>& carriedInit,
-            llvm::Value* trips, bool counter, llvm::IRBuilder<>& b, std::ostream& decls, std::ostream& pre, std::ostream& body,
-            std::ostream& step) {
+            llvm::Value* trips, bool counter, const std::string& walk, int64_t walkBy, bool back, llvm::IRBuilder<>& b,
+            std::ostream& decls, std::ostream& pre, std::ostream& body, std::ostream& step) {
     trips_ = trips;
     counter_ = counter;
+    walk_ = walk;
+    walkBy_ = walkBy;
+    walkBack_ = back;
     input_ = &input;
     hoist_ = &hoist;
     carriedInit_ = &carriedInit;
@@ -494,8 +499,9 @@ class LaneProgram {
   // zext(off at entry) and the limit L = bound - a (0 where a >= bound, a fixed term is false or a
   // no-wrap check below fails). Per tick a scalar s = ticks * da (0 at entry, shared by the
   // prefetches of one clock and da) and per prefetch `cmp.lt P s L`, `(P)` the send, `add W W dsum`:
-  // 3 instructions against the program's ~10 (a statement that keeps its counter compares that
-  // instead, against L in counter units: no s; sendWalked).
+  // 3 instructions against the program's ~10. With da a power of two no s is kept: a statement
+  // with a counter compares it with L in counter units, a counter-free one the address its loop
+  // ends on with L as such an address (sendWalked); s < L is what both compares decide.
   // Exact: s < L gives a + s < bound without wrap, so a's own value (a + s mod 2^32) is below bound:
   // the walked predicate implies ok, and equals it when nothing wraps; s does not wrap when trips *
   // da < 2^32. The offset at tick t is off + t * dsum mod 2^32 (~3 commutes with adding a multiple
@@ -743,28 +749,18 @@ class LaneProgram {
     Val by = w.sum.inv ? uniform(step) : imm(static_cast<uint32_t>(w.sum.c), 'q');
     std::string walkAdd = fmt::format("add (M1, 8) {0}(0,0)<1> {0}(0,0)<1;1,0> {1}\n", out.addr.name, by.src());
     std::optional<int> sh = log2Of(w.da.c);
-    if (counter_ && sh) {
-      // A statement that keeps its counter k (= lb + ticks * S, S the loop step, or the block's period
-      // times it for the block's clock): ticks * da < L exactly when k < lb + min(ceil(L / da), trips)
-      // * S (ticks < trips, and ticks < ceil(L / da) iff ticks * da < L), a limit made before the loop
-      // (below 2^31 + S: unsigned compares; lb + trips * S <= ub + S - 1 and the interior loop's ub
-      // is below 2^31), so no scalar of its own steps: 1 instruction a step fewer per clock and da.
-      int64_t S = w.cond ? m_.ifMask_ + 1 : m_.step_;
-      if (counterView_.empty()) {  // once: the counter's ud view, the trip count and lower bound (i32 scalars)
-        counterView_ = fmt::format("{}ku", p_);
-        *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 alias=<{}k,0>\n", counterView_, p_);
-        auto uniform32 = [&](llvm::Value* v) {
-          std::string u = fmt::format("{}fu{}", p_, uniforms_++);
-          *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 align=dword\n", u);
-          *pre_ << fmt::format("mov (M1,1) {}(0,0)<1> {}(0,0)<0;1,0>\n", u, (*input_)(v, "rw.u"));
-          return Val{u, 'd', true};
-        };
-        trips32_ = uniform32(b.CreateTrunc(trips_, b.getInt32Ty()));
-        lb32_ = uniform32(b.CreateTrunc((*hoist_)(loop_.operand(0)), b.getInt32Ty()));
-      }
-      const Val &T = trips32_, &lb = lb32_;
+    auto uniform32 = [&](llvm::Value* v) {  // an i32 LLVM value as a scalar of the statement
+      std::string u = fmt::format("{}fu{}", p_, uniforms_++);
+      *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 align=dword\n", u);
+      *pre_ << fmt::format("mov (M1,1) {}(0,0)<1> {}(0,0)<0;1,0>\n", u, (*input_)(v, "rw.u"));
+      return Val{u, 'd', true};
+    };
+    // Per lane min(ceil(L / da), trips) (da = 2^sh): ticks * da < L exactly when ticks < it, for
+    // every tick the loop runs (ticks < trips, and ticks < ceil(L / da) iff ticks * da < L).
+    auto tickLimit = [&]() {
+      if (trips32_.name.empty()) trips32_ = uniform32(b.CreateTrunc(trips_, b.getInt32Ty()));
+      const Val& T = trips32_;
       Val q{temp('d'), 'd'}, part{temp('d'), 'd'}, m{temp('m'), 'm'};
-      Val lk{temp('d'), 'd'};
       ins("shr", q, lim, imm(*sh, 'd'));
       ins("and", part, lim, imm(w.da.c - 1, 'd'));
       *pre_ << fmt::format("cmp.ne (M1, 8) {}(0,0)<1> {} 0x0:ud\n", m.name, part.src());
@@ -775,10 +771,43 @@ class LaneProgram {
       ins("xor", m, m, imm(0xffffffff, 'd'));
       ins("and", part, T, m);
       ins("or", q, q, part);  // min(ceil(L / da), trips)
+      return q;
+    };
+    if (counter_ && sh) {
+      // A statement that keeps its counter k (= lb + ticks * S, S the loop step, or the block's period
+      // times it for the block's clock): ticks * da < L exactly when k < lb + tickLimit * S, a limit
+      // made before the loop (below 2^31 + S: unsigned compares; lb + trips * S <= ub + S - 1 and the
+      // interior loop's ub is below 2^31), so no scalar of its own steps: 1 instruction a step fewer
+      // per clock and da.
+      int64_t S = w.cond ? m_.ifMask_ + 1 : m_.step_;
+      if (counterView_.empty()) {  // once: the counter's ud view, the trip count and lower bound (i32 scalars)
+        counterView_ = fmt::format("{}ku", p_);
+        *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 alias=<{}k,0>\n", counterView_, p_);
+        trips32_ = uniform32(b.CreateTrunc(trips_, b.getInt32Ty()));
+        lb32_ = uniform32(b.CreateTrunc((*hoist_)(loop_.operand(0)), b.getInt32Ty()));
+      }
+      Val q = tickLimit(), lk{temp('d'), 'd'};
       ins("mul", lk, q, imm(S, 'd'));
-      ins("add", lk, lk, lb);
+      ins("add", lk, lk, lb32_);
       tick << walkAdd;
       *body_ << fmt::format("cmp.lt (M1, 8) {} {}(0,0)<0;1,0> {}\n", out.pred, counterView_, lk.src());
+      return send(out.pred, out.addr.name);
+    }
+    if (std::optional<int> wsh = log2Of(walkBy_); !walk_.empty() && sh && wsh && !w.cond) {
+      // A counter-free statement: the address the loop ends on is E + ticks * walkBy at the
+      // prefetches (E its entry value, plus walkBy when it enters one step back), so ticks <
+      // tickLimit exactly when that address is below E + tickLimit * walkBy, a per-lane uq limit made
+      // before the loop (at most the loop's own end, E + trips * walkBy: no wrap). The compare reads
+      // the loop's address, so the walk needs no scalar of its own (1 instruction a step fewer per
+      // da; the SIMD8 uq cmp is one instruction on dg2: tests/isa/gemm/rfc_2_{1,2}_*.dg2.isa).
+      Val q = tickLimit(), lw{fmt::format("{}fl{}", p_, n), 'q'};  // unsigned, as the addresses
+      *decls_ << fmt::format(".decl {} v_type=G type=uq num_elts=8 align=GRF\n", lw.name);
+      *pre_ << fmt::format("mov (M1, 8) {}(0,0)<1> {}\n", lw.name, q.src());  // zero extension
+      ins("shl", lw, lw, imm(*wsh, 'd'));
+      ins("add", lw, lw, Val{walk_, 'q', true});
+      if (walkBack_) ins("add", lw, lw, imm(walkBy_, 'q'));
+      tick << walkAdd;
+      *body_ << fmt::format("cmp.lt (M1, 8) {} {}(0,0)<0;1,0> {}\n", out.pred, walk_, lw.src());
       return send(out.pred, out.addr.name);
     }
     // Else the clock's scalar for this da, shared: s = ticks * da, compared with L.
@@ -1016,8 +1045,11 @@ class LaneProgram {
   std::map<const ir::Operation*, WalkedVals> walked_;
   std::map<std::pair<bool, int64_t>, std::string> ticks_;  // (in the block, da) -> the walked scalar
   bool preMode_ = false, counter_ = false;  // counter_: the statement keeps its counter {p}k
+  std::string walk_;                        // else the address the loop ends on, by walkBy_ a step
+  int64_t walkBy_ = 0;
+  bool walkBack_ = false;                   // it enters one step back
   std::string counterView_;                 // its ud view, declared once
-  Val trips32_, lb32_;                      // with it: the trip count and the lower bound as i32 scalars
+  Val trips32_, lb32_;                      // the trip count and (with the counter) the lower bound as i32 scalars
   llvm::Value* trips_ = nullptr;
   std::set<std::string> views_;
   int temps_ = 0, carriedVars_ = 0, uniforms_ = 0, walkedCount_ = 0;
@@ -1229,7 +1261,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // The prefetches' program: its declarations go with the others (spliced in below), its copies here.
   std::ostringstream progDecls, progBody, progSteps;
   auto carriedInit = [&](const ir::Value* v) { return ctx.get(op.operand(v->index() + 2)).at(0); };
-  prefetch.emit(arg, hoist, carriedInit, st.trips(), walk.empty(), b, progDecls, t, progBody, progSteps);
+  prefetch.emit(arg, hoist, carriedInit, st.trips(), walk.empty(), walk, walkBy, addsFirst, b, progDecls, t, progBody, progSteps);
   st.loopStart(t, p, walk, walkBy);
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
   auto rowRead = [&](size_t i) {

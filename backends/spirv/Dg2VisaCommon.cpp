@@ -162,14 +162,14 @@ void Dg2Statement::loopStart(std::ostream& t, const std::string& p, const std::s
   t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
 }
 
-void Dg2Statement::loopStep(std::ostream& t, const std::string& p, int64_t step) {
+void Dg2Statement::loopStep(std::ostream& t, const std::string& p, int64_t step, const std::string& tail) {
   if (!walk_.empty()) {
     t << fmt::format("cmp.lt (M1,1) {}p {}(0,0)<0;1,0> {}e(0,0)<0;1,0>\n", p, walk_, p);
   } else {
     t << fmt::format("add (M1,1) {}k(0,0)<1> {}k(0,0)<0;1,0> {}:d\n", p, p, step);
     t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub_);
   }
-  t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n}}\n", p, p, p);
+  t << fmt::format("({}p) jmp (M1,1) {}loop\n{}end:\n{}}}\n", p, p, p, tail);
 }
 
 void Dg2Statement::setTied(size_t first, const std::vector<llvm::Value*>& vals, llvm::Type* elem) {

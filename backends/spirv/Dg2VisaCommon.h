@@ -108,9 +108,10 @@ class Dg2Statement {
   // `addrendcase`): no counter. Without (`walk` empty: a body that reads the counter, Dg2VisaLoop.cpp's
   // conditional block), the counter `{p}k` from the lower bound, compared with the upper bound after
   // its add. loopDecls declares what loopStart uses (`{p}e` or `{p}k`, and the predicate `{p}p`).
+  // loopStep closes the loop and the statement; `tail` runs after the loop (also when it ran no step).
   void loopDecls(std::ostream& t, const std::string& p, bool counter);
   void loopStart(std::ostream& t, const std::string& p, const std::string& walk, int64_t bytes);
-  void loopStep(std::ostream& t, const std::string& p, int64_t step);
+  void loopStep(std::ostream& t, const std::string& p, int64_t step, const std::string& tail = {});
 
   // Output c's initial value (tied): accumulator vector `vals`' elements 8c' .. 8c' + 7 for output
   // first + c'.

@@ -53,6 +53,10 @@ using ir::ElemKind;
 
 constexpr int64_t kGrf = 32;   // bytes per register (dg2)
 constexpr int64_t kLanes = 8;  // dg2's subgroup
+// IGC's float-pipe window on dg2, measured with 8 to 16 SIMD8 mad chains (benchmarks/xe-isa-notes.md):
+// an accumulator written by the float instruction 8 back needs a register-distance wait (`F@7`), 12
+// back none. A mad that also waits on its B row's send token then costs a `sync.nop`.
+constexpr size_t kFloatNoWait = 12;
 
 enum class Src : uint8_t { Read, Acc, Fma };
 struct Elem {
@@ -343,6 +347,40 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     for (size_t s = 0; s < nSlots; ++s) place[s] = static_cast<int>(s);
   }
 
+  // Two accumulator sets: when a mad rewrites its accumulator fewer than kFloatNoWait mads after the
+  // previous one (8 in sg_gemm_f32 and gemm_splitk: C's 8 row pairs, each once per K value), the first
+  // mad of each B row also waited on that row's send, so IGC put a `sync.nop` before it (7 per step;
+  // its scheduler groups the mads by B row whatever the text's order). Every accumulator's odd updates
+  // of a step (its odd K values) then go to a second set Z, each register rewritten twice as far
+  // apart, and C += Z once after the loop (hand probe: sg_gemm_f32 94 -> 87 per step, gemm_splitk 93
+  // -> 86). Only with an even number of updates per accumulator and step, so the sets alternate across
+  // steps too. Z starts at -0.0, the identity of f32 addition (K = 0 and a C of -0.0 stay exact:
+  // -0.0 + -0.0 = -0.0), so a mad into it rounds a * b alone. The sum's order changes (two chains,
+  // then their sum): tile_mma leaves it open, as a reduction's (docs/hardware.md "dg2: the f32 FMA
+  // accumulator in two sets").
+  std::vector<int> setOf(lm.fmas_.size(), 0);
+  bool twoSets = false;
+  {
+    std::map<int, std::vector<size_t>> updates;  // place -> its mads' instruction numbers, in order
+    size_t n = 0;
+    for (size_t i = 0; i < lm.fmas_.size(); ++i) {
+      std::vector<size_t>& u = updates[place[static_cast<size_t>(lm.fmas_[i].slot)]];
+      setOf[i] = static_cast<int>(u.size() % 2);
+      u.push_back(n++);
+      if (first[i]) {  // a pair's second: the same instruction
+        setOf[i + 1] = setOf[i];
+        ++i;
+      }
+    }
+    bool even = true;
+    size_t gap = n;
+    for (const auto& [at, u] : updates) {
+      even = even && u.size() % 2 == 0;
+      for (size_t j = 0; j < u.size(); ++j) gap = std::min(gap, (u[(j + 1) % u.size()] + n - u[j] - 1) % n + 1);
+    }
+    twoSets = even && gap < kFloatNoWait;
+  }
+
   const size_t nOut = nSlots / 8;  // outputs of 8 accumulator elements (registers) each
   Dg2Statement st(op, ctx, nOut, lm.steps_);
   std::string p = fmt::format("xtc_f{}_", loopId);
@@ -354,6 +392,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     t << fmt::format(".decl {}R v_type=G type=ud num_elts={} align=GRF\n", p, 8 * regs);
     t << fmt::format(".decl {}Rf v_type=G type=f num_elts={} align=GRF alias=<{}R,0>\n", p, 8 * regs, p);
   }
+  if (twoSets) t << fmt::format(".decl {}Z v_type=G type=f num_elts={} align=GRF\n", p, 8 * nSlots);
   // A lane read or row gather (since session 18 one SIMD16 A64 untyped read of 4 dwords, measured:
   // `send.dc1 (16|M0)`, rd:8): its 16 per-lane addresses (g), lanes 0-7 the rows' dwords 0-3 (l) and
   // lanes 8-15 the same rows' dwords 4-7 (m, 16 bytes on); its 8 registers (L, Lf the mads' f view)
@@ -390,6 +429,13 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     const Read& r0 = *msgs[8 * g];
     st.spread(t, p, g, st.groupAddress(r0.mem, r0.row, r0.col, 4));
   }
+  // Z's registers by place, in the mads' widths (a pair's two registers: one NoMask SIMD16 op).
+  std::string zEnd;
+  for (size_t at = 0; twoSets && at < nSlots; at += paired ? 2 : 1) {
+    const char* w = paired ? "M1_NM, 16" : "M1, 8";
+    t << fmt::format("mov ({}) {}Z({},0)<1> 0x80000000:f\n", w, p, at);
+    zEnd += fmt::format("add ({0}) ${1}({2},0)<1> ${1}({2},0)<1;1,0> {3}Z({4},0)<1;1,0>\n", w, at / 8, at % 8, p, at);
+  }
   st.loopStart(t, p, walk, walkBy);
   for (size_t i = 0; i < nMsg; ++i)
     t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, msgs[i]->n == 1 ? "d32x8t" : "d32x16t", p, i);
@@ -404,8 +450,9 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     std::string av = a.gather >= 0 ? fmt::format("{}Lf{}({},{})", p, a.gather, reg16(f.lane), a.reg)
                                    : fmt::format("{}Rf({},{})", p, a.reg + f.aElem, f.lane);
     std::string bv = br.lane ? fmt::format("{}Lf{}({},0)", p, br.reg, reg16(f.bElem)) : fmt::format("{}Rf({},0)", p, br.reg + f.bElem);
-    int at = place[static_cast<size_t>(f.slot)], c = at / 8, r = at % 8;
-    t << fmt::format("mad ({}) ${}({},0)<1> {}<0;1,0> {}<1;1,0> ${}({},0)<1;1,0>\n", first[i] ? "M1_NM, 16" : "M1, 8", c, r, av, bv, c, r);
+    int at = place[static_cast<size_t>(f.slot)];
+    std::string acc = twoSets && setOf[i] ? fmt::format("{}Z({},0)", p, at) : fmt::format("${}({},0)", at / 8, at % 8);
+    t << fmt::format("mad ({}) {}<1> {}<0;1,0> {}<1;1,0> {}<1;1,0>\n", first[i] ? "M1_NM, 16" : "M1, 8", acc, av, bv, acc);
     if (first[i]) ++i;
   }
   // One 64-bit add per message address (a lane read's 16 addresses: one SIMD16 add).
@@ -415,7 +462,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   for (size_t j = 0; j < lanes.size(); ++j)
     if (std::string by = st.stepBytes(lanes[j]->mem, lanes[j]->row, lanes[j]->col, 4); !by.empty())
       t << fmt::format("add (M1_NM, 16) {0}g{1}(0,0)<1> {0}g{1}(0,0)<1;1,0> {2}\n", p, j, by);
-  st.loopStep(t, p, lm.step_);
+  st.loopStep(t, p, lm.step_, zEnd);
 
   // The accumulator registers in outputs of 8 (output c register r = place 8c + r), tied to their
   // initial values: the value of the slot at each place.

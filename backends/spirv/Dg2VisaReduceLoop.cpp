@@ -281,13 +281,12 @@ std::optional<std::string> emitDg2VisaReduceLoop(const ir::Operation& op, XeEmit
   }
   t << fmt::format("add (M1, 8) {0}P(0,0)<1> {0}R(0,0)<1;1,0> {0}R(1,0)<1;1,0>\n", p);
   t << fmt::format("add (M1, 8) {0}S(0,0)<1> {0}S(0,0)<1;1,0> {0}P(0,0)<1;1,0>\n", p);
-  st.loopStep(t, p, lm.step_);
-  // loopStep closed the statement after the end label; the outputs follow it: register r = row r's
-  // running sum in every lane (the per-op code after the loop reads any lane).
+  // After the loop the outputs: register r = row r's running sum in every lane (the per-op code after
+  // the loop reads any lane).
+  std::string outs;
+  for (int r = 0; r < kRows; ++r) outs += fmt::format("mov (M1, 8) $0({},0)<1> {}S(0,{})<0;1,0>\n", r, p, r);
+  st.loopStep(t, p, lm.step_, outs);
   std::string text = t.str();
-  if (text.ends_with("}\n")) text.resize(text.size() - 2);
-  for (int r = 0; r < kRows; ++r) text += fmt::format("mov (M1, 8) $0({},0)<1> {}S(0,{})<0;1,0>\n", r, p, r);
-  text += "}\n";
 
   st.setTied(0, ctx.get(op.operand(lm.accArg_ + 2)), st.b.getFloatTy());
   st.finish(text, st.b.getFloatTy(), {{lm.accArg_, 0}});

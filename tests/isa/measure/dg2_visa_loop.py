@@ -39,6 +39,7 @@ registers of their SIMD8 untyped reads.
 The row addresses come in as per-lane i64 values (lane l = row 8g + l) and are spread into the
 address registers before the loop.
 """
+import math
 import random
 import re
 import struct
@@ -405,6 +406,10 @@ define spir_kernel void @loop_{T}_{M}x{N}{'_bt' if bt else ''}(i8 addrspace(1)* 
 TS = {"ud": 4, "d": 4, "uq": 8, "q": 8, "uw": 2, "ub": 1, "f": 4}
 
 
+def f32(x):  # x rounded to f32 (exact when x is a sum of two f32 whose exponents are close, as here)
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
 def half(bits):
     return struct.unpack("<e", bits.to_bytes(2, "little"))[0]
 
@@ -428,11 +433,13 @@ OFF = "off"  # a prefetch lane whose predicate is off (it sends nothing): a walk
 
 
 def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=None, barrier=None, ldb=None, cell=None,
-             back=False):
+             back=False, ksets=1):
     """Runs the statement on random A (M x K) and B (K x N) in a byte memory with padded pitches;
     returns the number of output elements that differ from C = A x B (computed here in Python
     arithmetic from the same element values; TYPE f bit for bit: each multiply-add rounded to f32 in
-    k order, as a chain of f32 fma, so a statement that reorders an accumulator's mads differs). `roles` names the inputs after the tied initial
+    k order, as a chain of f32 fma, so a statement that reorders an accumulator's mads differs; with
+    ksets = 2 two such chains, the even k from C's initial value and the odd k from -0.0, then their
+    f32 sum: the FMA statement's two accumulator sets). `roles` names the inputs after the tied initial
     values: "A" / "B" (the per-lane row addresses of the next 8 rows of A / B at column 0, lane l =
     row 8g + l), "A+BYTES" (the last "A" rows' addresses BYTES further: a 64-byte row's second half), "K" (the trip bound), "lb" (the counter's start, 0), "span=BYTES" (a
     counter-free loop's end: the K steps, ceil(K / KSTEP), times the BYTES one step advances the
@@ -492,8 +499,10 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     NO = MB * NB
     regs, types, alias, pred = {}, {}, {}, {}
     acct = "d" if T == "s8" else "f"  # TYPE f: f32 FMA (fma_statement)
+    # C's initial value 0, but -0.0 for TYPE f without a step: its sign must survive (x + -0.0 = x)
+    c0 = -0.0 if T == "f" and K == 0 else 0.0
     for o in range(NO):
-        regs[f"${o}"] = bytearray(8 * GRF)
+        regs[f"${o}"] = bytearray(struct.pack("<f", c0) * (2 * GRF)) if T == "f" else bytearray(8 * GRF)
         types[f"${o}"] = acct
     n = 2 * NO  # operands NO..2NO-1 are the tied initial values: the outputs' own registers
     KH = KS * eb // 32
@@ -558,9 +567,10 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
         return root, off + r * GRF + c * TS[types[name]]
 
     def src(s, i):
-        m = re.match(r"^(0x[0-9a-f]+|\d+):\w+$", s)
-        if m:
-            return int(m.group(1), 0)
+        m = re.match(r"^(0x[0-9a-f]+|\d+):(\w+)$", s)
+        if m:  # an immediate; an f one is the float's bits (vISA: 0x80000000:f is -0.0)
+            v = int(m.group(1), 0)
+            return struct.unpack("<f", v.to_bytes(4, "little"))[0] if m.group(2) == "f" else v
         m = opnd.match(s)
         name, r, c = m.group(1), int(m.group(2)), int(m.group(3))
         vs, w, hs = int(m.group(5)), int(m.group(6)), int(m.group(7))
@@ -722,10 +732,11 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             for nn in range(8):
                 got = rd(f"${o}", 4 * (8 * mr + nn), types[f"${o}"])
                 if T == "f":  # f32 FMA: one rounding per multiply-add, in k order, so the result is exact
-                    want = 0.0
+                    chain = [c0, -0.0][:ksets]
                     for k in range(K):
-                        want = struct.unpack("<f", struct.pack("<f", Av[row][k] * Bv[k][8 * t + nn] + want))[0]
-                    bad += got != want
+                        chain[k % ksets] = f32(Av[row][k] * Bv[k][8 * t + nn] + chain[k % ksets])
+                    want = f32(chain[0] + chain[1]) if ksets == 2 else chain[0]  # the sets' f32 add
+                    bad += got != want or math.copysign(1, got) != math.copysign(1, want)
                     continue
                 want = sum(Av[row][k] * Bv[k][8 * t + nn] for k in range(K))
                 bad += got != want if T == "s8" else abs(got - want) > 1e-3 * (1 + abs(want))
@@ -809,7 +820,8 @@ def sim_module(args):
     any address, the line's runs still checked; OFF: the lane sends nothing); "BAR=EXPR" the number of barriers that must run, an
     expression of n, the number of K steps (sim K = 9 KSTEP with it, else 3 KSTEP; KSTEP; 0); "LDB=BYTES" B's row pitch
     (default N * 2 + 32, or K * 2 + 32 for B^T: a pitch the kernel shares with another input);
-    "BACK": the row groups' addresses one K step back (simulate's back)."""
+    "BACK": the row groups' addresses one K step back (simulate's back); "KSETS=2": the FMA
+    statement's two accumulator sets (simulate's ksets)."""
     M, N, KS, T = int(args[0]), int(args[1]), int(args[2]), args[3]
     roles = args[4].split(",")
     MB, NB = M // 8, N // 8
@@ -821,7 +833,8 @@ def sim_module(args):
     ldb = next((int(a[4:]) for a in args[6:] if a.startswith("LDB=")), None)
     barrier = (lambda n: eval(bar, {}, {"n": n})) if bar else None
     back = "BACK" in args[6:]
-    for mut in (a for a in args[6:] if not a.startswith(("PF=", "BAR=", "LDB=")) and a != "BACK"):
+    ksets = 2 if "KSETS=2" in args[6:] else 1
+    for mut in (a for a in args[6:] if not a.startswith(("PF=", "BAR=", "LDB=")) and a not in ("BACK", "KSETS=2")):
         old, new = mut.split("=>")
         changed = [l.replace(old, new) for l in lines]
         assert changed != lines, f"mutation {mut} changes nothing"
@@ -829,7 +842,7 @@ def sim_module(args):
     bad = 0
     for K, seed in ((9 if bar else 3) * KS, 1), (KS, 2), (0, 3):  # a block every fourth step: 9 steps
         e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles), pf=pf, barrier=barrier, ldb=ldb,
-                     cell=cell, back=back)
+                     cell=cell, back=back, ksets=ksets)
         what = "elements or prefetch addresses" if pf else f"of {M * N} elements"
         print(f"{'ok' if e == 0 else 'FAIL'}: {T} {M}x{N} K={K}: {e} {what} differ")
         bad |= e != 0

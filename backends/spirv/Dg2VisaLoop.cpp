@@ -512,9 +512,10 @@ class LaneProgram {
   // shift; their a the first's, or + a constant when the tile walks down its rows) are derived: they
   // send from W + shift under the first group's predicate, whose L is made from the family's largest
   // a and also ands in their fixed terms and no-wrap checks. No limit or walked address of their own (RFC 2.5's
-  // 12 L2 groups with their own spilled its first loop), and one compare per tile. In a tile that
-  // crosses the surface's last row, a lane whose line in any group is outside sends none of its
-  // lines: fewer prefetches at that edge, never one the program did not make.
+  // 12 L2 groups with their own spilled its first loop), and one compare per tile, or per clock
+  // when the tiles share a predicate (sendWalked). In a tile that crosses the surface's last row, a
+  // lane whose line in any group is outside sends none of its lines: fewer prefetches at that edge,
+  // never one the program did not make.
   // (tests/isa/gemm/rfc_2_{1,2,5}_*.dg2.isa check the predicated sends in the ISA.)
   struct Delta {  // per tick: c, times the invariant i32 `inv` when set, from the carried index `carried`
     int64_t c = 0;
@@ -691,7 +692,31 @@ class LaneProgram {
     WalkedVals& out = walked_[pf];
     out.addr = Val{fmt::format("{}fw{}", p_, n), 'q'};
     out.pred = fmt::format("{}fp{}", p_, n);
-    *decls_ << fmt::format(".decl {} v_type=G type=uq num_elts=8 align=GRF\n.decl {} v_type=P num_elts=8\n", out.addr.name, out.pred);
+    // How the predicate is made (below): da a power of two, comparing the counter or (da and the
+    // walked address's step powers of two) that address, in common units, so shareable; else s.
+    std::optional<int> sh = log2Of(w.da.c), wsh = log2Of(walkBy_);
+    const bool byCounter = counter_ && sh, byAddress = !counter_ && !walk_.empty() && sh && wsh && !w.cond;
+    const bool share = byCounter || byAddress, own = !share || !shared_.count(w.cond);
+    *decls_ << fmt::format(".decl {} v_type=G type=uq num_elts=8 align=GRF\n", out.addr.name);
+    if (own) *decls_ << fmt::format(".decl {} v_type=P num_elts=8\n", out.pred);
+    // The predicate, `cmp.lt P x limit`: x the clock's scalar (the counter, the loop's walked address
+    // or s), the limit per lane in x's units. The walks of one clock that compare the counter or the
+    // walked address share one predicate (shared_): its limit the smallest of theirs, each later
+    // walk's folded in before the loop by a `min`, and one compare a step for all of them. A lane
+    // then sends a walk's line only while every walk sharing the predicate is inside its surface:
+    // fewer prefetches where the walks leave their surfaces at different steps, never another one
+    // (in RFC 2.1, 2.2 and 2.5 every prefetch tile runs a fixed distance ahead on matrices the grid
+    // covers, so the limits are equal and nothing is lost).
+    auto compare = [&](const std::string& x, const Val& limit) {
+      if (!own) {
+        const auto& [pred, first] = shared_.at(w.cond);
+        *pre_ << fmt::format("min (M1, 8) {}(0,0)<1> {} {}\n", first.name, first.src(), limit.src());
+        out.pred = pred;
+        return;
+      }
+      *body_ << fmt::format("cmp.lt (M1, 8) {} {}(0,0)<0;1,0> {}\n", out.pred, x, limit.src());
+      if (share) shared_.emplace(w.cond, std::make_pair(out.pred, limit));
+    };
     // The limit: bound - a where a < bound (else 0), and-ed with every fixed term and no-wrap check
     // of this prefetch and of the ones derived from it (they share its predicate).
     Val a = atEntry(w.a), bound = atEntry(w.bound), neg{temp('d'), 'd'}, below{temp('m'), 'm'}, lim{temp('d'), 'd'};
@@ -748,7 +773,6 @@ class LaneProgram {
     std::ostream& tick = w.cond ? static_cast<std::ostream&>(condStep_) : *step_;
     Val by = w.sum.inv ? uniform(step) : imm(static_cast<uint32_t>(w.sum.c), 'q');
     std::string walkAdd = fmt::format("add (M1, 8) {0}(0,0)<1> {0}(0,0)<1;1,0> {1}\n", out.addr.name, by.src());
-    std::optional<int> sh = log2Of(w.da.c);
     auto uniform32 = [&](llvm::Value* v) {  // an i32 LLVM value as a scalar of the statement
       std::string u = fmt::format("{}fu{}", p_, uniforms_++);
       *decls_ << fmt::format(".decl {} v_type=G type=ud num_elts=1 align=dword\n", u);
@@ -773,7 +797,7 @@ class LaneProgram {
       ins("or", q, q, part);  // min(ceil(L / da), trips)
       return q;
     };
-    if (counter_ && sh) {
+    if (byCounter) {
       // A statement that keeps its counter k (= lb + ticks * S, S the loop step, or the block's period
       // times it for the block's clock): ticks * da < L exactly when k < lb + tickLimit * S, a limit
       // made before the loop (below 2^31 + S: unsigned compares; lb + trips * S <= ub + S - 1 and the
@@ -790,10 +814,10 @@ class LaneProgram {
       ins("mul", lk, q, imm(S, 'd'));
       ins("add", lk, lk, lb32_);
       tick << walkAdd;
-      *body_ << fmt::format("cmp.lt (M1, 8) {} {}(0,0)<0;1,0> {}\n", out.pred, counterView_, lk.src());
+      compare(counterView_, lk);
       return send(out.pred, out.addr.name);
     }
-    if (std::optional<int> wsh = log2Of(walkBy_); !walk_.empty() && sh && wsh && !w.cond) {
+    if (byAddress) {
       // A counter-free statement: the address the loop ends on is E + ticks * walkBy at the
       // prefetches (E its entry value, plus walkBy when it enters one step back), so ticks <
       // tickLimit exactly when that address is below E + tickLimit * walkBy, a per-lane uq limit made
@@ -807,7 +831,7 @@ class LaneProgram {
       ins("add", lw, lw, Val{walk_, 'q', true});
       if (walkBack_) ins("add", lw, lw, imm(walkBy_, 'q'));
       tick << walkAdd;
-      *body_ << fmt::format("cmp.lt (M1, 8) {} {}(0,0)<0;1,0> {}\n", out.pred, walk_, lw.src());
+      compare(walk_, lw);
       return send(out.pred, out.addr.name);
     }
     // Else the clock's scalar for this da, shared: s = ticks * da, compared with L.
@@ -818,7 +842,7 @@ class LaneProgram {
       tick << fmt::format("add (M1,1) {0}(0,0)<1> {0}(0,0)<0;1,0> {1:#x}:ud\n", tk->second, w.da.c);
     }
     tick << walkAdd;
-    *body_ << fmt::format("cmp.lt (M1, 8) {} {}(0,0)<0;1,0> {}\n", out.pred, tk->second, lim.src());
+    compare(tk->second, lim);  // not shared: the limits of walks of other da are in other units
     send(out.pred, out.addr.name);
   }
 
@@ -1044,6 +1068,7 @@ class LaneProgram {
   };
   std::map<const ir::Operation*, WalkedVals> walked_;
   std::map<std::pair<bool, int64_t>, std::string> ticks_;  // (in the block, da) -> the walked scalar
+  std::map<bool, std::pair<std::string, Val>> shared_;  // (in the block) -> its shared predicate and limit
   bool preMode_ = false, counter_ = false;  // counter_: the statement keeps its counter {p}k
   std::string walk_;                        // else the address the loop ends on, by walkBy_ a step
   int64_t walkBy_ = 0;

@@ -649,14 +649,15 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             for i, v in enumerate(vals):
                 wr(*addr(dn, dr, dc + i * ds), types[dn], v)
             continue
-        m = re.match(r"^(mov|add|mul|and|or|xor|shr|shl) \((M1|M1_NM), ?(\d+)\) (\S+) (\S+)(?: (\S+))?$", l)
+        m = re.match(r"^(mov|add|mul|and|or|xor|shr|shl|min) \((M1|M1_NM), ?(\d+)\) (\S+) (\S+)(?: (\S+))?$", l)
         if m:
             op, mask, cnt, dst, s0, s1 = m.groups()
             cnt = chans(mask, cnt)
             dm = opnd.match(dst)
             dn, dr, dc, ds = dm.group(1), int(dm.group(2)), int(dm.group(3)), int(dm.group(4))
             fn = {"mov": lambda a, b: a, "add": lambda a, b: a + b, "mul": lambda a, b: a * b, "and": lambda a, b: a & b,
-                  "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b, "shr": lambda a, b: a >> b, "shl": lambda a, b: a << b}[op]
+                  "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b, "shr": lambda a, b: a >> b, "shl": lambda a, b: a << b,
+                  "min": min}[op]  # min: of the values as their types read them (ud, uq unsigned)
             vals = [fn(src(s0, i), src(s1, i) if s1 else 0) for i in range(int(cnt))]
             for i, v in enumerate(vals):
                 wr(*addr(dn, dr, dc + i * ds), types[dn], v)

@@ -128,6 +128,14 @@ std::string Dg2Statement::stepBytes(const ir::Value* mem, const Sym& row, const 
   return s + "(0,0)<0;1,0>";
 }
 
+llvm::Value* Dg2Statement::stepBack(const ir::Value* mem, const Sym& row, const Sym& col, int64_t eb, llvm::Value* addr) {
+  int64_t rs = stepOf(row), cs = stepOf(col) * eb;
+  if (rs == 0 && cs == 0) return addr;
+  llvm::Value* by = b.getInt64(static_cast<uint64_t>(cs));
+  if (rs) by = b.CreateAdd(b.CreateMul(pitch(mem, eb), b.getInt64(static_cast<uint64_t>(rs))), by);
+  return b.CreateSub(addr, by);
+}
+
 int64_t Dg2Statement::walkBytes(const Sym& row, const Sym& col, int64_t eb) const {
   return stepOf(row) == 0 ? std::max<int64_t>(stepOf(col) * eb, 0) : 0;
 }

@@ -98,6 +98,9 @@ class Dg2Statement {
   // times the element bytes (an immediate, or a uniform input when the row moves); empty when it does
   // not move.
   std::string stepBytes(const ir::Value* mem, const Sym& row, const Sym& col, int64_t eb);
+  // `addr` one step earlier (minus those bytes): the entry address of a message whose add opens the
+  // step, so the step's add brings it to the step's row.
+  llvm::Value* stepBack(const ir::Value* mem, const Sym& row, const Sym& col, int64_t eb, llvm::Value* addr);
   // A message's address step in bytes when it is a positive immediate (its column moves, its row
   // does not), else 0: an address that can end the loop (loopStart).
   int64_t walkBytes(const Sym& row, const Sym& col, int64_t eb) const;

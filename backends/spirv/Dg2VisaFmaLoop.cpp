@@ -41,6 +41,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -418,16 +419,24 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
     t << fmt::format(".decl {}R{} v_type=G type=ud num_elts={} align=GRF alias=<{}R,{}>\n", p, i, 8 * r.n, p, kGrf * r.reg);
   }
+  // The address adds open the step when every lane read is a row gather (measured on xtc's text:
+  // sg_gemm_f32 87 -> 86 per K step, gemm_acc 154 -> 153, gemm_splitk 86 either way: the loop's first
+  // send no longer waits on the address spread's last mov by a `sync.nop`); so each address enters one
+  // step back, and the loop's end, made from the walked address's entry value, moves back with it.
+  // gemm_bt's B^T lane reads keep the adds at the end (140 either way), as the DPAS statements' do.
+  const bool addsFirst = std::none_of(lanes.begin(), lanes.end(), [](const Read* r) { return r->lane; });
   // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry; each lane
   // read's lane its own row (no lane term).
   st.lane();
   for (size_t j = 0; j < lanes.size(); ++j) {
     const Read& r = *lanes[j];
-    st.laneRead(t, p, j, r.lane ? st.laneAddress(r.mem, r.row, r.col, 4) : st.groupAddress(r.mem, r.row, r.col, 4));
+    llvm::Value* addr = r.lane ? st.laneAddress(r.mem, r.row, r.col, 4) : st.groupAddress(r.mem, r.row, r.col, 4);
+    st.laneRead(t, p, j, addsFirst ? st.stepBack(r.mem, r.row, r.col, 4, addr) : addr);
   }
   for (size_t g = 0; g < nMsg / 8; ++g) {
     const Read& r0 = *msgs[8 * g];
-    st.spread(t, p, g, st.groupAddress(r0.mem, r0.row, r0.col, 4));
+    llvm::Value* addr = st.groupAddress(r0.mem, r0.row, r0.col, 4);
+    st.spread(t, p, g, addsFirst ? st.stepBack(r0.mem, r0.row, r0.col, 4, addr) : addr);
   }
   // Z's registers by place, in the mads' widths (a pair's two registers: one NoMask SIMD16 op).
   std::string zEnd;
@@ -437,6 +446,16 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     zEnd += fmt::format("add ({0}) ${1}({2},0)<1> ${1}({2},0)<1;1,0> {3}Z({4},0)<1;1,0>\n", w, at / 8, at % 8, p, at);
   }
   st.loopStart(t, p, walk, walkBy);
+  // One 64-bit add per message address (a lane read's 16 addresses: one SIMD16 add).
+  auto addressAdds = [&] {
+    for (size_t i = 0; i < nMsg; ++i)
+      if (std::string by = st.stepBytes(msgs[i]->mem, msgs[i]->row, msgs[i]->col, 4); !by.empty())
+        t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
+    for (size_t j = 0; j < lanes.size(); ++j)
+      if (std::string by = st.stepBytes(lanes[j]->mem, lanes[j]->row, lanes[j]->col, 4); !by.empty())
+        t << fmt::format("add (M1_NM, 16) {0}g{1}(0,0)<1> {0}g{1}(0,0)<1;1,0> {2}\n", p, j, by);
+  };
+  if (addsFirst) addressAdds();
   for (size_t i = 0; i < nMsg; ++i)
     t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, msgs[i]->n == 1 ? "d32x8t" : "d32x16t", p, i);
   for (size_t j = 0; j < lanes.size(); ++j)
@@ -455,13 +474,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     t << fmt::format("mad ({}) {}<1> {}<0;1,0> {}<1;1,0> {}<1;1,0>\n", first[i] ? "M1_NM, 16" : "M1, 8", acc, av, bv, acc);
     if (first[i]) ++i;
   }
-  // One 64-bit add per message address (a lane read's 16 addresses: one SIMD16 add).
-  for (size_t i = 0; i < nMsg; ++i)
-    if (std::string by = st.stepBytes(msgs[i]->mem, msgs[i]->row, msgs[i]->col, 4); !by.empty())
-      t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
-  for (size_t j = 0; j < lanes.size(); ++j)
-    if (std::string by = st.stepBytes(lanes[j]->mem, lanes[j]->row, lanes[j]->col, 4); !by.empty())
-      t << fmt::format("add (M1_NM, 16) {0}g{1}(0,0)<1> {0}g{1}(0,0)<1;1,0> {2}\n", p, j, by);
+  if (!addsFirst) addressAdds();
   st.loopStep(t, p, lm.step_, zEnd);
 
   // The accumulator registers in outputs of 8 (output c register r = place 8c + r), tied to their

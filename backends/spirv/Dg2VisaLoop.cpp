@@ -1269,11 +1269,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     const Read& r0 = readOf(order[8 * g]);
     llvm::Value* addr = st.groupAddress(r0.mem, r0.row, r0.col, r0.eb);
     if (order[8 * g] % 2) addr = b.CreateAdd(addr, b.getInt64(static_cast<uint64_t>(kGrf)));  // a row's second half
-    if (int64_t rs = st.stepOf(r0.row), cs = st.stepOf(r0.col) * r0.eb; addsFirst && (rs || cs)) {  // one step back
-      llvm::Value* by = b.getInt64(static_cast<uint64_t>(cs));
-      if (rs) by = b.CreateAdd(b.CreateMul(st.pitch(r0.mem, r0.eb), b.getInt64(static_cast<uint64_t>(rs))), by);
-      addr = b.CreateSub(addr, by);
-    }
+    if (addsFirst) addr = st.stepBack(r0.mem, r0.row, r0.col, r0.eb, addr);  // one step back
     st.spread(t, p, static_cast<size_t>(addrOf[8 * g] / 8), addr);
   }
   auto laneRead = [&](size_t j) -> const Read& {

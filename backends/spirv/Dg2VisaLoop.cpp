@@ -7,9 +7,11 @@
 //     (the dg2 A layout: register i = row i, lane j = dword j; reference §4), so the row reads are the
 //     operand's registers. A 64-byte row (two dwords per lane, the split kernels' slice loops) belongs
 //     to two operands, one per 32-byte half (elements 0..P-1 / P..2P-1: dword j / 8 + j,
-//     blockElement): when both operands are here it is one d32x16t read, in row pairs put right by
-//     3 movs per pair (below, "row pairs"); else one d32x8t message per half, each into its own
-//     operand's register. Each B operand must be element t of K consecutive row reads
+//     blockElement): when both operands are here, two rows' halves are one SIMD16 row gather per
+//     half straight into the operand (below, "row gathers"; unless the paired rows are of one
+//     memref stepping alike: one d32x16t read per row, in row pairs put right by 3 movs per pair);
+//     else one d32x8t message per half, each into its own operand's register. Each B operand must
+//     be element t of K consecutive row reads
 //     (elem_bits = element bits) at one column: lane n of element t is column 8t + n (XeOps.h blockElement), so
 //     B register i, lane n packs rows P*i .. P*i + P-1 of column 8t + n (§4). Or a B operand is all 8P
 //     elements of one xe.lane_read of 8 dwords per lane (B^T in RFC 2.2/2.3: lane n reads its own row,
@@ -24,7 +26,8 @@
 //  2. Emit (the text dg2_visa_loop.py's generator measured): before the loop, each group of 8 messages
 //     (consecutive rows of one memref at one column and half) comes in as one per-lane i64 address and
 //     is spread into one register per message (an LSC address must start a register); in the loop, the row reads
-//     (`lsc_load.ugm (M1_NM, 1) … :d32x{4,8,16}t flat[…]:a64`), the row pairs' movs, one packing `mov (M1, 8)` per B row
+//     (`lsc_load.ugm (M1_NM, 1) … :d32x{4,8,16}t flat[…]:a64`) or row gathers (`svm_gather4scaled.R
+//     (M1_NM, 16)`, their addresses a walked vector V plus an offset each), the row pairs' movs, one packing `mov (M1, 8)` per B row
 //     slot on word/byte views, per lane read two SIMD8 A64 untyped reads of 4 dwords
 //     (svm_gather4scaled, one per register half of its operand, the second address 16 bytes on: an
 //     LSC load of 8 dwords is SIMD16-shaped on dg2, not an operand), the dpas on the tied accumulator
@@ -1165,7 +1168,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // s1 + i <- U + 1: 3 movs per two rows, one message and one address per row instead of two, and
   // no read waits for another (one mov per row would: the serial form, a chain of reads). A response
   // fills consecutive registers and the halves belong to two operands, so fewer movs cannot be had
-  // without such a chain.
+  // without such a chain. (Since session 19 the row gathers below read such pairs without movs.)
   std::vector<int> hiOf(nA, -1);  // a K-low operand's first slot -> its K-high operand's
   std::vector<bool> sent(order.size(), true);
   for (const AOperand& lo : lm.aOps_) {
@@ -1177,10 +1180,6 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
         for (int i = 0; i < 8; ++i) sent[static_cast<size_t>(s1 + i)] = false;
       }
   }
-  std::vector<int> addrOf(order.size(), -1);  // a sent message's address register
-  int nSent = 0;
-  for (size_t i = 0; i < order.size(); ++i)
-    if (sent[i]) addrOf[i] = nSent++;
   std::string p = fmt::format("xtc_d{}_", loopId);
   LaneProgram prefetch(lm, op, p);
   if (!prefetch.plan()) return std::nullopt;
@@ -1188,6 +1187,32 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
 
   const size_t nOut = static_cast<size_t>(lm.chunks_);
   Dg2Statement st(op, ctx, nOut, lm.steps_);
+  // Row gathers (issue 11, session 19; dg2-visa.sh `gathers`): when every paired operand's rows are of
+  // one memref and step alike, the row pairs are not read by row and moved, but by SIMD16 A64 untyped
+  // reads of one dword per lane, `svm_gather4scaled.R (M1_NM, 16)`: lanes 0-7 dword l of row 2u's
+  // half h, lanes 8-15 the same of row 2u + 1, so the response's two registers are registers 2u and
+  // 2u + 1 of operand h, in place: no mov. Their 16 addresses are one walked vector V (lane l: row 0's
+  // address + 4 (l % 8), lanes 8-15 a pitch on) and a loop-invariant scalar per gather (the row's offset
+  // from row 0, + 32 for the K-high half), the message's offset operand; IGC adds it to V into the
+  // payload (a SIMD16 64-bit add: two SIMD8 adds). Per two rows 2 sends and 4 adds where the pairs
+  // took 2 reads, 2 adds and 3 movs; V's own add once per step: gemm_bf16's slice loop 201-202 -> 195-196.
+  std::vector<size_t> pairLo;  // the paired K-low operands' first slots
+  for (size_t s0 = 0; s0 < nA; s0 += 8)
+    if (hiOf[s0] >= 0) pairLo.push_back(s0);
+  bool gather = !pairLo.empty();
+  for (size_t s0 : pairLo) {
+    const Read& r = readOf(order[s0]);
+    const Read& r0 = readOf(order[pairLo[0]]);
+    gather = gather && r.mem == r0.mem && r.eb == r0.eb && st.stepOf(r.row) == st.stepOf(r0.row) &&
+             st.stepOf(r.col) == st.stepOf(r0.col);
+  }
+  if (gather)
+    for (size_t s0 : pairLo)
+      for (size_t i = 0; i < 8; ++i) sent[s0 + i] = false;
+  std::vector<int> addrOf(order.size(), -1);  // a sent message's address register
+  int nSent = 0;
+  for (size_t i = 0; i < order.size(); ++i)
+    if (sent[i]) addrOf[i] = nSent++;
   for (auto [arg, step] : lm.condSteps_) st.setCondStep(arg, step, (lm.ifMask_ + 1) / lm.step_, lm.ifEq_);
   llvm::IRBuilder<>& b = st.b;
   auto arg = [&](llvm::Value* v, const char* c) { return st.input(v, c); };
@@ -1198,7 +1223,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   size_t nB = order.size() - nA;
   std::ostringstream t;
   t << "{\n";
-  t << fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * nSent);
+  if (nSent) t << fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * nSent);  // none: RFC 2.2/2.3's gathers
   t << fmt::format(".decl {}A v_type=G type=ud num_elts={} align=GRF\n", p, 8 * std::max<size_t>(nA, 1));
   if (nPacked) {
     t << fmt::format(".decl {}R v_type=G type={} num_elts={} align=GRF\n", p, sub, static_cast<int64_t>(nB) * G * kGrf / eb);
@@ -1216,6 +1241,10 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // column), unless the scf.if's block reads the counter.
   std::string walk;
   int64_t walkBy = 0;
+  if (gather && !lm.if_) {  // V's lane 0 is row 0's address
+    const Read& r0 = readOf(order[pairLo[0]]);
+    if ((walkBy = st.walkBytes(r0.row, r0.col, r0.eb)) > 0) walk = p + "V";
+  }
   for (size_t i = 0; i < order.size() && !lm.if_ && walk.empty(); ++i) {
     const Read& r = readOf(order[i]);
     if (sent[i] && (walkBy = st.walkBytes(r.row, r.col, r.eb)) > 0) walk = fmt::format("{}a{}", p, addrOf[i]);
@@ -1236,10 +1265,21 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
       rowPairs.push_back({s0 + i, s1 + i, u});
       pairRead[s0 + i] = fmt::format("{}U{}", p, u);
       pairRead[s0 + i + 1] = fmt::format("{}W{}", p, s1 + i);
-      t << fmt::format(".decl {0}W{1} v_type=G type=ud num_elts=16 align=GRF alias=<{0}A,{2}>\n", p, s1 + i, kGrf * static_cast<int64_t>(s1 + i));
+      if (!gather)
+        t << fmt::format(".decl {0}W{1} v_type=G type=ud num_elts=16 align=GRF alias=<{0}A,{2}>\n", p, s1 + i, kGrf * static_cast<int64_t>(s1 + i));
     }
   }
-  for (const RowPair& rp : rowPairs) t << fmt::format(".decl {}U{} v_type=G type=ud num_elts=16 align=GRF\n", p, rp.u);
+  if (gather) {
+    // The gathers: G<n> = operand h's registers 2u, 2u + 1 (n = 2 x pair + h), its offset o(0,n).
+    t << fmt::format(".decl {0}V v_type=G type=uq num_elts=16 align=GRF\n.decl {0}o v_type=G type=uq num_elts={1} align=GRF\n", p,
+                     2 * rowPairs.size());
+    for (size_t n = 0; n < 2 * rowPairs.size(); ++n) {
+      size_t reg = n % 2 ? rowPairs[n / 2].hi : rowPairs[n / 2].lo;
+      t << fmt::format(".decl {}G{} v_type=G type=ud num_elts=16 align=GRF alias=<{}A,{}>\n", p, n, p, kGrf * static_cast<int64_t>(reg));
+    }
+  } else {
+    for (const RowPair& rp : rowPairs) t << fmt::format(".decl {}U{} v_type=G type=ud num_elts=16 align=GRF\n", p, rp.u);
+  }
   for (size_t i = 0; i < order.size(); ++i) {
     if (i < nA)
       t << fmt::format(".decl {}A{} v_type=G type=ud num_elts=8 align=GRF alias=<{}A,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
@@ -1264,13 +1304,31 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry (one step
   // earlier when the adds open the step).
   st.lane();
-  for (size_t g = 0; g < order.size() / 8; ++g) {
-    if (!sent[8 * g]) continue;
+  auto entryAddress = [&](size_t g) {
     const Read& r0 = readOf(order[8 * g]);
     llvm::Value* addr = st.groupAddress(r0.mem, r0.row, r0.col, r0.eb);
     if (order[8 * g] % 2) addr = b.CreateAdd(addr, b.getInt64(static_cast<uint64_t>(kGrf)));  // a row's second half
     if (addsFirst) addr = st.stepBack(r0.mem, r0.row, r0.col, r0.eb, addr);  // one step back
-    st.spread(t, p, static_cast<size_t>(addrOf[8 * g] / 8), addr);
+    return addr;
+  };
+  for (size_t g = 0; g < order.size() / 8; ++g)
+    if (sent[8 * g]) st.spread(t, p, static_cast<size_t>(addrOf[8 * g] / 8), entryAddress(g));
+  if (gather) {
+    // Inputs: V's lanes 0-7 (row 0's address + 4 l) and per paired group its rows' offsets from row 0
+    // (lane l: row R + l's); V's lanes 8-15 are lanes 0-7 plus row 1's offset.
+    const Read& r0 = readOf(order[pairLo[0]]);
+    llvm::Value* pitch0 = st.pitch(r0.mem, r0.eb);
+    llvm::Value* row0 = b.CreateSub(entryAddress(pairLo[0] / 8), b.CreateMul(st.lane(), pitch0));
+    std::string v = arg(b.CreateAdd(row0, b.CreateMul(st.lane(), b.getInt64(4))), "rw");
+    std::map<size_t, std::string> offs;  // K-low first slot -> its rows' offsets
+    for (size_t s0 : pairLo) offs[s0] = arg(b.CreateSub(entryAddress(s0 / 8), row0), "rw");
+    t << fmt::format("mov (M1_NM, 8) {0}V(0,0)<1> {1}(0,0)<1;1,0>\nadd (M1_NM, 8) {0}V(2,0)<1> {1}(0,0)<1;1,0> {2}(0,1)<0;1,0>\n", p, v,
+                     offs[pairLo[0]]);
+    for (size_t n = 0; n < 2 * rowPairs.size(); ++n) {
+      const RowPair& rp = rowPairs[n / 2];
+      size_t s0 = rp.lo / 8 * 8;
+      t << fmt::format("add (M1_NM, 1) {}o({},{})<1> {}(0,{})<0;1,0> {}:uq\n", p, n / 4, n % 4, offs[s0], rp.lo - s0, n % 2 ? "0x20" : "0x0");
+    }
   }
   auto laneRead = [&](size_t j) -> const Read& {
     return lm.reads_[static_cast<size_t>(lm.bOps_[static_cast<size_t>(laneOps[j])].rows[0])];
@@ -1287,6 +1345,9 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
   auto rowRead = [&](size_t i) {
     const Read& r = readOf(order[i]);
+    if (gather && i == 0)
+      for (size_t n = 0; n < 2 * rowPairs.size(); ++n)
+        t << fmt::format("svm_gather4scaled.R (M1_NM, 16) {0}o({1},{2})<0;1,0> {0}V.0 {0}G{3}.0\n", p, n / 4, n % 4, n);
     if (!sent[i]) return;
     if (auto pr = pairRead.find(i); pr != pairRead.end())
       t << fmt::format("lsc_load.ugm (M1_NM, 1) {}:d32x16t flat[{}a{}]:a64\n", pr->second, p, addrOf[i]);
@@ -1297,6 +1358,10 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // bytes (a uniform input when the row moves); empty when it does not move.
   auto stepBytes = [&](const Read& r) { return st.stepBytes(r.mem, r.row, r.col, r.eb); };
   auto addressAdds = [&] {
+    if (gather) {
+      const Read& r0 = readOf(order[pairLo[0]]);
+      if (std::string by = stepBytes(r0); !by.empty()) t << fmt::format("add (M1_NM, 16) {0}V(0,0)<1> {0}V(0,0)<1;1,0> {1}\n", p, by);
+    }
     for (size_t i = 0; i < order.size(); ++i)
       if (std::string by = stepBytes(readOf(order[i])); sent[i] && !by.empty())
         t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, addrOf[i], p, addrOf[i], by);
@@ -1309,9 +1374,12 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   for (size_t i = 0; i < nA && bFirst; ++i) rowRead(i);
   // The row pairs' movs, each step for all pairs before the next: no mov waits on both a read and
   // the mov before it (a wait on both costs a sync).
-  for (const RowPair& rp : rowPairs) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(0,0)<1;1,0>\n", p, rp.lo, rp.u);
-  for (const RowPair& rp : rowPairs) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}A({2},0)<1;1,0>\n", p, rp.lo + 1, rp.hi);
-  for (const RowPair& rp : rowPairs) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(1,0)<1;1,0>\n", p, rp.hi, rp.u);
+  for (const RowPair& rp : rowPairs)
+    if (!gather) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(0,0)<1;1,0>\n", p, rp.lo, rp.u);
+  for (const RowPair& rp : rowPairs)
+    if (!gather) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}A({2},0)<1;1,0>\n", p, rp.lo + 1, rp.hi);
+  for (const RowPair& rp : rowPairs)
+    if (!gather) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(1,0)<1;1,0>\n", p, rp.hi, rp.u);
   t << progBody.str();
   // B register i of operand q, lane n, part h = row P*i + h, column 8t + n: one mov per row slot.
   int64_t epr = kGrf / eb;

@@ -1297,6 +1297,11 @@ std::vector<isa::HardwareCall> visaLoopHardwareCalls(const std::string& text) {
       // read of 4 dwords per lane (lanes 8-15 the same rows 16 bytes on).
       pattern = R"(^\(W\) +send\.dc1 \(16\|M0\) .*a64 untyped surface read with xyzw)";
       name = "inline vISA loop: lane read xyzw SIMD16";
+    } else if (line.starts_with("svm_gather4scaled.R (M1_NM, 16) ")) {
+      // dg2's row gathers (Dg2VisaLoop.cpp, the row-pair slice loops): one SIMD16 A64 untyped read of
+      // one dword per lane, NoMask (two rows' halves straight into their operand's registers).
+      pattern = R"(^\(W\) +send\.dc1 \(16\|M0\) .*rd:2; a64 untyped surface read with x$)";
+      name = "inline vISA loop: row gather x SIMD16";
     } else if (line == "lsc_fence.slm.none.group" || line == "barrier") {
       bool fence = line != "barrier";
       pattern = fence ? R"(\bfence\.slm\.none\.group\b)" : R"(\bsync\.bar\b)";

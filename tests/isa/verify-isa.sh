@@ -13,8 +13,9 @@
 #   7. the 16x8x2 A load renamed to the m4 form (`--xe-codegen=builtins`): IGC still emits a d16 2D
 #      load, but its header says 16x4x2: exit 3 naming the shape;
 #   8. an ocloc that drops the dpas of the whole-loop asm statement: exit 3 naming it; the same on
-#      dg2's statement (gemm_i8), and an ocloc that drops dg2's A row reads (gemm_f16, gemm_bf16) or
-#      its B^T lane reads (RFC 2.3) or its per-lane prefetches (RFC 2.1);
+#      dg2's statement (gemm_i8), and an ocloc that drops dg2's A row reads (gemm_f16; gemm_bf16's
+#      B rows), its row gathers (gemm_bf16), its B^T lane reads (RFC 2.3) or its per-lane
+#      prefetches (RFC 2.1);
 #   9. `xtc run --verify-isa` goes through the same check (no ocloc: exit 1 before anything runs);
 #  10. the predicated per-lane messages pass, and an ocloc whose disassembly drops the predicates of
 #      the sends (a wrapper) makes them an internal error naming the statement.
@@ -96,7 +97,7 @@ expect dg2-loop-ok 0 "" -- "$xtc" compile "$src/examples/gemm_f16.xt" --target d
 expect dg2-rows-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA loop: row read d32x8t" -- \
   env XTC_OCLOC="$work/rows-dropping-ocloc" "$xtc" compile "$src/examples/gemm_f16.xt" --target dg2 --verify-isa -o "$work/dr.spv"
 [ -e "$work/dr.spv" ] && fail "dg2-rows-dropped: an output file was written"
-# gemm_bf16's slice loops, whose 64-byte A rows are two d32x8t reads each: the same.
+# gemm_bf16's slice loops, whose B rows are d32x8t reads (A's rows: gathers, below): the same.
 expect dg2-split-rows-dropped 3 "^xtc: internal error: .*dropped a hardware call: inline vISA loop: row read d32x8t" -- \
   env XTC_OCLOC="$work/rows-dropping-ocloc" "$xtc" compile "$src/examples/gemm_bf16.xt" --target dg2 --verify-isa -o "$work/dsr.spv"
 [ -e "$work/dsr.spv" ] && fail "dg2-split-rows-dropped: an output file was written"
@@ -111,6 +112,14 @@ expect dg2-lane-reads-ok 0 "" -- "$xtc" compile "$src/examples/rfc_2_3_transpose
 expect dg2-lane-reads-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: lane read xyzw" -- \
   env XTC_OCLOC="$work/lanes-dropping-ocloc" "$xtc" compile "$src/examples/rfc_2_3_transpose_opt.xt" --target dg2 --verify-isa -o "$work/dld.spv"
 [ -e "$work/dld.spv" ] && fail "dg2-lane-reads-dropped: an output file was written"
+# The row-pair slice loops read A's rows by row gathers since issue 11's session 19 (SIMD16 A64
+# untyped reads of one dword per lane, the only `untyped surface read with x` sends): an ocloc that
+# drops them makes gemm_bf16 an internal error naming the statement's row gather.
+sed 's/store_block2d/untyped surface read with x$/' "$work/dropping-ocloc" >"$work/gathers-dropping-ocloc"
+chmod +x "$work/gathers-dropping-ocloc"
+expect dg2-row-gathers-dropped 3 "^xtc: internal error: .*dropped a hardware call: .*inline vISA loop: row gather x SIMD16" -- \
+  env XTC_OCLOC="$work/gathers-dropping-ocloc" "$xtc" compile "$src/examples/gemm_bf16.xt" --target dg2 --verify-isa -o "$work/dgd.spv"
+[ -e "$work/dgd.spv" ] && fail "dg2-row-gathers-dropped: an output file was written"
 # RFC 2.1's first slice loop prefetches per lane inside its statement (walked, predicated sends): an
 # ocloc that drops those sends (the only `load.ugm.d32.a64.ca.ca` ones) makes it an internal error
 # naming them.

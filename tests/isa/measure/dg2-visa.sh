@@ -14,6 +14,9 @@
 #      two SIMD8 A64 untyped reads of 4 dwords per lane (`svm_gather4scaled.RGBA (M1, 8)` -> `send.dc1
 #      (8|M0) … a64 untyped surface read with xyzw`) straight into its register halves, no mov; and
 #      why not one LSC load of 8 dwords: dg2 pads a SIMD8 LSC load to SIMD16 (16 response registers);
+#      and the 64-byte A rows as row gathers (`gathers`): NoMask SIMD16 A64 untyped reads of one dword
+#      per lane (`svm_gather4scaled.R (M1_NM, 16)` with a scalar offset operand), two rows' halves
+#      straight into their operand's registers;
 #   1c. per-lane prefetches in the statement (`lsc_load.ugm.{ca.ca,uc.ca} (M1, 8) %null:d32`, the
 #      address program's `cmp` into a register), as xtc's LaneProgram writes them; and one every
 #      fourth step in a conditional block with a barrier (`pfif`, RFC 2.5's L2 stream);
@@ -168,6 +171,36 @@ addrendcase() {
 }
 addrendcase addrend_sg_gemm_f16 8 32 16 hf "" 124
 addrendcase addrend_pairs_bf_16x16 16 16 32 bf pairs 204
+
+# xtc's form of the 64-byte A rows since issue 11's session 19 (Dg2VisaLoop.cpp row gathers): per two
+# rows and K half one NoMask SIMD16 A64 untyped read of one dword per lane (`svm_gather4scaled.R
+# (M1_NM, 16)` -> `(W) send.dc1 (16|M0) … rd:2; a64 untyped surface read with x`), lanes 0-7 the even
+# row's dwords, lanes 8-15 the odd row's, straight into the operand's two registers: no d32x16t read
+# and no A mov. The addresses: one walked vector V (lanes 8-15 a pitch on) plus the gather's offset,
+# which IGC adds into the payload (two NoMask SIMD8 qword adds per gather, counted), and V's own add
+# (two more). Against the row pairs (addrend_pairs_bf_16x16: 204) 16 A reads, 16 adds and 24 movs
+# become 16 gathers and 34 adds: 199 per step (11 syncs); with B^T (RFC 2.2/2.3's form) 81 and 52
+# against pairs_bt_* (91 and 58, with a counter).
+gatherscase() {
+  local name=$1 M=$2 N=$3 T=$4 mode=$5 movs=$6 total=$7
+  python3 "$here/dg2_visa_loop.py" ll "$M" "$N" 32 "$T" $mode gathers addrend >"$work/$name.ll"
+  build "$name" "$work/$name.ll"; local rc=$?
+  expect "$name: ocloc status" "$rc" "0"
+  [ $rc -eq 0 ] || { cat "$work/$name/build.log"; return; }
+  expect "$name: row gathers per step (NoMask SIMD16, one dword per lane)" \
+    "$(count "$name" '^\(W\) +send\.dc1 \(16\|M0\) .*rd:2; a64 untyped surface read with x$')" "$M"
+  expect "$name: no d32x16t read" "$(count "$name" 'load\.ugm\.d32x16t\.a64')" 0
+  expect "$name: movs per step (B packing only)" "$(count "$name" '\bmov\b')" "$movs"
+  expect "$name: NoMask SIMD8 qword adds per step (2 per gather, 2 for V)" "$(count "$name" '^\(W\) +add \(8\|M[08]\) +r[0-9]+\.0<1>:uq')" "$((2 * M + 2))"
+  expect "$name: dpas.8x8 per step" "$(count "$name" 'dpas\.8x8 \(8\|M0\)')" "$(( (M / 8) * (N / 8) * 2 ))"
+  expect "$name: no masked SIMD16" "$(count "$name" '^( +|\(~?f[0-9.]+\) +)[a-z][a-z.0-9]* +\(16\|M')" 0
+  expect "$name: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/$name/asm")$(grep -ci spilled "$work/$name/build.log")" "00"
+  echo "info: $name: $(grep -cE '\bsync\b' "$work/$name/loop") syncs per step"
+  expect "$name: instructions per step" "$(count "$name" '^\s*(\(|[a-z])')" "$total"
+}
+gatherscase gathers_bf_16x16 16 16 bf "" 64 199
+gatherscase gathers_bt_16x16 16 16 hf bt 0 81
+gatherscase gathers_bt_8x16 8 16 hf bt 0 52
 
 # B from B^T (RFC 2.2/2.3's slice loops): each DPAS B operand is two SIMD8 A64 untyped reads of 4
 # dwords per lane (svm_gather4scaled.RGBA -> `send.dc1 (8|M0) … a64 untyped surface read with xyzw`,

@@ -52,7 +52,7 @@ GRF = 32  # bytes per register on dg2
 PAD = 0x40
 
 
-def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False, addrend=False):
+def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False, addrend=False, gathers=False):
     """The statement's vISA lines and its operand list (outputs, then inputs). serial (64-byte A
     rows only): the floor's form instead, one d32x16t read per row into registers X + i, X + i + 1 of
     a 9-register block and one mov of the second half into the other operand, Y + i (the next row's
@@ -98,16 +98,34 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
     bmsg = {16: "d32x4t", 32: "d32x8t", 64: "d32x16t"}[rowb]
     NB, MB = N // 8, M // 8
     NO = MB * NB
-    assert not (serial or pairs) or KH == 2
-    NA = M if serial or pairs else M * KH  # A messages: (row block a, half h, row r) -> register 8 (a KH + h) + r
+    assert not (serial or pairs or gathers) or KH == 2
+    assert not (gathers and (serial or pairs or pf))
+    # gathers: xtc's form of the 64-byte A rows since issue 11's session 19 (Dg2VisaLoop.cpp row
+    # gathers): per two rows 2u, 2u + 1 of row block a and K half h one SIMD16 A64 untyped read of one
+    # dword per lane, `svm_gather4scaled.R (M1_NM, 16) xo(n) xV.0 xG<n>.0` (n = 2 pair + h): lanes
+    # 0-7 dword l of row 2u's half h, lanes 8-15 of row 2u + 1's, so the response's two registers are
+    # registers 2u, 2u + 1 of operand (a, h) at register 16 a + 8 h: no mov. The 16 addresses are one
+    # vector xV (lanes 0-7 row 0 + 4 l, 8-15 a pitch on), walked by one SIMD16 add, plus the gather's
+    # loop-invariant offset xo(n) (row 2u's offset from row 0, + 32 for h = 1). Inputs instead of A's
+    # address groups: xV's lanes 0-7, then per row block its rows' offsets from row 0 (lane l: row
+    # 8 a + l). No A messages.
+    NA = 0 if gathers else M if serial or pairs else M * KH  # A messages: (row block a, half h, row r) -> register 8 (a KH + h) + r
+    NGA = M if gathers else 0  # row gathers
     NG = NA // 8  # A address groups
     L = []
     d = L.append
     NL = NB * KH if bt else 0  # B^T lane reads: operand (t, h2) is read j = t KH + h2
-    d(f".decl xa v_type=G type=uq num_elts={4 * NA} align=GRF")
+    if NA:
+        d(f".decl xa v_type=G type=uq num_elts={4 * NA} align=GRF")
+    if gathers:
+        d(".decl xV v_type=G type=uq num_elts=16 align=GRF")
+        d(f".decl xo v_type=G type=uq num_elts={NGA} align=GRF")
     if not bt:
         d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
-    d(f".decl xA v_type=G type=ud num_elts={8 * (9 * MB if serial else 2 * NA if pairs else NA)} align=GRF")
+    d(f".decl xA v_type=G type=ud num_elts={8 * (9 * MB if serial else 2 * NA if pairs else 2 * M if gathers else NA)} align=GRF")
+    for n in range(NGA):  # gather n = 2 pair + h: operand (pair / 4, h)'s registers 2 (pair % 4), + 1
+        p, h = divmod(n, 2)
+        d(f".decl xG{n} v_type=G type=ud num_elts=16 align=GRF alias=<xA,{GRF * (16 * (p // 4) + 8 * h + 2 * (p % 4))}>")
     if serial:
         d(f".decl xY v_type=G type=ud num_elts={64 * MB} align=GRF")
     if pairs:
@@ -150,14 +168,21 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
         d(f".decl xb{r} v_type=G type=uq num_elts=1 alias=<xb,{GRF * r}>")
         d(f".decl xR{r} v_type=G type=ud num_elts={8 * G} align=GRF alias=<xR,{GRF * G * r}>")
     NBI = NL if bt else KS // 8  # B inputs: per-lane addresses of 8 B rows, or of one lane read
-    ai = [2 * NO + g for g in range(NG)]  # operands: NO outputs, NO tied initial values, then these
-    bi = [2 * NO + NG + g for g in range(NBI)]
-    kin = 2 * NO + NG + NBI
+    NGI = 1 + MB if gathers else NG  # A inputs: the address groups, or xV's lanes 0-7 and the row blocks' offsets
+    ai = [2 * NO + g for g in range(NGI)]  # operands: NO outputs, NO tied initial values, then these
+    bi = [2 * NO + NGI + g for g in range(NBI)]
+    kin = 2 * NO + NGI + NBI
     bst = kin + 1
     pfin = bst + (0 if bt else 1)  # pf: the carried column's start, then 5 inputs per prefetch
     for g in range(NG):
         for q in range(4):
             d(f"mov (M1_NM, 2) xa({8 * g + 2 * q},0)<4> ${ai[g]}(0,{2 * q})<1;1,0>")
+    if gathers:
+        d(f"mov (M1_NM, 8) xV(0,0)<1> ${ai[0]}(0,0)<1;1,0>")
+        d(f"add (M1_NM, 8) xV(2,0)<1> ${ai[0]}(0,0)<1;1,0> ${ai[1]}(0,1)<0;1,0>")
+        for n in range(NGA):
+            p, h = divmod(n, 2)
+            d(f"add (M1_NM, 1) xo({n // 4},{n % 4})<1> ${ai[1 + p // 4]}(0,{2 * (p % 4)})<0;1,0> {32 * h:#x}:uq")
     for g in range(BR // 8):
         for q in range(4):
             d(f"mov (M1_NM, 2) xb({8 * g + 2 * q},0)<4> ${bi[g]}(0,{2 * q})<1;1,0>")
@@ -171,12 +196,13 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
         for q in range(2):
             for i, src in zip((0, 3, 5, 7, 12), range(pfin + 1 + 5 * q, pfin + 6 + 5 * q)):
                 d(f"mov (M1, 8) xt{q}_{i}(0,0)<1> ${src}(0,0)<1;1,0>")
+    w = "xV" if gathers else "xa0"  # A row 0's address
     if addrend:  # the end of A row 0's address: xa0 + K * eb
         d(f"mov (M1,1) xe(0,0)<1> ${kin}(0,0)<0;1,0>")
         if eb == 2:
             d("shl (M1,1) xe(0,0)<1> xe(0,0)<0;1,0> 0x1:uq")
-        d("add (M1,1) xe(0,0)<1> xe(0,0)<0;1,0> xa0(0,0)<0;1,0>")
-        d("cmp.lt (M1,1) xp xa0(0,0)<0;1,0> xe(0,0)<0;1,0>")
+        d(f"add (M1,1) xe(0,0)<1> xe(0,0)<0;1,0> {w}(0,0)<0;1,0>")
+        d(f"cmp.lt (M1,1) xp {w}(0,0)<0;1,0> xe(0,0)<0;1,0>")
     else:
         d("mov (M1,1) xk(0,0)<1> 0x0:d")
         d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
@@ -190,6 +216,8 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
             d(f"mov (M1, 8) xY({i},0)<1> xA({9 * (i // 8) + i % 8 + 1},0)<1;1,0>")
         else:
             d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x8t flat[xa{i}]:a64")
+    for n in range(NGA):
+        d(f"svm_gather4scaled.R (M1_NM, 16) xo({n // 4},{n % 4})<0;1,0> xV.0 xG{n}.0")
     for r in range(BR):
         d(f"lsc_load.ugm (M1_NM, 1) xR{r}:{bmsg} flat[xb{r}]:a64")
     for j in range(NL):
@@ -245,6 +273,8 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
             o += 1
     for i in range(NA):
         d(f"add (M1_NM, 1) xa{i}(0,0)<1> xa{i}(0,0)<0;1,0> {KS * eb:#x}:uq")
+    if gathers:
+        d(f"add (M1_NM, 16) xV(0,0)<1> xV(0,0)<1;1,0> {KS * eb:#x}:uq")
     for r in range(BR):
         d(f"add (M1_NM, 1) xb{r}(0,0)<1> xb{r}(0,0)<0;1,0> ${bst}(0,0)<0;1,0>")
     for j in range(NL):
@@ -253,7 +283,7 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
     if pf:
         d(f"add (M1,1) xc0(0,0)<1> xc0(0,0)<0;1,0> {KS}:d")
     if addrend:
-        d("cmp.lt (M1,1) xp xa0(0,0)<0;1,0> xe(0,0)<0;1,0>")
+        d(f"cmp.lt (M1,1) xp {w}(0,0)<0;1,0> xe(0,0)<0;1,0>")
     else:
         d(f"add (M1,1) xk(0,0)<1> xk(0,0)<0;1,0> {KS}:d")
         d(f"cmp.lt (M1,1) xp xk(0,0)<0;1,0> ${kin}(0,0)<0;1,0>")
@@ -350,26 +380,31 @@ def fma_statement(M, N, KS=8, bt=False):
     return L
 
 
-def llvm(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False, addrend=False):
+def llvm(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=False, addrend=False, gathers=False):
     eb = 1 if T == "s8" else 2
     MB, NB = M // 8, N // 8
     NO = MB * NB
     KH = 1 if T == "f" else KS * eb // 32  # f32 B^T: one lane read of KS = 8 dwords per column block
     AKH = 1 if serial or pairs or T == "f" else KH  # serial, pairs, f32: whole rows, one address group per row block
-    lines = fma_statement(M, N, KS, bt) if T == "f" else statement(M, N, KS, T, serial, bt, pf or pfif, pairs, pfif, addrend)
+    lines = fma_statement(M, N, KS, bt) if T == "f" else statement(M, N, KS, T, serial, bt, pf or pfif, pairs, pfif, addrend, gathers)
+    NAI = 1 + MB if gathers else MB * AKH  # A inputs
     text = "{\\0A" + "\\0A".join(lines) + "\\0A}\\0A"
     V = f"<8 x {'i32' if T == 's8' else 'float'}>"
     S = "{ " + ", ".join([V] * NO) + " }"
     NBI = NB * KH if bt else KS // 8
-    cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (MB * AKH + NBI) + ["rw.u"] * (1 if bt else 2) +
+    cons = ",".join(["=rw"] * NO + [str(o) for o in range(NO)] + ["rw"] * (NAI + NBI) + ["rw.u"] * (1 if bt else 2) +
                     (["rw.u"] + ["rw"] * 10 if pf or pfif else []))
     pfargs = ["i32 0"] + ["i32 0", "i32 %pw", "i32 -1", "i32 %prow", "i64 %ai"] * 2 if pf or pfif else []
-    args = ", ".join([f"{V} zeroinitializer"] * NO + [f"i64 %aa{g}x" for g in range(MB * AKH)] + [f"i64 %bb{g}" for g in range(NBI)] +
+    args = ", ".join([f"{V} zeroinitializer"] * NO + ([f"i64 %gv"] + [f"i64 %go{a}" for a in range(MB)] if gathers else [f"i64 %aa{g}x" for g in range(MB * AKH)]) + [f"i64 %bb{g}" for g in range(NBI)] +
                      ["i32 %K"] + ([] if bt else ["i64 %bstep"]) + pfargs)
     body = []
     for g in range(MB * AKH):  # row block g // AKH, K half g % AKH (32 bytes further)
         body.append(f"  %ar{g} = add i64 %lane, {8 * (g // AKH)}\n  %ao{g} = mul i64 %ar{g}, %lda\n"
                     f"  %aa{g} = add i64 %ai, %ao{g}\n  %aa{g}x = add i64 %aa{g}, {32 * (g % AKH)}")
+    if gathers:  # xV's lanes 0-7: row 0 + 4 lane; row block a's offsets from row 0: (8 a + lane) lda
+        body.append("  %gl = shl i64 %lane, 2\n  %gv = add i64 %ai, %gl")
+        for a in range(MB):
+            body.append(f"  %gr{a} = add i64 %lane, {8 * a}\n  %go{a} = mul i64 %gr{a}, %lda")
     for g in range(NBI):  # B rows 8g + lane; bt: B^T row 8 (g / KH) + lane, K half g % KH
         r, x = (8 * (g // KH), 32 * (g % KH)) if bt else (8 * g, 0)
         body.append(f"  %br{g} = add i64 %lane, {r}\n  %bo{g} = mul i64 %br{g}, %ldb\n  %bc{g} = add i64 %bi, %bo{g}\n"
@@ -537,7 +572,9 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             regs[f"${n}"] = bytearray((KS * ldb).to_bytes(8, "little"))
             types[f"${n}"] = "uq"
         n += 1
-    assert groups == ({"A": MB, "B": 0, "T": NB} if bt else {"A": MB, "B": KS // 8, "T": 0}), groups
+    # Row gathers (the row pairs' form since issue 11's session 19) take A's rows as V64 roles instead.
+    want = {"A": MB, "B": 0, "T": NB} if bt else {"A": MB, "B": KS // 8, "T": 0}
+    assert groups == want or groups == dict(want, A=0), groups
 
     def loc(name):
         return alias.get(name, (name, 0))
@@ -671,17 +708,19 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             for y in range(4 * cnt):
                 regs[root][off + y] = mem.get(at + y, PAD)
             continue
-        m = re.match(r"^svm_gather4scaled\.(R?G?B?A?) \((M1|M1_NM), (8|16)\) 0x0:uq (\w+)\.0 (\w+)\.0$", l)
-        if m:  # SIMD8/16 A64 untyped read: lane l at its own address (qword l of the address operand);
-            # the response in SoA order: dword c of lane l at dword c * n + l (n lanes: c in registers
-            # c for SIMD8, 2c and 2c + 1 for SIMD16; vISA's svm_gather4scaled)
-            cnt, n, a, dst = len(m.group(1)), int(m.group(3)), m.group(4), m.group(5)
+        m = re.match(r"^svm_gather4scaled\.(R?G?B?A?) \((M1|M1_NM), (8|16)\) (\S+) (\w+)\.0 (\w+)\.0$", l)
+        if m:  # SIMD8/16 A64 untyped read: lane l at its own address (qword l of the address operand)
+            # plus the message's offset (a uniform qword: an immediate or a scalar region); the response
+            # in SoA order: dword c of lane l at dword c * n + l (n lanes: c in registers c for SIMD8,
+            # 2c and 2c + 1 for SIMD16; vISA's svm_gather4scaled)
+            cnt, n, a, dst = len(m.group(1)), int(m.group(3)), m.group(5), m.group(6)
+            goff = src(m.group(4), 0)
             active = chans(m.group(2), n)
             assert m.group(1) == "RGBA"[:cnt], l
             root, off = addr(dst, 0, 0)
             assert off + 4 * n * cnt <= len(regs[root]), f"load past {root}"
             for lane in range(active):
-                at = rd(*addr(a, 0, lane), "uq")
+                at = rd(*addr(a, 0, lane), "uq") + goff
                 for v in range(cnt):
                     for y in range(4):
                         regs[root][off + 4 * (n * v + lane) + y] = mem.get(at + 4 * v + y, PAD)
@@ -854,10 +893,10 @@ def main():
     if len(sys.argv) >= 8 and sys.argv[1] == "sim-ll":
         return sim_module(sys.argv[2:])
     modes = sys.argv[6:]
-    if len(sys.argv) >= 6 and sys.argv[1] == "ll" and set(modes) <= {"serial", "bt", "pf", "pfif", "pairs", "addrend"}:
+    if len(sys.argv) >= 6 and sys.argv[1] == "ll" and set(modes) <= {"serial", "bt", "pf", "pfif", "pairs", "addrend", "gathers"}:
         sys.stdout.write(llvm(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], "serial" in modes,
                               "bt" in modes, "pf" in modes, "pairs" in modes, "pfif" in modes,
-                              "addrend" in modes))
+                              "addrend" in modes, "gathers" in modes))
         return 0
     if sys.argv[1:] != ["sim"]:
         print(__doc__)
@@ -941,6 +980,31 @@ def main():
         e = simulate(lines, 16, 16, 32, "bf", K, seed, ["A", "A", "B", "B", "B", "B", "K", "bstep"])
         print(f"{'ok' if e == 0 else 'FAIL'}: bf 16x16 pairs K={K}: {e} of 256 elements differ")
         bad |= e != 0
+    # The row gathers (xtc's form since issue 11's session 19), with B rows and with B^T, M 16 and 8;
+    # a pair's odd row swapped for the next even one (xV's lanes 8-15 two rows on), the K-high gather
+    # at the K-low half, xV not advancing its lanes 8-15 (a masked SIMD16 add) and a masked gather
+    # (its lanes 8-15, the odd rows, not read) must fail.
+    for M, N, T, bt in ((16, 16, "bf", False), (16, 16, "hf", True), (8, 16, "hf", True)):
+        lines = statement(M, N, 32, T, bt=bt, gathers=True, addrend=True)
+        MB = M // 8
+        groles = ["V64=A+4*l"] + [f"V64=({8 * a}+l)*lda" for a in range(MB)]
+        groles += (["T", "T+32"] * (N // 8) if bt else ["B"] * 4) + ["K"] + ([] if bt else ["bstep"])
+        name = f"{T} {M}x{N}{' B^T' if bt else ''} gathers"
+        for K, seed in ((96, 1), (32, 2), (0, 3)):
+            e = simulate(lines, M, N, 32, T, K, seed, groles, bt=bt)
+            print(f"{'ok' if e == 0 else 'FAIL'}: {name} K={K}: {e} of {M * N} elements differ")
+            bad |= e != 0
+        o1 = 2 * MB * (N // 8) + 1  # the input of row block 0's offsets
+        for what, old, new in (("odd row swapped", f"${o1}(0,1)<0;1,0>", f"${o1}(0,2)<0;1,0>"),
+                               ("K-high gather at the K-low half", f"xo(0,1)<1> ${o1}(0,0)<0;1,0> 0x20:uq", f"xo(0,1)<1> ${o1}(0,0)<0;1,0> 0x0:uq"),
+                               ("xV's add masked", "add (M1_NM, 16) xV", "add (M1, 16) xV"),
+                               ("a masked gather", "svm_gather4scaled.R (M1_NM, 16) xo(0,2)", "svm_gather4scaled.R (M1, 16) xo(0,2)")):
+            mut = [x.replace(old, new) for x in lines]
+            assert mut != lines, what
+            e = simulate(mut, M, N, 32, T, 64, 4, groles, bt=bt)
+            print(f"{'ok' if e else 'FAIL'}: {name} mutated ({what}): {e} elements differ")
+            bad |= e == 0
+    lines = statement(16, 16, 32, "bf", pairs=True)
     mut = [x for x in lines if not x.startswith("mov (M1, 8) xA(8,0)<1> xU0(1,0)")]
     assert len(mut) == len(lines) - 1
     e = simulate(mut, 16, 16, 32, "bf", 64, 4, ["A", "A", "B", "B", "B", "B", "K", "bstep"])

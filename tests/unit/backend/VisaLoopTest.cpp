@@ -211,6 +211,29 @@ TEST(VisaLoop, Dg2Simd16PairsAreDemandedNoMask) {
   EXPECT_FALSE(std::regex_search(std::string(readW).replace(0, 3, "   "), std::regex(gather->isaPattern)));
 }
 
+// dg2's row gathers (Dg2VisaLoop.cpp: a row pair's halves, one dword per lane) are SIMD16 and NoMask
+// too: the pattern demands `(W)` and the one-channel response of 2 registers.
+TEST(VisaLoop, Dg2RowGathersAreDemandedNoMask) {
+  const char* loop =
+      "{\n"
+      "xtc_d0_loop:\n"
+      "svm_gather4scaled.R (M1_NM, 16) xtc_d0_o(0,1)<0;1,0> xtc_d0_V.0 xtc_d0_G1.0\n"
+      "(xtc_d0_p) jmp (M1,1) xtc_d0_loop\n"
+      "}\n";
+  std::vector<isa::HardwareCall> calls = visaLoopHardwareCalls(loop);
+  ASSERT_EQ(calls.size(), 1u);
+  const isa::HardwareCall* gather = callNamed(calls, "inline vISA loop: row gather x SIMD16");
+  ASSERT_NE(gather, nullptr);
+  EXPECT_EQ(gather->insideLoops, 1u);
+  // gemm_bf16's disassembly line, and the 4-dword form, which must not satisfy it.
+  const char* readW = "(W)     send.dc1 (16|M0)         r104     r8      null:0  0x0            0x08245EFF           {A@4,$5} // wr:4+0, "
+                      "rd:2; a64 untyped surface read with x";
+  EXPECT_TRUE(std::regex_search(readW, std::regex(gather->isaPattern)));
+  EXPECT_FALSE(std::regex_search(std::string(readW).replace(0, 3, "   "), std::regex(gather->isaPattern)));
+  EXPECT_FALSE(std::regex_search(std::string(readW).replace(std::string(readW).find("rd:2"), 4, "rd:8") + "yzw",
+                                 std::regex(gather->isaPattern)));
+}
+
 // dg2's block path statement (Dg2VisaBlock.cpp, no loop): every message is a call that must leave
 // its own instruction (outside loops: counted, not just present), the stores included.
 TEST(VisaLoop, Dg2BlockStatementMessagesAreCallsEach) {

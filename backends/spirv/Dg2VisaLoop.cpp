@@ -1343,11 +1343,16 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   prefetch.emit(arg, hoist, carriedInit, st.trips(), walk.empty(), walk, walkBy, addsFirst, b, progDecls, t, progBody, progSteps);
   st.loopStart(t, p, walk, walkBy);
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
+  // The next `k` row gathers (G<n>: operand h's registers 2u, 2u + 1, n = 2 x pair + h).
+  size_t gathered = 0;
+  auto rowGathers = [&](size_t k) {
+    for (; k > 0 && gathered < 2 * rowPairs.size(); --k, ++gathered)
+      t << fmt::format("svm_gather4scaled.R (M1_NM, 16) {0}o({1},{2})<0;1,0> {0}V.0 {0}G{3}.0\n", p, gathered / 4, gathered % 4,
+                       gathered);
+  };
   auto rowRead = [&](size_t i) {
     const Read& r = readOf(order[i]);
-    if (gather && i == 0)
-      for (size_t n = 0; n < 2 * rowPairs.size(); ++n)
-        t << fmt::format("svm_gather4scaled.R (M1_NM, 16) {0}o({1},{2})<0;1,0> {0}V.0 {0}G{3}.0\n", p, n / 4, n % 4, n);
+    if (gather && i == 0) rowGathers(2 * rowPairs.size());
     if (!sent[i]) return;
     if (auto pr = pairRead.find(i); pr != pairRead.end())
       t << fmt::format("lsc_load.ugm (M1_NM, 1) {}:d32x16t flat[{}a{}]:a64\n", pr->second, p, addrOf[i]);
@@ -1369,8 +1374,16 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   if (addsFirst) addressAdds();
   for (size_t i = 0; i < nA && !bFirst; ++i) rowRead(i);
   for (size_t i = nA; i < order.size(); ++i) rowRead(i);
-  for (size_t j = 0; j < laneOps.size(); ++j)
-    t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, j);
+  // With lane reads (RFC 2.2/2.3) one row pair's two gathers follow each lane read half (measured by
+  // hand on xtc's text: RFC 2.3 690 -> 664, RFC 2.2 876 -> 869; all gathers before the lane reads
+  // 664 and 889, all after 690 and 876: IGC's syncs follow the sends' order).
+  for (size_t j = 0; j < laneOps.size(); ++j) {
+    t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\n", p, j);
+    if (gather) rowGathers(2);
+    t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, j);
+    if (gather) rowGathers(2);
+  }
+  if (gather && bFirst) rowGathers(2 * rowPairs.size());  // the rest
   for (size_t i = 0; i < nA && bFirst; ++i) rowRead(i);
   // The row pairs' movs, each step for all pairs before the next: no mov waits on both a read and
   // the mov before it (a wait on both costs a sync).

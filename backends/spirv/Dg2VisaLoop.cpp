@@ -1191,11 +1191,14 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // one memref and step alike, the row pairs are not read by row and moved, but by SIMD16 A64 untyped
   // reads of one dword per lane, `svm_gather4scaled.R (M1_NM, 16)`: lanes 0-7 dword l of row 2u's
   // half h, lanes 8-15 the same of row 2u + 1, so the response's two registers are registers 2u and
-  // 2u + 1 of operand h, in place: no mov. Their 16 addresses are one walked vector V (lane l: row 0's
-  // address + 4 (l % 8), lanes 8-15 a pitch on) and a loop-invariant scalar per gather (the row's offset
-  // from row 0, + 32 for the K-high half), the message's offset operand; IGC adds it to V into the
-  // payload (a SIMD16 64-bit add: two SIMD8 adds). Per two rows 2 sends and 4 adds where the pairs
-  // took 2 reads, 2 adds and 3 movs; V's own add once per step: gemm_bf16's slice loop 201-202 -> 195-196.
+  // 2u + 1 of operand h, in place: no mov. Their 16 addresses are a walked vector per row pair (V for
+  // pair 0, lane l: row 0's address + 4 (l % 8), lanes 8-15 a pitch on; W<q> = V + pair q's row offset,
+  // made before the loop), each advanced by one SIMD16 64-bit add (two SIMD8 adds in the ISA), the
+  // K-high gather's 32 bytes the message's immediate offset, which IGC adds into the payload (two
+  // SIMD8 adds). Per two rows 2 sends and 4 adds where the pairs took 2 reads, 2 adds and 3 movs, the
+  // floor's 6 (gemm_bf16's slice loop 201-202 -> 191-194; with one walked V and a scalar offset per
+  // gather 195-197, IGC adding every offset: 2 adds a step more; 16 walked vectors, one per gather,
+  // spilled).
   std::vector<size_t> pairLo;  // the paired K-low operands' first slots
   for (size_t s0 = 0; s0 < nA; s0 += 8)
     if (hiOf[s0] >= 0) pairLo.push_back(s0);
@@ -1270,9 +1273,9 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     }
   }
   if (gather) {
-    // The gathers: G<n> = operand h's registers 2u, 2u + 1 (n = 2 x pair + h), its offset o(0,n).
-    t << fmt::format(".decl {0}V v_type=G type=uq num_elts=16 align=GRF\n.decl {0}o v_type=G type=uq num_elts={1} align=GRF\n", p,
-                     2 * rowPairs.size());
+    // The gathers: G<n> = operand h's registers 2u, 2u + 1 (n = 2 x pair + h); pair q's addresses V or W<q>.
+    t << fmt::format(".decl {}V v_type=G type=uq num_elts=16 align=GRF\n", p);
+    for (size_t q = 1; q < rowPairs.size(); ++q) t << fmt::format(".decl {}W{} v_type=G type=uq num_elts=16 align=GRF\n", p, q);
     for (size_t n = 0; n < 2 * rowPairs.size(); ++n) {
       size_t reg = n % 2 ? rowPairs[n / 2].hi : rowPairs[n / 2].lo;
       t << fmt::format(".decl {}G{} v_type=G type=ud num_elts=16 align=GRF alias=<{}A,{}>\n", p, n, p, kGrf * static_cast<int64_t>(reg));
@@ -1324,10 +1327,9 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     for (size_t s0 : pairLo) offs[s0] = arg(b.CreateSub(entryAddress(s0 / 8), row0), "rw");
     t << fmt::format("mov (M1_NM, 8) {0}V(0,0)<1> {1}(0,0)<1;1,0>\nadd (M1_NM, 8) {0}V(2,0)<1> {1}(0,0)<1;1,0> {2}(0,1)<0;1,0>\n", p, v,
                      offs[pairLo[0]]);
-    for (size_t n = 0; n < 2 * rowPairs.size(); ++n) {
-      const RowPair& rp = rowPairs[n / 2];
-      size_t s0 = rp.lo / 8 * 8;
-      t << fmt::format("add (M1_NM, 1) {}o({},{})<1> {}(0,{})<0;1,0> {}:uq\n", p, n / 4, n % 4, offs[s0], rp.lo - s0, n % 2 ? "0x20" : "0x0");
+    for (size_t q = 1; q < rowPairs.size(); ++q) {  // W<q> = V + pair q's even row's offset
+      size_t s0 = rowPairs[q].lo / 8 * 8;
+      t << fmt::format("add (M1_NM, 16) {0}W{1}(0,0)<1> {0}V(0,0)<1;1,0> {2}(0,{3})<0;1,0>\n", p, q, offs[s0], rowPairs[q].lo - s0);
     }
   }
   auto laneRead = [&](size_t j) -> const Read& {
@@ -1343,12 +1345,12 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   prefetch.emit(arg, hoist, carriedInit, st.trips(), walk.empty(), walk, walkBy, addsFirst, b, progDecls, t, progBody, progSteps);
   st.loopStart(t, p, walk, walkBy);
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
-  // The next `k` row gathers (G<n>: operand h's registers 2u, 2u + 1, n = 2 x pair + h).
+  // The next `k` row gathers (G<n>: operand h's registers 2u, 2u + 1, n = 2 x pair + h; K-high 32 bytes on).
   size_t gathered = 0;
   auto rowGathers = [&](size_t k) {
     for (; k > 0 && gathered < 2 * rowPairs.size(); --k, ++gathered)
-      t << fmt::format("svm_gather4scaled.R (M1_NM, 16) {0}o({1},{2})<0;1,0> {0}V.0 {0}G{3}.0\n", p, gathered / 4, gathered % 4,
-                       gathered);
+      t << fmt::format("svm_gather4scaled.R (M1_NM, 16) {1}:uq {0}{2}.0 {0}G{3}.0\n", p, gathered % 2 ? "0x20" : "0x0",
+                       gathered < 2 ? std::string("V") : fmt::format("W{}", gathered / 2), gathered);
   };
   auto rowRead = [&](size_t i) {
     const Read& r = readOf(order[i]);
@@ -1365,7 +1367,11 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   auto addressAdds = [&] {
     if (gather) {
       const Read& r0 = readOf(order[pairLo[0]]);
-      if (std::string by = stepBytes(r0); !by.empty()) t << fmt::format("add (M1_NM, 16) {0}V(0,0)<1> {0}V(0,0)<1;1,0> {1}\n", p, by);
+      if (std::string by = stepBytes(r0); !by.empty())
+        for (size_t q = 0; q < rowPairs.size(); ++q) {
+          std::string w = q ? fmt::format("{}W{}", p, q) : p + "V";
+          t << fmt::format("add (M1_NM, 16) {0}(0,0)<1> {0}(0,0)<1;1,0> {1}\n", w, by);
+        }
     }
     for (size_t i = 0; i < order.size(); ++i)
       if (std::string by = stepBytes(readOf(order[i])); sent[i] && !by.empty())
@@ -1375,8 +1381,9 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   for (size_t i = 0; i < nA && !bFirst; ++i) rowRead(i);
   for (size_t i = nA; i < order.size(); ++i) rowRead(i);
   // With lane reads (RFC 2.2/2.3) one row pair's two gathers follow each lane read half (measured by
-  // hand on xtc's text: RFC 2.3 690 -> 664, RFC 2.2 876 -> 869; all gathers before the lane reads
-  // 664 and 889, all after 690 and 876: IGC's syncs follow the sends' order).
+  // hand on xtc's text, with one walked V and scalar offsets: RFC 2.3 690 -> 664, RFC 2.2 876 -> 869;
+  // all gathers before the lane reads 664 and 889, all after 690 and 876: IGC's syncs follow the
+  // sends' order).
   for (size_t j = 0; j < laneOps.size(); ++j) {
     t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\n", p, j);
     if (gather) rowGathers(2);

@@ -102,13 +102,13 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
     assert not (gathers and (serial or pairs or pf))
     # gathers: xtc's form of the 64-byte A rows since issue 11's session 19 (Dg2VisaLoop.cpp row
     # gathers): per two rows 2u, 2u + 1 of row block a and K half h one SIMD16 A64 untyped read of one
-    # dword per lane, `svm_gather4scaled.R (M1_NM, 16) xo(n) xV.0 xG<n>.0` (n = 2 pair + h): lanes
-    # 0-7 dword l of row 2u's half h, lanes 8-15 of row 2u + 1's, so the response's two registers are
-    # registers 2u, 2u + 1 of operand (a, h) at register 16 a + 8 h: no mov. The 16 addresses are one
-    # vector xV (lanes 0-7 row 0 + 4 l, 8-15 a pitch on), walked by one SIMD16 add, plus the gather's
-    # loop-invariant offset xo(n) (row 2u's offset from row 0, + 32 for h = 1). Inputs instead of A's
-    # address groups: xV's lanes 0-7, then per row block its rows' offsets from row 0 (lane l: row
-    # 8 a + l). No A messages.
+    # dword per lane, `svm_gather4scaled.R (M1_NM, 16) 0x0/0x20:uq xW<p>.0 xG<n>.0` (n = 2 p + h):
+    # lanes 0-7 dword l of row 2u's half h, lanes 8-15 of row 2u + 1's, so the response's two
+    # registers are registers 2u, 2u + 1 of operand (a, h) at register 16 a + 8 h: no mov. The 16
+    # addresses are pair p's walked vector xW<p> (xW0 = xV: lanes 0-7 row 0 + 4 l, 8-15 a pitch on;
+    # xW<p> = xV + row 2u's offset from row 0, made before the loop), one SIMD16 add a step each, the
+    # K-high gather's 32 bytes its immediate offset. Inputs instead of A's address groups: xV's lanes
+    # 0-7, then per row block its rows' offsets from row 0 (lane l: row 8 a + l). No A messages.
     NA = 0 if gathers else M if serial or pairs else M * KH  # A messages: (row block a, half h, row r) -> register 8 (a KH + h) + r
     NGA = M if gathers else 0  # row gathers
     NG = NA // 8  # A address groups
@@ -119,7 +119,8 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
         d(f".decl xa v_type=G type=uq num_elts={4 * NA} align=GRF")
     if gathers:
         d(".decl xV v_type=G type=uq num_elts=16 align=GRF")
-        d(f".decl xo v_type=G type=uq num_elts={NGA} align=GRF")
+        for q in range(1, NGA // 2):
+            d(f".decl xW{q} v_type=G type=uq num_elts=16 align=GRF")
     if not bt:
         d(f".decl xb v_type=G type=uq num_elts={4 * KS} align=GRF")
     d(f".decl xA v_type=G type=ud num_elts={8 * (9 * MB if serial else 2 * NA if pairs else 2 * M if gathers else NA)} align=GRF")
@@ -180,9 +181,8 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
     if gathers:
         d(f"mov (M1_NM, 8) xV(0,0)<1> ${ai[0]}(0,0)<1;1,0>")
         d(f"add (M1_NM, 8) xV(2,0)<1> ${ai[0]}(0,0)<1;1,0> ${ai[1]}(0,1)<0;1,0>")
-        for n in range(NGA):
-            p, h = divmod(n, 2)
-            d(f"add (M1_NM, 1) xo({n // 4},{n % 4})<1> ${ai[1 + p // 4]}(0,{2 * (p % 4)})<0;1,0> {32 * h:#x}:uq")
+        for q in range(1, NGA // 2):
+            d(f"add (M1_NM, 16) xW{q}(0,0)<1> xV(0,0)<1;1,0> ${ai[1 + q // 4]}(0,{2 * (q % 4)})<0;1,0>")
     for g in range(BR // 8):
         for q in range(4):
             d(f"mov (M1_NM, 2) xb({8 * g + 2 * q},0)<4> ${bi[g]}(0,{2 * q})<1;1,0>")
@@ -216,13 +216,20 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
             d(f"mov (M1, 8) xY({i},0)<1> xA({9 * (i // 8) + i % 8 + 1},0)<1;1,0>")
         else:
             d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x8t flat[xa{i}]:a64")
-    for n in range(NGA):
-        d(f"svm_gather4scaled.R (M1_NM, 16) xo({n // 4},{n % 4})<0;1,0> xV.0 xG{n}.0")
+    gq = [f"svm_gather4scaled.R (M1_NM, 16) {32 * (n % 2):#x}:uq {f'xW{n // 2}' if n > 1 else 'xV'}.0 xG{n}.0" for n in range(NGA)]
+    if not bt:  # B rows: the gathers first (xtc's order); with lane reads a pair's two after each half
+        L.extend(gq)
+        gq = []
     for r in range(BR):
         d(f"lsc_load.ugm (M1_NM, 1) xR{r}:{bmsg} flat[xb{r}]:a64")
     for j in range(NL):
         d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xl{j}.0 xL{j}.0")
+        L.extend(gq[:2])
+        del gq[:2]
         d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xm{j}.0 xH{j}.0")
+        L.extend(gq[:2])
+        del gq[:2]
+    L.extend(gq)
     # each row pair (r even): row r's read is in a temporary pair U, row r + 1's in hi[r], hi[r + 1]
     # (its low half in hi[r]); lo[r] <- U, lo[r + 1] <- hi[r], hi[r] <- U + 1, each step for all pairs
     # before the next: no mov waits on both a read and the mov before it
@@ -273,8 +280,8 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
             o += 1
     for i in range(NA):
         d(f"add (M1_NM, 1) xa{i}(0,0)<1> xa{i}(0,0)<0;1,0> {KS * eb:#x}:uq")
-    if gathers:
-        d(f"add (M1_NM, 16) xV(0,0)<1> xV(0,0)<1;1,0> {KS * eb:#x}:uq")
+    for q in range(NGA // 2):
+        d(f"add (M1_NM, 16) {f'xW{q}' if q else 'xV'}(0,0)<1> {f'xW{q}' if q else 'xV'}(0,0)<1;1,0> {KS * eb:#x}:uq")
     for r in range(BR):
         d(f"add (M1_NM, 1) xb{r}(0,0)<1> xb{r}(0,0)<0;1,0> ${bst}(0,0)<0;1,0>")
     for j in range(NL):
@@ -982,8 +989,8 @@ def main():
         bad |= e != 0
     # The row gathers (xtc's form since issue 11's session 19), with B rows and with B^T, M 16 and 8;
     # a pair's odd row swapped for the next even one (xV's lanes 8-15 two rows on), the K-high gather
-    # at the K-low half, xV not advancing its lanes 8-15 (a masked SIMD16 add) and a masked gather
-    # (its lanes 8-15, the odd rows, not read) must fail.
+    # at the K-low half, a vector not advancing its lanes 8-15 (a masked SIMD16 add), a masked gather
+    # (its lanes 8-15, the odd rows, not read) and a pair's vector at another pair's rows must fail.
     for M, N, T, bt in ((16, 16, "bf", False), (16, 16, "hf", True), (8, 16, "hf", True)):
         lines = statement(M, N, 32, T, bt=bt, gathers=True, addrend=True)
         MB = M // 8
@@ -996,9 +1003,10 @@ def main():
             bad |= e != 0
         o1 = 2 * MB * (N // 8) + 1  # the input of row block 0's offsets
         for what, old, new in (("odd row swapped", f"${o1}(0,1)<0;1,0>", f"${o1}(0,2)<0;1,0>"),
-                               ("K-high gather at the K-low half", f"xo(0,1)<1> ${o1}(0,0)<0;1,0> 0x20:uq", f"xo(0,1)<1> ${o1}(0,0)<0;1,0> 0x0:uq"),
-                               ("xV's add masked", "add (M1_NM, 16) xV", "add (M1, 16) xV"),
-                               ("a masked gather", "svm_gather4scaled.R (M1_NM, 16) xo(0,2)", "svm_gather4scaled.R (M1, 16) xo(0,2)")):
+                               ("K-high gather at the K-low half", "0x20:uq xW1.0", "0x0:uq xW1.0"),
+                               ("xW2's add masked", "add (M1_NM, 16) xW2(0,0)<1> xW2", "add (M1, 16) xW2(0,0)<1> xW2"),
+                               ("a masked gather", "svm_gather4scaled.R (M1_NM, 16) 0x0:uq xW1", "svm_gather4scaled.R (M1, 16) 0x0:uq xW1"),
+                               ("pair 3's vector at pair 2's rows", f"xW3(0,0)<1> xV(0,0)<1;1,0> ${o1}(0,6)", f"xW3(0,0)<1> xV(0,0)<1;1,0> ${o1}(0,4)")):
             mut = [x.replace(old, new) for x in lines]
             assert mut != lines, what
             e = simulate(mut, M, N, 32, T, 64, 4, groles, bt=bt)

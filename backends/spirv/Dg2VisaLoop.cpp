@@ -1380,15 +1380,15 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   if (addsFirst) addressAdds();
   for (size_t i = 0; i < nA && !bFirst; ++i) rowRead(i);
   for (size_t i = nA; i < order.size(); ++i) rowRead(i);
-  // With lane reads (RFC 2.2/2.3) one row pair's two gathers follow each lane read half (measured by
-  // hand on xtc's text, with one walked V and scalar offsets: RFC 2.3 690 -> 664, RFC 2.2 876 -> 869;
-  // all gathers before the lane reads 664 and 889, all after 690 and 876: IGC's syncs follow the
-  // sends' order).
+  // With lane reads (RFC 2.2/2.3) one gather follows each lane read half, the rest after them
+  // (measured by hand on xtc's text: RFC 2.3 654 -> 646, RFC 2.2 827 either way; two after each half
+  // 654 and 827, four 653 and 843, all before 654 and 868; with one walked V and scalar offsets two
+  // after each half had given 690 -> 664 and 876 -> 869: IGC's syncs follow the sends' order).
   for (size_t j = 0; j < laneOps.size(); ++j) {
     t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}L{1}.0\n", p, j);
-    if (gather) rowGathers(2);
+    if (gather) rowGathers(1);
     t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, j);
-    if (gather) rowGathers(2);
+    if (gather) rowGathers(1);
   }
   if (gather && bFirst) rowGathers(2 * rowPairs.size());  // the rest
   for (size_t i = 0; i < nA && bFirst; ++i) rowRead(i);

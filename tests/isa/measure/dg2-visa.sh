@@ -180,11 +180,12 @@ addrendcase addrend_pairs_bf_16x16 16 16 32 bf pairs 204
 # two NoMask SIMD8 qword adds a step each, counted), the K-high gather's 32 bytes its immediate
 # offset, which IGC adds into the payload (two more). Against the row pairs (addrend_pairs_bf_16x16:
 # 204) 16 A reads, 16 adds and 24 movs become 16 gathers and 32 adds: 193 per step (7 syncs). With
-# B^T (a row pair's two gathers after each lane read half, xtc's order) 85 and 53 against pairs_bt_*
+# B^T (a gather after each lane read half, the rest after them: xtc's order) 85 and 53 against pairs_bt_*
 # (91 and 58, with a counter); by hand, one walked V and a scalar offset per gather (IGC adding every
 # offset: 2 adds a pair more) measured 199, 81 and 52 here, but in all five kernels the vectors per
 # pair measured fewer (gemm_bf16 1566 -> 1531, RFC 2.1 1576 -> 1550, RFC 2.2 869 -> 827, RFC 2.3
-# 664 -> 654, RFC 2.5 3214 -> 3120; docs/hardware.md "Row gathers").
+# 664 -> 654 (646 with one gather after each lane read half), RFC 2.5 3214 -> 3120; docs/hardware.md
+# "Row gathers").
 gatherscase() {
   local name=$1 M=$2 N=$3 T=$4 mode=$5 movs=$6 total=$7
   python3 "$here/dg2_visa_loop.py" ll "$M" "$N" 32 "$T" $mode gathers addrend >"$work/$name.ll"

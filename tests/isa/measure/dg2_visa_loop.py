@@ -217,18 +217,18 @@ def statement(M, N, KS, T, serial=False, bt=False, pf=False, pairs=False, pfif=F
         else:
             d(f"lsc_load.ugm (M1_NM, 1) xA{i}:d32x8t flat[xa{i}]:a64")
     gq = [f"svm_gather4scaled.R (M1_NM, 16) {32 * (n % 2):#x}:uq {f'xW{n // 2}' if n > 1 else 'xV'}.0 xG{n}.0" for n in range(NGA)]
-    if not bt:  # B rows: the gathers first (xtc's order); with lane reads a pair's two after each half
+    if not bt:  # B rows: the gathers first (xtc's order); with lane reads one after each half, the rest after
         L.extend(gq)
         gq = []
     for r in range(BR):
         d(f"lsc_load.ugm (M1_NM, 1) xR{r}:{bmsg} flat[xb{r}]:a64")
     for j in range(NL):
         d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xl{j}.0 xL{j}.0")
-        L.extend(gq[:2])
-        del gq[:2]
+        L.extend(gq[:1])
+        del gq[:1]
         d(f"svm_gather4scaled.RGBA (M1, 8) 0x0:uq xm{j}.0 xH{j}.0")
-        L.extend(gq[:2])
-        del gq[:2]
+        L.extend(gq[:1])
+        del gq[:1]
     L.extend(gq)
     # each row pair (r even): row r's read is in a temporary pair U, row r + 1's in hi[r], hi[r + 1]
     # (its low half in hi[r]); lo[r] <- U, lo[r + 1] <- hi[r], hi[r] <- U + 1, each step for all pairs

@@ -719,15 +719,30 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
                            p, n, kGrf);
   }
   const char* msgName[] = {"", "d32x8t", "d32x16t", "", "d32x32t", "", "", "", "d32x64t"};
+  // A block read of a row that the other rows' ops all read (a broadcast, as the bias: one of
+  // its registers read more than once, while the other reads' registers are read once) goes first:
+  // after the rows IGC still issued it first and waited before the next read for it to have read
+  // its address (a `sync.nop` on its `.src` token; measured: sg_bias_relu's block path 112 -> 111,
+  // bias_relu 132 either way). Reads read only memory the statement does not write, so their
+  // order does not change what they read.
+  std::vector<bool> shared(msgs.size(), false);
+  bool someOnce = false;
   for (size_t q = 0; q < msgs.size(); ++q) {
-    const Msg& g = msgs[q];
-    if (g.lane && pairHi[q] >= 0)
-      t << fmt::format("svm_gather4scaled.RGBA (M1_NM, 16) 0x0:uq {0}g{1}.0 {0}S{1}.0\nsvm_gather4scaled.RGBA (M1_NM, 16) 0x0:uq {0}h{1}.0 {0}F{1}.0\n", p, q);
-    else if (g.lane && pairLo[q] < 0)
-      t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}R{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, q);
-    else if (!g.lane && !g.write)
-      t << fmt::format("lsc_load.ugm (M1_NM, 1) {0}R{1}:{2} flat[{0}a{3}]:a64\n", p, q, msgName[g.n], addrOf[q]);
+    if (msgs[q].write || msgs[q].lane) continue;
+    for (int i = 0; i < msgs[q].n; ++i) shared[q] = shared[q] || readUses[{static_cast<int>(q), i}] > 1;
+    someOnce = someOnce || !shared[q];
   }
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t q = 0; q < msgs.size(); ++q) {
+      const Msg& g = msgs[q];
+      if (g.write || (someOnce && shared[q]) != (pass == 0)) continue;
+      if (g.lane && pairHi[q] >= 0)
+        t << fmt::format("svm_gather4scaled.RGBA (M1_NM, 16) 0x0:uq {0}g{1}.0 {0}S{1}.0\nsvm_gather4scaled.RGBA (M1_NM, 16) 0x0:uq {0}h{1}.0 {0}F{1}.0\n", p, q);
+      else if (g.lane && pairLo[q] < 0)
+        t << fmt::format("svm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}l{1}.0 {0}R{1}.0\nsvm_gather4scaled.RGBA (M1, 8) 0x0:uq {0}m{1}.0 {0}H{1}.0\n", p, q);
+      else if (!g.lane)
+        t << fmt::format("lsc_load.ugm (M1_NM, 1) {0}R{1}:{2} flat[{0}a{3}]:a64\n", p, q, msgName[g.n], addrOf[q]);
+    }
   // Where an element is: "var(row,col" (the region added by the caller); a reduction's a scalar,
   // its lane of its bank register.
   auto at = [&](const El& e, int col = 0) {

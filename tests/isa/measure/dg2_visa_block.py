@@ -306,7 +306,7 @@ def main():
         return 2
     text, cons, types = statement(sys.stdin.read())
     for mut in sys.argv[3:]:
-        old, new = mut.split("=>")
+        old, new = (x.replace("\\0A", "\n") for x in mut.split("=>"))  # \0A: a line break, as in the .ll
         assert old in text, f"mutation: no {old!r} in the statement"
         text = text.replace(old, new)
     roles = [r.strip() for r in re.split(r",(?![^()]*\))", sys.argv[2])]

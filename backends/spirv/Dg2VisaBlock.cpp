@@ -413,9 +413,10 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     constraints += fmt::format("{}{}", constraints.empty() ? "" : ",", c);
     return fmt::format("${}", inputs.size() - 1);
   };
-  // Offsets in 32 bits (the guard bounds them below 2^31, as the per-op block messages of a kernel
-  // without a loop: XeBuiltins.cpp blockMessageAddress), added to the memref's 64-bit base in vISA
-  // (a qword add of a dword source: native on dg2, dg2-visa.sh `block`).
+  // Offsets in 32 bits (a memref lies in one allocation below 4 GiB, docs/abi.md, so a byte offset
+  // from its base is below 2^32, as for the per-op block messages of a kernel without a loop:
+  // XeBuiltins.cpp blockMessageAddress), added to the memref's 64-bit base in vISA (a qword add of a
+  // dword source: native on dg2, dg2-visa.sh `block`), read unsigned (offsetInput below).
   llvm::Type* i32 = b.getInt32Ty();
   auto value32 = [&](const ir::Value* v) { return b.CreateSExtOrTrunc(ctx.get(const_cast<ir::Value*>(v)).at(0), i32); };
   std::map<const ir::Value*, llvm::Value*> pitches;
@@ -434,6 +435,17 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
 
   std::string p = fmt::format("xtc_b{}_", id);
   std::ostringstream decls, t;
+  // A 32-bit byte offset or distance input added to a 64-bit address, read through an unsigned dword
+  // alias (`n` elements): the input itself is a signed dword (`:d`), which the qword add sign-extends,
+  // so an offset in [2^31, 2^32) (a buffer of 2 to 4 GiB, docs/abi.md) would address below the base.
+  // The per-op messages zero-extend their 32-bit offsets the same way (XeBuiltins.cpp
+  // blockMessageAddress). Measured: the same instructions, the source `:ud` (sg_bias_relu 111).
+  std::set<std::string> offsetAliases;
+  auto offsetInput = [&](llvm::Value* v, const char* c, int n) {
+    std::string in = input(v, c), name = fmt::format("{}z{}", p, in.substr(1));
+    if (offsetAliases.insert(name).second) decls << fmt::format(".decl {} v_type=G type=ud num_elts={} alias=<{},0>\n", name, n, in);
+    return name;
+  };
   // Block messages: groups of (memref, row base, column) in the order of their first message (a map
   // of pointers would order them by address: not deterministic), rows in order; one address register each.
   using Key = std::tuple<const ir::Value*, const ir::Value*, const ir::Value*, int64_t>;
@@ -467,10 +479,10 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       addrDecls << fmt::format(".decl {0}a{1} v_type=G type=uq num_elts=1 align=GRF alias=<{0}A{2},{3}>\n", p, reg, first, kGrf * (reg - first));
       if (firstRow) {
         llvm::Value* o = b.CreateAdd(b.CreateMul(sym32({rowBase, off}), pitch(mem)), b.CreateMul(sym32({colBase, colOff}), b.getInt32(4)));
-        t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, reg, baseOf(mem), input(o, "rw.u"));
+        t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, reg, baseOf(mem), offsetInput(o, "rw.u", 1));
       } else {
         llvm::Value* by = off - prev == 1 ? pitch(mem) : b.CreateMul(pitch(mem), b.getInt32(static_cast<uint32_t>(off - prev)));
-        t << fmt::format("add (M1_NM, 1) {0}a{1}(0,0)<1> {0}a{2}(0,0)<0;1,0> {3}(0,0)<0;1,0>\n", p, reg, reg - 1, input(by, "rw.u"));
+        t << fmt::format("add (M1_NM, 1) {0}a{1}(0,0)<1> {0}a{2}(0,0)<0;1,0> {3}(0,0)<0;1,0>\n", p, reg, reg - 1, offsetInput(by, "rw.u", 1));
       }
       prev = off, firstRow = false;
     }
@@ -522,7 +534,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       } else {
         if (root == laneRoots.end()) {
           llvm::Value* off = b.CreateAdd(b.CreateMul(value32(g.op->operand(1)), pitch(g.mem)), b.CreateMul(value32(g.op->operand(2)), b.getInt32(4)));
-          std::string base = baseOf(g.mem), a = input(off, "rw");
+          std::string base = baseOf(g.mem), a = offsetInput(off, "rw", 8);
           t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {2}(0,0)<0;1,0> {3}(0,0)<1;1,0>\n", p, q, base, a);
         } else {
           std::string by;
@@ -530,13 +542,13 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
             by = fmt::format("{:#x}:uq", 4 * dc);
           } else {
             llvm::Value* d = b.CreateAdd(b.CreateMul(b.getInt32(static_cast<uint32_t>(dr)), pitch(g.mem)), b.getInt32(static_cast<uint32_t>(4 * dc)));
-            by = input(d, "rw.u") + "(0,0)<0;1,0>";
+            by = offsetInput(d, "rw.u", 1) + "(0,0)<0;1,0>";
           }
           t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {0}l{2}(0,0)<1;1,0> {3}\n", p, q, root->first, by);
         }
         if (hi >= 0)  // the second read's rows: 8 rows further
           t << fmt::format("add (M1, 8) {0}l{1}(0,0)<1> {0}l{2}(0,0)<1;1,0> {3}(0,0)<0;1,0>\n", p, hi, q,
-                           input(b.CreateMul(b.getInt32(8), pitch(g.mem)), "rw.u"));
+                           offsetInput(b.CreateMul(b.getInt32(8), pitch(g.mem)), "rw.u", 1));
       }
       if (root == laneRoots.end()) laneRoots.push_back({q, {row, col}});
       if (hi >= 0)

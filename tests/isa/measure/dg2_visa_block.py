@@ -68,9 +68,11 @@ def statement(ll):
     return text, cons, types
 
 
-def run(text, cons, argtypes, roles, kernel, seed, odd=False):
+def run(text, cons, argtypes, roles, kernel, seed, odd=False, far=False):
     """odd: every base and pitch 4 bytes past a multiple of 16 (the LSC messages need 4-byte alignment
-    only, so the guard lets such buffers take the statement)."""
+    only, so the guard lets such buffers take the statement). far: X's pitch so large that the tile's
+    byte offsets from X's base lie in [2^31, 2^32) (a buffer of 2 to 4 GiB, docs/abi.md): a 32-bit
+    offset read as a signed dword would address below the base."""
     rnd = random.Random(seed)
     M, N = 40, 72
     m0, n0 = 16, 32
@@ -79,6 +81,9 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
     py = ydims[1] * 4 + 32 + 4 * odd
     if kernel == "softmax":  # the memrefs' static 64 columns: the statement's pitch is the constant 256
         n0, px, py = 0, 256, 256
+    if far:  # X's tile rows (m0 .. m0 + 7, transpose's m0 .. m0 + 15) start at or past 2^31 bytes, end below 2^32
+        px = (1 << 27) + 64
+        assert m0 * px >= 1 << 31 and (m0 + 15) * px + 4 * N < 1 << 32
     pb = N * 4
     bases = {"X": 0x10000, "Y": 0x80000, "bias": 0x100000, "Z": 0x140000}
     if odd:
@@ -150,7 +155,7 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False):
         if m:
             preds[m.group(1)] = [False] * 8
             continue
-        m = re.match(r"^\.decl (\w+) v_type=G type=(\w+) num_elts=(\d+) align=\w+(?: alias=<(\w+),(\d+)>)?$", line)
+        m = re.match(r"^\.decl (\w+) v_type=G type=(\w+) num_elts=(\d+)(?: align=\w+)?(?: alias=<(\$?\w+),(\d+)>)?$", line)
         if m:
             name, t, cnt, base, off = m.groups()
             types[name] = t
@@ -311,9 +316,10 @@ def main():
         text = text.replace(old, new)
     roles = [r.strip() for r in re.split(r",(?![^()]*\))", sys.argv[2])]
     fail = 0
-    for seed, odd in ((1, False), (2, False), (3, True)):
-        bad, n = run(text, cons, types, roles, sys.argv[1], seed, odd)
-        what = " (bases and pitches 4 bytes off 16)" if odd else ""
+    far = [(4, False, True)] if sys.argv[1] in ("bias_relu", "transpose") else []
+    for seed, odd, big in [(1, False, False), (2, False, False), (3, True, False)] + far:
+        bad, n = run(text, cons, types, roles, sys.argv[1], seed, odd, big)
+        what = " (bases and pitches 4 bytes off 16)" if odd else " (X's byte offsets past 2^31)" if big else ""
         print(f"{'ok' if bad == 0 else 'FAIL'}: {sys.argv[1]} seed {seed}{what}: {bad} of {n} elements wrong, stored elsewhere or misaligned")
         fail |= bad != 0
     return 1 if fail else 0

@@ -495,8 +495,9 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
   // A lane read whose row and column differ from an earlier one's (of the same memref) by
   // constants dr and dc is that read's address plus dr * pitch + dc * 4: one SIMD8 qword add of an
   // immediate (dr = 0) or of a scalar dword (xtc's per-lane offsets and IGC's mov spreading them,
-  // once per group; measured: transpose's block path 126 -> 116). Both offsets lie in [0, 2^31)
-  // (the guard), so their difference is a 32-bit value, sign-extended by the add.
+  // once per group; measured: transpose's block path 126 -> 116). Only a read at or after the
+  // earlier one (dr, dc >= 0): both offsets lie in [0, 2^32) (docs/abi.md), so such a distance does
+  // too and is read unsigned, as the offsets; a read before it takes its own offset from the base.
   // A pair (above) has 16 lane addresses per send, g<first> (lanes 8-15: l<second>, its first's
   // plus 8 * pitch) and h<first> 16 bytes on (dwords 4-7), a pair whose rows are an earlier pair's
   // and whose column is dc further that pair's g plus 4 dc: one SIMD16 qword add each (IGC: two
@@ -526,7 +527,8 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
       pairsDone += hi >= 0;
       Lin row = linear(g.op->operand(1)), col = linear(g.op->operand(2));
       auto root = std::find_if(laneRoots.begin(), laneRoots.end(), [&](const auto& r) {
-        return msgs[r.first].mem == g.mem && r.second.first.terms == row.terms && r.second.second.terms == col.terms;
+        return msgs[r.first].mem == g.mem && r.second.first.terms == row.terms && r.second.second.terms == col.terms &&
+               row.c >= r.second.first.c && col.c >= r.second.second.c;
       });
       int64_t dr = root == laneRoots.end() ? 0 : row.c - root->second.first.c, dc = root == laneRoots.end() ? 0 : col.c - root->second.second.c;
       if (hi >= 0 && root != laneRoots.end() && pairHi[root->first] >= 0 && dr == 0 && dc > 0) {

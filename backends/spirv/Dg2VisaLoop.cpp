@@ -27,7 +27,7 @@
 //     (consecutive rows of one memref at one column and half) comes in as one per-lane i64 address and
 //     is spread into one register per message (an LSC address must start a register); in the loop, the row reads
 //     (`lsc_load.ugm (M1_NM, 1) … :d32x{4,8,16}t flat[…]:a64`) or row gathers (`svm_gather4scaled.R
-//     (M1_NM, 16)`, their addresses a walked vector V plus an offset each), the row pairs' movs, one packing `mov (M1, 8)` per B row
+//     (M1_NM, 16)`, a walked address vector per row pair, the K-high half 32 bytes on), the row pairs' movs, one packing `mov (M1, 8)` per B row
 //     slot on word/byte views, per lane read two SIMD8 A64 untyped reads of 4 dwords
 //     (svm_gather4scaled, one per register half of its operand, the second address 16 bytes on: an
 //     LSC load of 8 dwords is SIMD16-shaped on dg2, not an operand), the dpas on the tied accumulator
@@ -1394,12 +1394,11 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   for (size_t i = 0; i < nA && bFirst; ++i) rowRead(i);
   // The row pairs' movs, each step for all pairs before the next: no mov waits on both a read and
   // the mov before it (a wait on both costs a sync).
-  for (const RowPair& rp : rowPairs)
-    if (!gather) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(0,0)<1;1,0>\n", p, rp.lo, rp.u);
-  for (const RowPair& rp : rowPairs)
-    if (!gather) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}A({2},0)<1;1,0>\n", p, rp.lo + 1, rp.hi);
-  for (const RowPair& rp : rowPairs)
-    if (!gather) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(1,0)<1;1,0>\n", p, rp.hi, rp.u);
+  if (!gather) {
+    for (const RowPair& rp : rowPairs) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(0,0)<1;1,0>\n", p, rp.lo, rp.u);
+    for (const RowPair& rp : rowPairs) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}A({2},0)<1;1,0>\n", p, rp.lo + 1, rp.hi);
+    for (const RowPair& rp : rowPairs) t << fmt::format("mov (M1, 8) {0}A({1},0)<1> {0}U{2}(1,0)<1;1,0>\n", p, rp.hi, rp.u);
+  }
   t << progBody.str();
   // B register i of operand q, lane n, part h = row P*i + h, column 8t + n: one mov per row slot.
   int64_t epr = kGrf / eb;

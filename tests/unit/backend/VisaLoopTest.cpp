@@ -20,6 +20,13 @@ const isa::HardwareCall* callNamed(const std::vector<isa::HardwareCall>& calls, 
   return nullptr;
 }
 
+// `line` (an ISA line whose first 3 characters are `(W)`) satisfies `call`'s pattern, and the same
+// line masked (without `(W)`) does not: the call demands NoMask.
+void expectDemandsNoMask(const isa::HardwareCall& call, const std::string& line) {
+  EXPECT_TRUE(std::regex_search(line, std::regex(call.isaPattern))) << line;
+  EXPECT_FALSE(std::regex_search(std::string(line).replace(0, 3, "   "), std::regex(call.isaPattern))) << line;
+}
+
 const char* kLoop =
     "{\n"
     ".decl xtc_l0_h0 v_type=G type=ud num_elts=8 align=GRF\n"
@@ -202,13 +209,9 @@ TEST(VisaLoop, Dg2Simd16PairsAreDemandedNoMask) {
   const isa::HardwareCall* gather = callNamed(calls, "inline vISA loop: lane read xyzw SIMD16");
   ASSERT_NE(mad, nullptr);
   ASSERT_NE(gather, nullptr);
-  const char* madW = "(W)     mad (16|M0)              r29.0<1>:f    r29.0<1;0>:f      r5.0<1;0>:f       r21.0<0>:f       {Compacted}";
-  EXPECT_TRUE(std::regex_search(madW, std::regex(mad->isaPattern)));
-  EXPECT_FALSE(std::regex_search(std::string(madW).replace(0, 3, "   "), std::regex(mad->isaPattern)));
-  const char* readW = "(W)     send.dc1 (16|M0)         r21      r53     null:0  0x0            0x088450FF           {$9} // wr:4+0, rd:8; "
-                      "a64 untyped surface read with xyzw";
-  EXPECT_TRUE(std::regex_search(readW, std::regex(gather->isaPattern)));
-  EXPECT_FALSE(std::regex_search(std::string(readW).replace(0, 3, "   "), std::regex(gather->isaPattern)));
+  expectDemandsNoMask(*mad, "(W)     mad (16|M0)              r29.0<1>:f    r29.0<1;0>:f      r5.0<1;0>:f       r21.0<0>:f       {Compacted}");
+  expectDemandsNoMask(*gather, "(W)     send.dc1 (16|M0)         r21      r53     null:0  0x0            0x088450FF           {$9} // wr:4+0, "
+                               "rd:8; a64 untyped surface read with xyzw");
 }
 
 // dg2's row gathers (Dg2VisaLoop.cpp: a row pair's halves, one dword per lane) are SIMD16 and NoMask
@@ -228,8 +231,7 @@ TEST(VisaLoop, Dg2RowGathersAreDemandedNoMask) {
   // gemm_bf16's disassembly line, and the 4-dword form, which must not satisfy it.
   const char* readW = "(W)     send.dc1 (16|M0)         r104     r8      null:0  0x0            0x08245EFF           {A@4,$5} // wr:4+0, "
                       "rd:2; a64 untyped surface read with x";
-  EXPECT_TRUE(std::regex_search(readW, std::regex(gather->isaPattern)));
-  EXPECT_FALSE(std::regex_search(std::string(readW).replace(0, 3, "   "), std::regex(gather->isaPattern)));
+  expectDemandsNoMask(*gather, readW);
   EXPECT_FALSE(std::regex_search(std::string(readW).replace(std::string(readW).find("rd:2"), 4, "rd:8") + "yzw",
                                  std::regex(gather->isaPattern)));
 }

@@ -223,12 +223,127 @@ Value* KernelLowerXe::compactGuard(const TileState& t, const Type& vt) {
   parts.align = b_.create("xe.oword_align_bits", {low}, {idx})->result();
   for (int d = 0; d < 2; ++d) {
     parts.offsets.push_back(t.offs[d]);
+    parts.units.push_back(vt.shape()[1 - d] * eb);
     Value* dim = b_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result();
     Value* end = op("arith.addi", toI32(t.offs[d]), pro_.constantInt(vt.shape()[d], ElemKind::I32));
     parts.diffs.push_back(op("arith.subi", toI32(dim), end));
   }
   compactParts_.push_back(parts);
   return compactCondition(b_, {&compactParts_.back()});
+}
+
+Value* KernelLowerXe::rangeCondition(ir::Builder& b, const std::vector<const CompactParts*>& parts) {
+  // The merged guard as ONE unsigned compare of 32-bit bits, X < 2^s, where X ORs
+  //  - the ORed differences shifted right by 31 - s: below 2^s iff their OR's sign bit is clear, i.e.
+  //    iff every difference's is (the ends exact as below, compactGuard's sign argument);
+  //  - the group id g of every offset g * 2^k + c (k <= 30, c a constant or an index whose range
+  //    IndexBounds proves inside [0, 2^k)): below 2^s iff every such g's low half is;
+  //  - the low half of every other offset (plain: bias_relu's bias row 0 is a constant, so none there).
+  // With the high halves of those g and plain offsets and the alignment bits tested == 0 apart (their
+  // OR, one more compare: a group id's high half is 0 to IGC, the bits 0 in a block statement, so it
+  // folds away where it matters), the compare gives every g < 2^s and plain offset < 2^s, so with
+  // s = 30 - (the largest k) every offset is below 2^(s + k) <= 2^30: the ends exact in 32 bits and
+  // below 2^31, as compactCondition's form needs. Against that form (g >> (30 - k) == 0 per k, the
+  // sign bit >> 31, the ORs == 0) this drops the shifts of the group ids (one per distinct k) and
+  // folds the sign's shift into the compare's range: sg_bias_relu, bias_relu and transpose's block
+  // paths 2 instructions fewer each (docs/performance.md).
+  // It narrows what is promised: g < 2^s where compactCondition took g < 2^(30 - k), the plain offsets
+  // below 2^s where it took 2^30. Only tiles that cannot be inside a memref under the 4 GiB ABI
+  // (docs/abi.md: all of a memref's elements in one allocation below 4 GiB) fall outside: an inside
+  // tile's last element is at least offset x unit bytes from the base and below 2^32 (units:
+  // CompactParts), so an offset the range drops, at least 2^(s + k) (plain: 2^s), is impossible when
+  // 2^(s + k) x unit >= 2^32. That is checked for every offset; where it fails (8x32 f32 tiles at rows
+  // g0 and columns 64 g1: s = 24, and 2^24 rows of 128 bytes are 2^31) the guard keeps
+  // compactCondition's form. tests/unit/passes/MergedGuardTest.cpp checks both directions against the
+  // tiles' exact bounds, and "inside" for every inside tile of memrefs below 4 GiB.
+  auto op = [&](const char* name, Value* x, Value* y) { return b.create(name, {x, y}, {x->type()})->result(); };
+  auto i32 = [&](Value* v) { return b.create("arith.convert", {v}, {Type::scalar(ElemKind::I32)})->result(); };
+  auto orAll = [&](const std::vector<Value*>& vs) {
+    Value* r = nullptr;
+    std::set<Value*> seen;
+    for (Value* v : vs)
+      if (seen.insert(v).second) r = r ? op("arith.ori", r, v) : v;
+    return r;
+  };
+  auto constOf = [](Value* v) -> std::optional<int64_t> {
+    Operation* d = v->definingOp();
+    const Attribute* a = d && d->is("arith.constant") ? d->attr("value") : nullptr;
+    return a && a->isa(AttrKind::Int) ? std::optional<int64_t>(a->getInt()) : std::nullopt;
+  };
+  // g and k when `v` is gpu.group_id * 2^k (either operand order, k <= 30; g itself: k = 0).
+  auto scaled = [&](Value* v) -> std::optional<std::pair<Value*, int>> {
+    Operation* d = v->definingOp();
+    if (d && d->is("gpu.group_id")) return std::pair<Value*, int>{v, 0};
+    if (!d || !d->is("arith.muli")) return std::nullopt;
+    for (unsigned i = 0; i < 2; ++i) {
+      Operation* g = d->operand(i)->definingOp();
+      std::optional<int64_t> m = constOf(d->operand(1 - i));
+      if (!g || !g->is("gpu.group_id") || !m) continue;
+      for (int k = 0; k <= 30; ++k)
+        if (*m == int64_t(1) << k) return std::pair<Value*, int>{d->operand(i), k};
+    }
+    return std::nullopt;
+  };
+  // ... or g * 2^k + c with c in [0, 2^k): then v < 2^(s + k) iff g < 2^s (and no wrap in 64 bits
+  // while g is below 2^32, which the high half's test gives). bias_relu's row 16 g0 + 8 sg (sg < 2).
+  auto groupTerm = [&](Value* v) -> std::optional<std::pair<Value*, int>> {
+    if (auto gk = scaled(v)) return gk;
+    Operation* d = v->definingOp();
+    if (!d || !d->is("arith.addi")) return std::nullopt;
+    for (unsigned i = 0; i < 2; ++i) {
+      std::optional<std::pair<Value*, int>> gk = scaled(d->operand(i));
+      std::optional<IndexRange> c = indexRange(d->operand(1 - i));
+      if (gk && c && c->lo >= 0 && c->hi < (int64_t(1) << gk->second)) return gk;
+    }
+    return std::nullopt;
+  };
+  struct Term {
+    Value* offset;
+    std::optional<std::pair<Value*, int>> gk;
+    int64_t unit;
+  };
+  std::vector<Term> terms;
+  std::vector<Value*> aligns, diffs;
+  int kmax = 0;
+  for (const CompactParts* p : parts) {
+    if (p->units.size() != p->offsets.size()) return nullptr;
+    aligns.push_back(p->align);
+    diffs.insert(diffs.end(), p->diffs.begin(), p->diffs.end());
+    for (size_t i = 0; i < p->offsets.size(); ++i) {
+      Term t{p->offsets[i], groupTerm(p->offsets[i]), p->units[i]};
+      if (t.gk) kmax = std::max(kmax, t.gk->second);
+      terms.push_back(t);
+    }
+  }
+  int s = 30 - kmax;
+  for (const Term& t : terms) {
+    // A constant offset is its own range: nothing to test (c < 2^s) or no such guard (else).
+    if (std::optional<int64_t> c = constOf(t.offset); c && !t.gk) {
+      if (*c < 0 || *c >= (int64_t(1) << s)) return nullptr;
+      continue;
+    }
+    int e = s + (t.gk ? t.gk->second : 0);  // the smallest offset the range drops is 2^e
+    if (t.unit < (int64_t(1) << (32 - e))) return nullptr;
+  }
+  std::vector<Value*> low, wide;
+  for (const Term& t : terms) {
+    if (!t.gk && constOf(t.offset)) continue;
+    Value* v = t.gk ? t.gk->first : t.offset;
+    low.push_back(v);
+    wide.push_back(v);
+  }
+  // X, in the order the compare reads best: the sign part first.
+  Value* x = op("arith.shrui", orAll(diffs), pro_.constantInt(31 - s, ElemKind::I32));
+  std::set<Value*> seen;
+  for (Value* v : low)
+    if (seen.insert(v).second) x = op("arith.ori", x, i32(v));
+  Value* h = i32(orAll(aligns));
+  if (Value* w = orAll(wide)) h = op("arith.ori", h, i32(op("arith.shrui", w, cIndex(32))));
+  auto cmp = [&](const char* pred, Value* a, Value* c) {
+    return b.create("arith.cmpi", {a, c}, {Type::scalar(ElemKind::I1)}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
+  };
+  Value* inRange = cmp("ult", x, pro_.constantInt(int64_t(1) << s, ElemKind::I32));
+  return b.create("arith.andi", {inRange, cmp("eq", h, pro_.constantInt(0, ElemKind::I32))}, {Type::scalar(ElemKind::I1)})->result();
 }
 
 Value* KernelLowerXe::compactCondition(ir::Builder& b, const std::vector<const CompactParts*>& parts) {
@@ -253,6 +368,7 @@ Value* KernelLowerXe::compactCondition(ir::Builder& b, const std::vector<const C
   //  - every difference's sign bit is clear iff the sign bit of their OR is: one `>> 31` for all.
   // tests/unit/passes/MergedGuardTest.cpp evaluates the merged condition of each loopless example
   // against its tiles' exact bounds at ids and sizes around 2^30, 2^31 and 2^32.
+  if (Value* c = rangeCondition(b, parts)) return c;
   auto op = [&](const char* name, Value* x, Value* y) { return b.create(name, {x, y}, {x->type()})->result(); };
   auto i32 = [&](Value* v) { return b.create("arith.convert", {v}, {Type::scalar(ElemKind::I32)})->result(); };
   auto orAll = [&](const std::vector<Value*>& vs) {

@@ -138,9 +138,17 @@ private:
     Value* align = nullptr;       // index: the bits that must be 0 for the messages' alignment (< 16)
     std::vector<Value*> offsets;  // index: the tile's offsets, each must be below 2^30
     std::vector<Value*> diffs;    // i32: per dimension i32(size) - (i32(offset) + extent), sign clear
+    // Per offset, bytes of the memref up to the tile's last element per unit of the offset when the
+    // tile is inside (rangeCondition): a row offset's unit is a row, at least the tile's columns
+    // (C x element bytes); a column offset's R elements (the tile's last row starts R - 1 rows on,
+    // each at least c0 elements long). Under the 4 GiB ABI (docs/abi.md) offset x unit < 2^32.
+    std::vector<int64_t> units;
   };
   Value* compactGuard(const TileState& t, const Type& vt);
   Value* compactCondition(ir::Builder& b, const std::vector<const CompactParts*>& parts);
+  // compactCondition's range form, one unsigned compare X < 2^s (and the high halves' == 0), when the
+  // range it narrows to drops no tile the 4 GiB ABI allows; null otherwise (nothing emitted).
+  Value* rangeCondition(ir::Builder& b, const std::vector<const CompactParts*>& parts);
   bool lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane);
   // A store_tile of `regs` (lane layout `l`) through row block writes under blockGuard, the per-lane
   // stores the fallback; false when the layout or memref does not allow it (nothing emitted).

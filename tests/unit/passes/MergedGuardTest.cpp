@@ -6,13 +6,20 @@
 // truncates) for group ids, subgroup ids, sizes and bases around 2^30, 2^31, 2^32 and the tile ends,
 // and compared with the bounds written out here from the .xt source:
 //  - never "inside" unless every tile is inside its memref and the oword alignment holds;
-//  - always "inside" when that holds, every offset is below 2^30, every size below 2^31 and the group
-//    ids below 2^32 (the range compactGuard promises; else the per-lane arm, which is correct);
-//  - both answers occur (a negative control against a constant condition).
+//  - always "inside" when that holds, the group ids are below 2^32 (a payload field) and every
+//    memref of the kernel is below 4 GiB (docs/abi.md: the tiles that can exist; the range the guard
+//    narrows to, rangeCondition's, may drop only tiles outside it, which take the per-lane arm);
+//  - both answers occur (a negative control against a constant condition);
+//  - at the ABI's edge: for each group id the largest value whose tiles, with the sizes they need and
+//    the other id 0, still fit in memrefs below 4 GiB, the guard says inside (one more is outside the
+//    ABI: checked for soundness only). In the shipped examples the edge is far inside the guard's
+//    range (sg_bias_relu's g0: 2^22 - 2 against 2^25); SgBiasReluWideStride's is not, and a range
+//    form there fails it (the check that rangeCondition falls back, measured by disabling it).
 #include "tests/unit/passes/ExampleSupport.h"
 
 #include <functional>
 #include <random>
+#include <set>
 
 using namespace xtc;
 
@@ -113,40 +120,115 @@ ir::Value* mergedCondition(ir::Operation* kernel) {
   return cond;
 }
 
-void checkGuard(const GuardCase& c) {
+// `range`: whether the condition is rangeCondition's (an `ult` compare) or compactCondition's (`eq`
+// alone), as the example's offsets decide.
+void checkGuard(const GuardCase& c, const std::vector<std::pair<std::string, std::string>>& edits = {}, bool range = true) {
   SCOPED_TRACE(c.example);
   xtc::testing::ExampleFixture f;
-  std::unique_ptr<ir::Operation> module = f.tileIR(c.example);
+  std::unique_ptr<ir::Operation> module = f.tileIR(c.example, edits);
   ASSERT_TRUE(module);
   const targets::Target* target = targets::findTarget("dg2");
   ASSERT_TRUE(f.lower(module.get(), *target));
   ir::Operation* kernel = ir::moduleKernels(module.get())[0];
   ir::Value* cond = mergedCondition(kernel);
   ASSERT_NE(cond, nullptr);
+  bool ult = false;
+  std::vector<ir::Value*> work = {cond};
+  std::set<ir::Operation*> seen;
+  while (!work.empty()) {
+    ir::Operation* d = work.back()->definingOp();
+    work.pop_back();
+    if (!d || !seen.insert(d).second) continue;
+    ult = ult || (d->is("arith.cmpi") && d->attr("predicate")->getString() == "ult");
+    for (ir::Value* v : d->operands()) work.push_back(v);
+  }
+  EXPECT_EQ(ult, range) << "the guard's form";
 
   // Candidates: ids near the powers of two the guard's shifts split at; sizes near each tile's end
   // and near 2^30, 2^31, 2^32 (and the end plus 2^32, whose low half equals the end's).
   const uint64_t P30 = uint64_t(1) << 30, P31 = uint64_t(1) << 31, P32 = uint64_t(1) << 32;
-  std::vector<uint64_t> ids = {0, 1, 2, 5, (1u << 25) - 1, 1u << 25, (1u << 26) - 1, 1u << 26, (1u << 27) - 1, 1u << 27,
+  std::vector<uint64_t> ids = {0, 1, 2, 5, (1u << 21) - 2, (1u << 21) - 1, 1u << 21, (1u << 22) - 2, (1u << 22) - 1,
+                               1u << 22, (1u << 25) - 1, 1u << 25, (1u << 26) - 1, 1u << 26, (1u << 27) - 1, 1u << 27,
                                (1u << 28) - 1, 1u << 28, (1u << 29) - 1, 1u << 29, P31 - 1, P31, P32 - 1,
                                // beyond a 32-bit payload field: the IR's index ids may be (the guard
                                // must stay sound there), and g * 8 wraps at 2^61
                                P32, P32 + 1, uint64_t(1) << 59, uint64_t(1) << 61};
   std::mt19937_64 rng(20261206);
   auto pick = [&](const std::vector<uint64_t>& v) { return v[rng() % v.size()]; };
-  int64_t inside = 0, outside = 0;
-  for (int trial = 0; trial < 60000; ++trial) {
-    Point p;
-    // Ids small most of the time so the sizes' choices matter, large otherwise.
-    for (int g = 0; g < 2; ++g) p.group[g] = rng() % 4 ? rng() % 64 : pick(ids);
-    p.subgroup = c.subgroups ? rng() % 2 : 0;
-    // The end each dim must reach: the largest over the tiles on it.
-    p.dims = c.staticDims;
+  // The end each dim must reach: the largest over the tiles on it.
+  auto needAt = [&](const Point& p) {
     std::vector<std::vector<uint64_t>> need(c.dynamic.size(), std::vector<uint64_t>(2, 0));
     for (const Tile& t : c.tiles) {
       need[t.param][0] = std::max(need[t.param][0], t.r0(p) + t.rows);
       need[t.param][1] = std::max(need[t.param][1], t.c0(p) + t.cols);
     }
+    return need;
+  };
+  // The sizes a point's tiles need exactly (the static ones as they are).
+  auto tight = [&](Point& p) {
+    std::vector<std::vector<uint64_t>> need = needAt(p);
+    p.dims = c.staticDims;
+    for (size_t a = 0; a < c.dynamic.size(); ++a)
+      for (size_t d = 0; d < 2; ++d)
+        if (c.dynamic[a][d]) p.dims[a][d] = need[a][d];
+  };
+  // Every memref below 4 GiB (f32: rows x cols x 4 bytes), in 128-bit arithmetic.
+  auto fits = [&](const Point& p) {
+    for (const std::vector<uint64_t>& d : p.dims)
+      if ((unsigned __int128)d[0] * d[1] * 4 >= (unsigned __int128)1 << 32) return false;
+    return true;
+  };
+  int64_t inside = 0, outside = 0;
+  auto check = [&](const Point& p) {
+    std::map<ir::Value*, uint64_t> memo;
+    bool guard = evalAt(cond, p, memo) != 0;
+    bool exact = true, promised = p.group[0] < P32 && p.group[1] < P32 && fits(p);
+    for (const Tile& t : c.tiles) {
+      uint64_t r0 = t.r0(p), c0 = t.c0(p), rows = p.dims[t.param][0], cols = p.dims[t.param][1];
+      exact = exact && r0 + t.rows <= rows && c0 + t.cols <= cols && ((p.base[t.param] | cols * 4) & 15) == 0 &&
+              (c0 * 4) % 16 == 0;
+    }
+    EXPECT_TRUE(!guard || exact) << "a false inside at g = (" << p.group[0] << ", " << p.group[1] << "), sg " << p.subgroup;
+    if (promised) {
+      EXPECT_EQ(guard, exact) << "a false outside for memrefs below 4 GiB at g = (" << p.group[0] << ", " << p.group[1]
+                              << "), sg " << p.subgroup;
+    }
+    (guard ? inside : outside) += 1;
+    return guard;
+  };
+  // The ABI's edge per group id (the other 0, subgroup 1 where there are two: the larger rows).
+  for (int gd = 0; gd < 2; ++gd) {
+    Point p;
+    p.subgroup = c.subgroups ? 1 : 0;
+    p.base.assign(c.dynamic.size(), 0x10000);
+    auto fitsAt = [&](uint64_t g) {
+      p.group[gd] = g;
+      tight(p);
+      return fits(p);
+    };
+    uint64_t lo = 0, hi = P32;  // fitsAt(lo), !fitsAt(hi): the memrefs grow with each id a tile reads
+    ASSERT_TRUE(fitsAt(lo));
+    if (fitsAt(hi)) continue;  // no tile's offset depends on this id (softmax's g1)
+    while (hi - lo > 1) {
+      uint64_t mid = lo + (hi - lo) / 2;
+      if (fitsAt(mid)) lo = mid;
+      else hi = mid;
+    }
+    for (uint64_t g : {lo, lo - 1, hi}) {
+      fitsAt(g);
+      bool at = check(p);
+      if (g != hi) {
+        EXPECT_TRUE(at) << "the ABI's edge: g" << gd << " = " << g << " is outside";
+      }
+    }
+  }
+  for (int trial = 0; trial < 60000; ++trial) {
+    Point p;
+    // Ids small most of the time so the sizes' choices matter, large otherwise.
+    for (int g = 0; g < 2; ++g) p.group[g] = rng() % 4 ? rng() % 64 : pick(ids);
+    p.subgroup = c.subgroups ? rng() % 2 : 0;
+    p.dims = c.staticDims;
+    std::vector<std::vector<uint64_t>> need = needAt(p);
     for (size_t a = 0; a < c.dynamic.size(); ++a)
       for (size_t d = 0; d < 2; ++d) {
         if (!c.dynamic[a][d]) continue;
@@ -159,21 +241,8 @@ void checkGuard(const GuardCase& c) {
     p.base.assign(c.dynamic.size(), 0);
     for (size_t a = 0; a < c.dynamic.size(); ++a) p.base[a] = 0x10000 + (rng() % 8 ? 0 : 4 * (1 + rng() % 3));
 
-    std::map<ir::Value*, uint64_t> memo;
-    bool guard = evalAt(cond, p, memo) != 0;
-    bool exact = true, promised = p.group[0] < P32 && p.group[1] < P32;  // a wrapped g * 2^k may fall back
-    for (const Tile& t : c.tiles) {
-      uint64_t r0 = t.r0(p), c0 = t.c0(p), rows = p.dims[t.param][0], cols = p.dims[t.param][1];
-      exact = exact && r0 + t.rows <= rows && c0 + t.cols <= cols && ((p.base[t.param] | cols * 4) & 15) == 0 &&
-              (c0 * 4) % 16 == 0;
-      promised = promised && r0 < P30 && c0 < P30 && rows < P31 && cols < P31;
-    }
-    ASSERT_TRUE(!guard || exact) << "a false inside at g = (" << p.group[0] << ", " << p.group[1] << "), sg " << p.subgroup;
-    if (promised) {
-      ASSERT_EQ(guard, exact) << "a false outside in the promised range at g = (" << p.group[0] << ", " << p.group[1]
-                              << "), sg " << p.subgroup;
-    }
-    (guard ? inside : outside) += 1;
+    check(p);
+    if (::testing::Test::HasFailure()) return;  // the first failing point is the one to read
   }
   EXPECT_GT(inside, 1000);
   EXPECT_GT(outside, 1000);
@@ -189,6 +258,19 @@ TEST(MergedGuard, SgBiasRelu) {
                {2, 8, 32, [](const Point& p) { return g(p, kGroup0) * 8; }, [](const Point& p) { return g(p, kGroup1) * 32; }}},
               {{true, true}, {false, true}, {true, true}},
               {{0, 0}, {1, 0}, {0, 0}}});
+}
+
+// A stride the range form cannot take (rangeCondition): rows at g0, columns at 64 g1 give s = 24,
+// and tiles at rows 2^24 to 2^25 - 9 fit in memrefs below 4 GiB (128-byte rows), so the guard keeps
+// compactCondition's shifts (g0 >> 30, g1 >> 24; a range form fails the ABI's edge here).
+TEST(MergedGuard, SgBiasReluWideStride) {
+  auto row = [](const Point& p) { return g(p, kGroup0); };
+  auto col = [](const Point& p) { return g(p, kGroup1) * 64; };
+  checkGuard({"sg_bias_relu",
+              {{0, 8, 32, row, col}, {1, 1, 32, [](const Point&) { return uint64_t(0); }, col}, {2, 8, 32, row, col}},
+              {{true, true}, {false, true}, {true, true}},
+              {{0, 0}, {1, 0}, {0, 0}}},
+             {{"m = group_id(0) * 8", "m = group_id(0)"}, {"n = group_id(1) * 32", "n = group_id(1) * 64"}}, false);
 }
 
 // Two subgroups per workgroup: subgroup s's 8 rows start at 16 g0 + 8 s; both read the bias row.

@@ -155,19 +155,21 @@ void Dg2Statement::loopDecls(std::ostream& t, const std::string& p, bool counter
   t << fmt::format(".decl {}p v_type=P num_elts=1\n", p);
 }
 
-void Dg2Statement::loopStart(std::ostream& t, const std::string& p, const std::string& walk, int64_t bytes) {
+void Dg2Statement::loopStart(std::ostream& t, const std::string& p, const std::string& walk, int64_t bytes, bool label) {
   walk_ = walk;
   if (!walk.empty()) {
     // trips * bytes: 0 (no step) when lb >= ub, so the entry compare fails exactly when the counter's would.
     llvm::Value* span = b.CreateMul(b.CreateSExtOrTrunc(trips(), b.getInt64Ty()), b.getInt64(static_cast<uint64_t>(bytes)));
-    t << fmt::format("add (M1,1) {}e(0,0)<1> {}(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, walk, input(span, "rw.u"));
+    span_ = input(span, "rw.u");
+    t << fmt::format("add (M1,1) {}e(0,0)<1> {}(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, walk, span_);
     t << fmt::format("cmp.lt (M1,1) {}p {}(0,0)<0;1,0> {}e(0,0)<0;1,0>\n", p, walk, p);
   } else {
     ub_ = input(i32(ctx_.get(loop_.operand(1)).at(0)), "rw.u");
     t << fmt::format("mov (M1,1) {}k(0,0)<1> {}(0,0)<0;1,0>\n", p, input(i32(ctx_.get(loop_.operand(0)).at(0)), "rw.u"));
     t << fmt::format("cmp.lt (M1,1) {}p {}k(0,0)<0;1,0> {}(0,0)<0;1,0>\n", p, p, ub_);
   }
-  t << fmt::format("(!{}p) jmp (M1,1) {}end\n{}loop:\n", p, p, p);
+  t << fmt::format("(!{}p) jmp (M1,1) {}end\n", p, p);
+  if (label) t << fmt::format("{}loop:\n", p);
 }
 
 void Dg2Statement::loopStep(std::ostream& t, const std::string& p, int64_t step, const std::string& tail) {

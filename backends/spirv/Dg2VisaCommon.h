@@ -113,7 +113,10 @@ class Dg2Statement {
   // its add. loopDecls declares what loopStart uses (`{p}e` or `{p}k`, and the predicate `{p}p`).
   // loopStep closes the loop and the statement; `tail` runs after the loop (also when it ran no step).
   void loopDecls(std::ostream& t, const std::string& p, bool counter);
-  void loopStart(std::ostream& t, const std::string& p, const std::string& walk, int64_t bytes);
+  // `label` false: the caller writes `{p}loop:` itself (Dg2VisaLoop.cpp's odd-step peel goes first).
+  void loopStart(std::ostream& t, const std::string& p, const std::string& walk, int64_t bytes, bool label = true);
+  // After loopStart with `walk`: the input holding the loop's span (trips * bytes).
+  const std::string& span() const { return span_; }
   void loopStep(std::ostream& t, const std::string& p, int64_t step, const std::string& tail = {});
 
   // Output c's initial value (tied): accumulator vector `vals`' elements 8c' .. 8c' + 7 for output
@@ -143,7 +146,7 @@ class Dg2Statement {
   llvm::Value* lane_ = nullptr;
   std::map<const ir::Value*, llvm::Value*> pitches_;
   std::map<std::tuple<const ir::Value*, int64_t, int64_t>, std::string> rowSteps_;  // (memref, row, column step) -> input
-  std::string ub_, walk_;  // the counter's bound input, or the walked address
+  std::string ub_, walk_, span_;  // the counter's bound input, or the walked address and its span
   llvm::Value* trips_ = nullptr;
   struct CondStep {
     int64_t step, period;

@@ -55,6 +55,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <regex>
 #include <set>
 #include <tuple>
 #include <sstream>
@@ -1090,6 +1091,12 @@ class LaneProgram {
   std::ostringstream condStep_;  // the scf.if's carried steps, written at the end of its block
 };
 
+// The second operand set of a two-step loop: every A, packed B and row gather register (A<i>, A,
+// B, Bd, G<n>) renamed with an "s"; addresses, the row buffer R and lane reads L/H stay shared.
+std::string otherSet(const std::string& text, const std::string& p) {
+  return std::regex_replace(text, std::regex("\\b" + p + "(A|B|Bd|G)(\\d*)\\b"), "$&s");
+}
+
 std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : k == ElemKind::I8 ? "s8" : "hf"; }
 
 }  // namespace
@@ -1343,7 +1350,21 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   std::ostringstream progDecls, progBody, progSteps;
   auto carriedInit = [&](const ir::Value* v) { return ctx.get(op.operand(v->index() + 2)).at(0); };
   prefetch.emit(arg, hoist, carriedInit, st.trips(), walk.empty(), walk, walkBy, addsFirst, b, progDecls, t, progBody, progSteps);
-  st.loopStart(t, p, walk, walkBy);
+  // Two steps per iteration, each with its own operand registers (issue 11, session 20; measured by
+  // hand on xtc's text, benchmarks/xe-isa-notes.md "dg2 K loops: two steps per iteration"): step 2k + 1
+  // writes a second set of A's registers (and of packed B's) while step 2k's dpas still read the
+  // first, and the loop's compare, jump and IGC's self-mov (one per basic block) come once per two
+  // steps. An odd trip count runs one step (second set) before the loop. Measured per K step:
+  // sg_gemm_f16 124 -> 121, gemm_f16 143 -> 140.5, gemm_i8 170 -> 169 (A, R and B doubled: 122,
+  // 141, 168), RFC 2.3's loops 80-81 -> 78-79 (A only: with the lane reads' registers doubled too it
+  // spilled), RFC 2.2 827 -> 790; the loops that pack B after row gathers (gemm_bf16, RFC 2.1/2.5)
+  // are slower so (gemm_bf16 1531 -> 1550) and keep one step. The parity test ANDs the span with the
+  // step's bytes: a power of two. A loop whose end test reads the counter (its conditional block) keeps
+  // one step.
+  const bool twoSets = !walk.empty() && (walkBy & (walkBy - 1)) == 0 && (rowPairs.empty() || gather) &&
+                       (laneOps.empty() ? nPacked > 0 && !gather : nPacked == 0);
+  st.loopStart(t, p, walk, walkBy, !twoSets);
+  const auto bodyStart = t.tellp();
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
   // The next `k` row gathers (G<n>: operand h's registers 2u, 2u + 1, n = 2 x pair + h; K-high 32 bytes on).
   size_t gathered = 0;
@@ -1426,6 +1447,28 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     if (std::string by = stepBytes(laneRead(j)); !by.empty())
       for (const char* h : {"l", "m"}) t << fmt::format("add (M1, 8) {0}{1}{2}(0,0)<1> {0}{1}{2}(0,0)<1;1,0> {3}\n", p, h, j, by);
   t << progSteps.str();
+  std::string second;  // the second set's declarations
+  if (twoSets) {
+    std::string text = t.str(), step = text.substr(static_cast<size_t>(bodyStart));
+    t.str(text.substr(0, static_cast<size_t>(bodyStart)));
+    t.seekp(0, std::ios::end);
+    // A label in the step (a conditional block) cannot be written twice: one step then.
+    const bool labels = std::regex_search(step, std::regex(R"(^\w+:$)", std::regex::multiline));
+    if (labels) {
+      t << fmt::format("{}loop:\n", p) << step;
+    } else {
+      std::string other = otherSet(step, p);
+      t << fmt::format("and (M1,1) {0}o(0,0)<1> {1}(0,0)<0;1,0> 0x{2:x}:uq\ncmp.ne (M1,1) {0}q {0}o(0,0)<0;1,0> 0x0:uq\n"
+                       "(!{0}q) jmp (M1,1) {0}loop\n",
+                       p, st.span(), walkBy);
+      t << other << fmt::format("cmp.lt (M1,1) {0}p {1}(0,0)<0;1,0> {0}e(0,0)<0;1,0>\n(!{0}p) jmp (M1,1) {0}end\n", p, walk);
+      t << fmt::format("{}loop:\n", p) << step << other;
+      second = fmt::format(".decl {0}o v_type=G type=uq num_elts=1 align=qword\n.decl {0}q v_type=P num_elts=1\n", p);
+      std::istringstream decls(text.substr(0, static_cast<size_t>(declEnd)));
+      for (std::string line; std::getline(decls, line);)
+        if (std::regex_search(line, std::regex("^\\.decl " + p + "(A|B|Bd|G)\\d* "))) second += otherSet(line, p) + "\n";
+    }
+  }
   st.loopStep(t, p, lm.step_);
 
   // The accumulator chunks, tied to their initial values.
@@ -1436,7 +1479,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     st.setTied(first[a], ctx.get(op.operand(a + 2)), et);
   }
   std::string text = t.str();
-  text.insert(static_cast<size_t>(declEnd), progDecls.str());
+  text.insert(static_cast<size_t>(declEnd), progDecls.str() + second);
   st.finish(text, et, first);
   return std::string();
 }

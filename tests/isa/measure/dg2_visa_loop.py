@@ -602,7 +602,12 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
 
     labels = {l[:-1]: i for i, l in enumerate(lines) if re.match(r"^\w+:$", l)}
     pflines = [i for i, l in enumerate(lines) if re.match(r"^(\(\w+\) )?lsc_load\.ugm\.", l) and "%null" in l]
-    pfdone = {i: 0 for i in pflines}  # executions so far
+    # A step written more than once (a two-step loop and its odd-count step: Dg2VisaLoop.cpp) has its
+    # prefetch lines once per copy: line j is prefetch j % (the expressions given), and k counts that
+    # prefetch's executions over every copy.
+    npf = len(pf) if pf else max(len(pflines), 1)
+    assert len(pflines) % npf == 0, "prefetch lines not a multiple of the expressions"
+    pfdone = {j: 0 for j in range(npf)}  # executions so far
     pfbad = 0
     opnd = re.compile(r"^(\$?\w+)\((\d+),(\d+)\)(?:<(\d+)>|<(\d+);(\d+),(\d+)>)$")
 
@@ -673,15 +678,15 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             continue
         m = re.match(r"^(?:\((\w+)\) )?lsc_load\.ugm\.(ca\.ca|uc\.ca) \(M1, 8\) %null:d32 flat\[(\w+)\]:a64$", l)
         if m:  # a per-lane prefetch, predicated or not: checked against the expected line address
-            j = pflines.index(pc - 1)
+            j = pflines.index(pc - 1) % npf
             for lane in range(8):
                 on = m.group(1) is None or pred[m.group(1)][lane]
                 got = rd(*addr(m.group(3), 0, lane), types[m.group(3)]) if on else OFF
                 if pf is not None:
-                    env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": pfdone[pc - 1], "l": lane, "s": step, "ANY": ANY,
+                    env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": pfdone[j], "l": lane, "s": step, "ANY": ANY,
                            "OFF": OFF}
                     pfbad += got != eval(pf[j], {}, env)  # None (a step it must skip) never equals
-            pfdone[pc - 1] += 1
+            pfdone[j] += 1
             continue
         m = re.match(r"^mad \((M1|M1_NM), ?(\d+)\) (\S+) (\S+) (\S+) (\S+)$", l)
         if m:  # dst = s0 * s1 + s2, one rounding (f32 products are exact in a double)
@@ -768,7 +773,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     def runs(j):  # the steps prefetch line j must run in: those its expression is not None for
         env = {"A": Abase, "B": Bbase, "lda": lda, "ldb": ldb, "K": K, "k": 0, "l": 0, "ANY": ANY, "OFF": OFF}
         return sum(eval(pf[j], {}, dict(env, s=s)) is not None for s in range(max(K // KS, 0)))
-    if pf is not None and any(pfdone[i] != runs(j) for j, i in enumerate(pflines)):
+    if pf is not None and any(pfdone[j] != runs(j) for j in range(npf)):
         bad += 1  # a prefetch that did not run once per step (or per step its expression names)
     if barrier is not None and barriers != barrier(max(K // KS, 0)):
         bad += 1  # barriers executed: barrier(steps) expected
@@ -887,7 +892,8 @@ def sim_module(args):
         assert changed != lines, f"mutation {mut} changes nothing"
         lines = changed
     bad = 0
-    for K, seed in ((9 if bar else 3) * KS, 1), (KS, 2), (0, 3):  # a block every fourth step: 9 steps
+    # odd and even step counts: a loop of two steps per iteration runs one step first when odd
+    for K, seed in ((9 if bar else 3) * KS, 1), (KS, 2), (0, 3), (4 * KS, 4):  # a block every fourth step: 9 steps
         e = simulate(lines, M, N, KS, T, K, seed, roles, block, bt=any(r[0] == "T" for r in roles), pf=pf, barrier=barrier, ldb=ldb,
                      cell=cell, back=back, ksets=ksets)
         what = "elements or prefetch addresses" if pf else f"of {M * N} elements"

@@ -30,6 +30,9 @@
 //     consecutive registers of one read stores from them; 2-register rows chained through a lane
 //     read's registers take one, below); the writes
 //     (`lsc_store.ugm (M1_NM, 1) flat[a]:a64 P:d32x{8,16,32}t`).
+//  A statement that is exactly row softmax over 8 rows of 64 f32 is emitted another way, each row in
+//  one lane (matchRowsPerLane, RowsPerLane below): SIMD16 untyped reads and writes of 4 dwords, every
+//  reduction a tree over registers.
 #include "backends/spirv/Dg2VisaBlock.h"
 
 #include "backends/spirv/LoopCoords.h"
@@ -237,6 +240,129 @@ bool Matcher::match() {
   return !msgs_.empty() && wrote_;
 }
 
+// Softmax's rows one per lane (issue 11, session 20). A statement that is exactly row softmax over 8
+// rows of 64 f32 -- 8 block reads of 8 registers (rows R + 0..7 of one memref and column), per row a
+// max chain over its 8 registers into a lane reduction, x - max, exp, an add chain over the 8 exps
+// into a lane reduction, the division, 8 block writes of 8 registers (rows R' + 0..7, row j from row
+// j's divisions) -- is emitted with each row in one lane (RowsPerLane in emitDg2VisaBlock): every
+// reduction becomes a tree over registers, no cross-lane step. Found here, before anything is emitted;
+// every node's operands are checked, and every node must have its role, so nothing else reads them.
+struct RowsPerLane {
+  std::array<int, 8> read{}, write{};  // row j -> its block read / write message
+};
+
+// The 8 leaves of a reduction's chain (c0 = x0 op x1, c_k = c_{k-1} op x_{k+1}: the IR's row
+// reduction), or none; `inner` counts the chain's 7 nodes.
+std::optional<std::vector<El>> chainLeaves(const std::vector<Node>& nodes, const Node& red, std::vector<int>& inner) {
+  if (red.x.kind != El::Node) return std::nullopt;
+  std::vector<El> leaves;
+  size_t k = static_cast<size_t>(red.x.a);
+  auto link = [&](const El& e) {
+    if (e.kind != El::Node) return false;
+    const Node& c = nodes[static_cast<size_t>(e.a)];
+    return c.kind == Node::Bin && std::string_view(c.opc) == red.opc && c.uses == 1;
+  };
+  if (!link(red.x)) return std::nullopt;
+  for (int steps = 0; steps < 7; ++steps) {
+    const Node& c = nodes[k];
+    ++inner[k];
+    if (steps == 6) {
+      leaves.push_back(c.y), leaves.push_back(c.x);
+    } else if (link(c.x) && !link(c.y)) {
+      leaves.push_back(c.y), k = static_cast<size_t>(c.x.a);
+    } else if (link(c.y) && !link(c.x)) {
+      leaves.push_back(c.x), k = static_cast<size_t>(c.y.a);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (link(leaves[6]) || link(leaves[7])) return std::nullopt;
+  return leaves;
+}
+
+std::optional<RowsPerLane> matchRowsPerLane(const std::vector<Msg>& msgs, const std::vector<Node>& nodes) {
+  RowsPerLane r;
+  r.read.fill(-1), r.write.fill(-1);
+  // The messages: two groups of 8 rows of 8 registers, one memref, row base and column each.
+  const Msg* first[2] = {nullptr, nullptr};
+  if (msgs.size() != 16) return std::nullopt;
+  for (size_t q = 0; q < msgs.size(); ++q) {
+    const Msg& g = msgs[q];
+    if (g.lane || g.n != 8 || g.row.div != 1 || g.row.post != 0 || g.col.div != 1 || g.col.post != 0) return std::nullopt;
+    const Msg*& f = first[g.write];
+    if (!f) f = &g;
+    if (g.mem != f->mem || g.row.base != f->row.base || g.col.base != f->col.base || g.col.off != f->col.off) return std::nullopt;
+  }
+  for (size_t q = 0; q < msgs.size(); ++q) {
+    const Msg& g = msgs[q];
+    int64_t j = g.row.off - first[g.write]->row.off;
+    int& slot = (g.write ? r.write : r.read)[static_cast<size_t>(std::clamp<int64_t>(j, 0, 7))];
+    if (j < 0 || j > 7 || slot >= 0) return std::nullopt;  // rows R..R+7 from the group's first, each once
+    slot = static_cast<int>(q);
+  }
+  // The nodes: each its role, found from the operands it must have.
+  std::vector<int> role(nodes.size(), 0);
+  std::map<std::pair<int, int>, int> sub, exp, div;  // (the message or node it reads, register) -> node
+  std::array<int, 8> mx{}, sm{};
+  mx.fill(-1), sm.fill(-1);
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    const Node& d = nodes[n];
+    if (d.kind == Node::Sub && d.x.kind == El::Msg && d.y.kind == El::Node) sub[{d.x.a, d.x.b}] = static_cast<int>(n);
+    if (d.kind == Node::Exp && d.x.kind == El::Node) exp[{d.x.a, 0}] = static_cast<int>(n);
+    if (d.kind == Node::Div && d.x.kind == El::Node && d.y.kind == El::Node) div[{d.x.a, d.y.a}] = static_cast<int>(n);
+  }
+  auto is = [](const El& e, int node) { return e.kind == El::Node && e.a == node; };
+  for (int j = 0; j < 8; ++j) {
+    for (int w = 0; w < 8; ++w) {
+      auto s = sub.find({r.read[static_cast<size_t>(j)], w});
+      if (s == sub.end()) return std::nullopt;
+      int red = nodes[static_cast<size_t>(s->second)].y.a;
+      if (mx[static_cast<size_t>(j)] < 0) mx[static_cast<size_t>(j)] = red;
+      if (red != mx[static_cast<size_t>(j)] || nodes[static_cast<size_t>(red)].kind != Node::Reduce) return std::nullopt;
+    }
+  }
+  for (size_t n = 0; n < nodes.size(); ++n)
+    if (nodes[n].kind == Node::Reduce && nodes[n].opc == std::string_view("add") && nodes[n].x.kind == El::Node) {
+      // A sum's row: the row whose register 0's exp is among its chain's leaves (checked whole below).
+      for (int j = 0; j < 8; ++j) {
+        auto s = sub.find({r.read[static_cast<size_t>(j)], 0});
+        auto e = exp.find({s->second, 0});
+        std::vector<int> scratch(nodes.size(), 0);
+        std::optional<std::vector<El>> l = chainLeaves(nodes, nodes[n], scratch);
+        if (e != exp.end() && l && std::any_of(l->begin(), l->end(), [&](const El& x) { return is(x, e->second); })) sm[static_cast<size_t>(j)] = static_cast<int>(n);
+      }
+    }
+  for (int j = 0; j < 8; ++j) {
+    size_t js = static_cast<size_t>(j);
+    if (mx[js] < 0 || sm[js] < 0) return std::nullopt;
+    const Node &m = nodes[static_cast<size_t>(mx[js])], &s = nodes[static_cast<size_t>(sm[js])];
+    if (m.opc != std::string_view("max") || role[static_cast<size_t>(mx[js])]++ || role[static_cast<size_t>(sm[js])]++) return std::nullopt;
+    std::optional<std::vector<El>> ml = chainLeaves(nodes, m, role), sl = chainLeaves(nodes, s, role);
+    if (!ml || !sl) return std::nullopt;
+    // The leaves, in any order in the chain, must be the row's 8 registers (max) and their exps (add),
+    // each once; the trees below combine them in register order.
+    std::array<int, 8> seenM{}, seenS{};
+    for (int w = 0; w < 8; ++w) {
+      const El& a = (*ml)[static_cast<size_t>(w)];
+      if (a.kind != El::Msg || a.a != r.read[js] || a.b < 0 || a.b > 7 || seenM[static_cast<size_t>(a.b)]++) return std::nullopt;
+    }
+    const Msg& out = msgs[static_cast<size_t>(r.write[js])];
+    for (int w = 0; w < 8; ++w) {
+      int sn = sub.at({r.read[js], w});
+      auto e = exp.find({sn, 0});
+      if (e == exp.end()) return std::nullopt;
+      auto dv = div.find({e->second, sm[js]});
+      if (dv == div.end() || !is(out.data[static_cast<size_t>(w)], dv->second)) return std::nullopt;
+      bool leaf = false;
+      for (int k = 0; k < 8; ++k)
+        if (is((*sl)[static_cast<size_t>(k)], e->second)) leaf = !seenS[static_cast<size_t>(w)]++;
+      if (!leaf || role[static_cast<size_t>(sn)]++ || role[static_cast<size_t>(e->second)]++ || role[static_cast<size_t>(dv->second)]++) return std::nullopt;
+    }
+  }
+  // Every node has exactly one role: 16 reductions, their 112 chain nodes, 64 subtractions, exps, divisions.
+  return std::all_of(role.begin(), role.end(), [](int k) { return k == 1; }) && nodes.size() == 320 ? std::optional(r) : std::nullopt;
+}
+
 bool candidate(const ir::Operation& ifOp, const targets::Target& target) {
   return target.kind == targets::TargetKind::Dg2 && target.subgroupSize == 8 && ifOp.is("scf.if") && ifOp.numResults() == 0 &&
          !ifOp.region(0).empty();
@@ -400,6 +526,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     for (size_t w : ws) chainOf[w] = static_cast<int>(q);
     longRead[q] = true;
   }
+  std::optional<RowsPerLane> rows = matchRowsPerLane(msgs, nodes);
   // Past this point the statement is emitted.
   for (const ir::Operation* s : m.scalars_) emitScalar(*s);
 
@@ -446,6 +573,125 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     if (offsetAliases.insert(name).second) decls << fmt::format(".decl {} v_type=G type=ud num_elts={} alias=<{},0>\n", name, n, in);
     return name;
   };
+  // Softmax's rows one per lane (matchRowsPerLane above; benchmarks/xe-isa-notes.md, session 20).
+  // X's 8 rows by 8 NoMask SIMD16 A64 untyped reads of 4 dwords (transpose's proven form, dg2-visa.sh
+  // `scatter16`): read g, lanes 0-7 row l at column 8g, lanes 8-15 the same rows at 8g + 4, so in SoA
+  // order its register 2k + h holds column 8g + k + 4h, lane l row l. Each reduction is then a tree over
+  // registers in the general path's association, ((x0 op x2) op (x4 op x6)) op ((x1 op x3) op (x5 op
+  // x7)) over a row's 8 registers (x_i its columns 8i..8i+7) and lanes j with j + 4, j with j + 2, 0
+  // with 1 (docs/hardware.md "dg2: in-lane reductions as trees"): the same results bit for bit, 34
+  // instructions where the rows' trees and the transposed lane tree took 53. x - max, the exp and the
+  // division per register pair as the general path writes them, the row's max or sum the bank
+  // register's lane l, kept in two registers (both the same) so a pair reads it as <1;1,0>. Y written
+  // by 8 NoMask SIMD16 A64 untyped writes of 4 dwords (`svm_scatter4scaled`, dg2-visa.sh `scatter16`)
+  // in the reads' layout. Measured (softmax's block path): 642 -> 634; which temporaries share
+  // registers moved it by up to 20 (the finalizer then keeps one or two exp pairs in flight): the
+  // subtraction in X's registers, the division in the exps', measured best.
+  if (rows) {
+    const Msg &x0 = msgs[static_cast<size_t>(rows->read[0])], &y0 = msgs[static_cast<size_t>(rows->write[0])];
+    llvm::Value* lane = [&]() -> llvm::Value* {
+      llvm::Function* f = llvm::cast<llvm::Function>(
+          ctx.module.getOrInsertFunction("_Z22get_sub_group_local_idv", llvm::FunctionType::get(i32, false)).getCallee());
+      f->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+      llvm::CallInst* c = b.CreateCall(f);
+      c->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+      return c;
+    }();
+    // Lane l's byte offset of row R + l, column C: (R + l) * pitch + C * 4, in 32 bits read unsigned (as every offset here).
+    auto laneOffset = [&](const Msg& g) {
+      llvm::Value* row = b.CreateAdd(sym32(g.row), lane);
+      return offsetInput(b.CreateAdd(b.CreateMul(row, pitch(g.mem)), b.CreateMul(sym32(g.col), b.getInt32(4))), "rw", 8);
+    };
+    std::string xb = baseOf(x0.mem), xo = laneOffset(x0), yb = baseOf(y0.mem), yo = laneOffset(y0);
+    auto decl = [&](const std::string& n, const char* ty, int cnt, const std::string& alias = "") {
+      decls << fmt::format(".decl {}{} v_type=G type={} num_elts={} align=GRF{}\n", p, n, ty, cnt, alias.empty() ? "" : " alias=<" + alias + ">");
+    };
+    decl("GA", "uq", 128), decl("YA", "uq", 128);
+    for (int g = 0; g < 8; ++g) {
+      decl(fmt::format("g{}", g), "uq", 16, fmt::format("{}GA,{}", p, 128 * g)), decl(fmt::format("y{}", g), "uq", 16, fmt::format("{}YA,{}", p, 128 * g));
+      decl(fmt::format("S{}", g), "f", 64);
+    }
+    // The 16 addresses of read 0, lanes 8-15 16 bytes on, and read g's 32 g bytes on (IGC: two SIMD8 adds each).
+    auto addresses = [&](char v, const std::string& base, const std::string& off) {
+      t << fmt::format("add (M1, 8) {0}{1}0(0,0)<1> {2}(0,0)<0;1,0> {3}(0,0)<1;1,0>\n", p, v, base, off);
+      t << fmt::format("add (M1_NM, 8) {0}{1}0(2,0)<1> {0}{1}0(0,0)<1;1,0> 0x10:uq\n", p, v);
+      for (int g = 1; g < 8; ++g) t << fmt::format("add (M1_NM, 16) {0}{1}{2}(0,0)<1> {0}{1}0(0,0)<1;1,0> {3:#x}:uq\n", p, v, g, 32 * g);
+    };
+    addresses('g', xb, xo);
+    for (int g = 0; g < 8; ++g) t << fmt::format("svm_gather4scaled.RGBA (M1_NM, 16) 0x0:uq {0}g{1}.0 {0}S{1}.0\n", p, g);
+    decl("B02", "f", 16), decl("B12", "f", 16), decl("B0", "f", 8, p + "B02,0"), decl("B1", "f", 8, p + "B12,0");
+    // One reduction over the 8 reads' registers src<g>, into the bank's two registers.
+    auto tree = [&](const char* op, char name, const std::string& src, const std::string& bank) {
+      for (auto [a, c] : {std::pair(0, 2), {4, 6}, {1, 3}, {5, 7}}) {  // x_a op x_c: the columns 8a.. with 8c..
+        decl(fmt::format("{}A{}", name, a), "f", 64);
+        for (int k = 0; k < 4; ++k)
+          t << fmt::format("{0} (M1_NM, 16) {1}{2}A{3}({4},0)<1> {5}{3}({4},0)<1;1,0> {5}{6}({4},0)<1;1,0>\n", op, p, name, a, 2 * k, src, c);
+      }
+      for (auto [a, c] : {std::pair(0, 4), {1, 5}}) {
+        decl(fmt::format("{}B{}", name, a), "f", 64);
+        for (int k = 0; k < 4; ++k)
+          t << fmt::format("{0} (M1_NM, 16) {1}{2}B{3}({4},0)<1> {1}{2}A{3}({4},0)<1;1,0> {1}{2}A{5}({4},0)<1;1,0>\n", op, p, name, a, 2 * k, c);
+      }
+      decl(fmt::format("{}L", name), "f", 64);  // register 2k + h: lane sums j = k + 4h
+      for (int k = 0; k < 4; ++k)
+        t << fmt::format("{0} (M1_NM, 16) {1}{2}L({3},0)<1> {1}{2}B0({3},0)<1;1,0> {1}{2}B1({3},0)<1;1,0>\n", op, p, name, 2 * k);
+      decl(fmt::format("{}P", name), "f", 32);  // j with j + 4: a pair's own two registers, SIMD8
+      for (int j = 0; j < 4; ++j)
+        t << fmt::format("{0} (M1, 8) {1}{2}P({3},0)<1> {1}{2}L({4},0)<1;1,0> {1}{2}L({5},0)<1;1,0>\n", op, p, name, j, 2 * j, 2 * j + 1);
+      decl(fmt::format("{}Q", name), "f", 16);  // j with j + 2
+      t << fmt::format("{0} (M1_NM, 16) {1}{2}Q(0,0)<1> {1}{2}P(0,0)<1;1,0> {1}{2}P(2,0)<1;1,0>\n", op, p, name);
+      // 0 with 1, into both bank registers (one NoMask SIMD16 over <0;8,1> sources).
+      t << fmt::format("{0} (M1_NM, 16) {1}{3}(0,0)<1> {1}{2}Q(0,0)<0;8,1> {1}{2}Q(1,0)<0;8,1>\n", op, p, name, bank);
+    };
+    tree("max", 'm', p + "S", "B02");
+    decl("L", "f", 2);
+    t << fmt::format("mov (M1_NM, 1) {0}L(0,0)<1> {1:#x}:f\nmov (M1_NM, 1) {0}L(0,1)<1> {2:#x}:f\n", p, xemath::kMinusLn2Hi, xemath::kMinusLn2Lo);
+    for (int g = 0; g < 8; ++g) decl(fmt::format("E{}", g), "f", 64), decl(fmt::format("P{}", g), "f", 64, fmt::format("{}E{},0", p, g));
+    for (int g = 0; g < 8; ++g)
+      for (int k = 0; k < 4; ++k) {
+        // x - max in X's registers; XeMath.h emitXeExpF32 as the general path writes it for a pair.
+        std::string n = fmt::format("{}_{}", g, k), v = fmt::format("{}V{}(0,0)", p, n), kk = fmt::format("{}K{}(0,0)", p, n),
+                    q = fmt::format("{}Q{}(0,0)", p, n);
+        decl("V" + n, "f", 16, fmt::format("{}S{},{}", p, g, 2 * k * kGrf)), decl("W" + n, "f", 32);
+        decl("K" + n, "f", 16, fmt::format("{}W{},0", p, n)), decl("Q" + n, "f", 16, fmt::format("{}W{},{}", p, n, 2 * kGrf));
+        const char* w = "M1_NM, 16";
+        t << fmt::format("add ({0}) {1}<1> {2}S{3}({4},0)<1;1,0> (-){2}B02(0,0)<1;1,0>\n", w, v, p, g, 2 * k);
+        t << fmt::format("mul ({0}) {1}<1> {2}<1;1,0> {3:#x}:f\nrndz ({0}) {4}<1> {1}<1;1,0>\n", w, q, v, xemath::kLog2E, kk);
+        t << fmt::format("max ({0}) {1}<1> {1}<1;1,0> {2:#x}:f\nmin ({0}) {1}<1> {1}<1;1,0> {3:#x}:f\n", w, kk,
+                         std::bit_cast<uint32_t>(-xemath::kMaxK), std::bit_cast<uint32_t>(xemath::kMaxK));
+        t << fmt::format("mad ({0}) {1}<1> {2}<1;1,0> {3}L(0,0)<0;1,0> {4}<1;1,0>\nmad ({0}) {1}<1> {2}<1;1,0> {3}L(0,1)<0;1,0> {1}<1;1,0>\n", w, q,
+                         kk, p, v);
+        t << fmt::format("mul ({0}) {1}<1> {1}<1;1,0> {2:#x}:f\n", w, q, xemath::kLog2E);
+        t << fmt::format("exp (M1_NM, 32) {0}W{1}(0,0)<1> {0}W{1}(0,0)<1;1,0>\n", p, n);
+        t << fmt::format("mul ({0}) {1}E{2}({3},0)<1> {4}<1;1,0> {5}<1;1,0>\n", w, p, g, 2 * k, kk, q);
+      }
+    tree("add", 's', p + "E", "B12");
+    // The division's divisor part (XeMath.h emitXeDivF32, as divisorPart writes it) on both bank
+    // registers, then (v x) s per pair in the exps' registers.
+    std::string d = p + "D0";
+    decls << fmt::format(".decl {0}u v_type=G type=d num_elts=16 align=GRF alias=<{1}B12,0>\n", d, p);
+    decls << fmt::format(".decl {0}e v_type=G type=d num_elts=16 align=GRF\n.decl {0}g v_type=G type=d num_elts=16 align=GRF\n"
+                         ".decl {0}s v_type=G type=f num_elts=16 align=GRF alias=<{0}g,0>\n.decl {0}v v_type=G type=f num_elts=16 align=GRF\n",
+                         d);
+    t << fmt::format("and (M1_NM, 16) {0}e(0,0)<1> {0}u(0,0)<1;1,0> {1:#x}:d\n", d, xemath::kExpMask);
+    t << fmt::format("max (M1_NM, 16) {0}g(0,0)<1> {0}e(0,0)<1;1,0> {1:#x}:d\nmin (M1_NM, 16) {0}g(0,0)<1> {0}g(0,0)<1;1,0> {2:#x}:d\n", d,
+                     xemath::kScaleLoExp, xemath::kScaleHiExp);
+    t << fmt::format("add (M1_NM, 16) {0}g(0,0)<1> {0}g(0,0)<1;1,0> (-){0}e(0,0)<1;1,0>\nadd (M1_NM, 16) {0}g(0,0)<1> {0}g(0,0)<1;1,0> {1:#x}:d\n", d,
+                     xemath::kOneBits);
+    t << fmt::format("mul (M1_NM, 16) {0}v(0,0)<1> {1}B12(0,0)<1;1,0> {0}s(0,0)<1;1,0>\ninv (M1_NM, 16) {0}v(0,0)<1> {0}v(0,0)<1;1,0>\n", d, p);
+    for (int g = 0; g < 8; ++g)
+      for (int k = 0; k < 4; ++k) {
+        t << fmt::format("mul (M1_NM, 16) {0}P{1}({2},0)<1> {0}D0v(0,0)<1;1,0> {0}E{1}({2},0)<1;1,0>\n", p, g, 2 * k);
+        t << fmt::format("mul (M1_NM, 16) {0}P{1}({2},0)<1> {0}P{1}({2},0)<1;1,0> {0}D0s(0,0)<1;1,0>\n", p, g, 2 * k);
+      }
+    addresses('y', yb, yo);
+    for (int g = 0; g < 8; ++g) t << fmt::format("svm_scatter4scaled.RGBA (M1_NM, 16) 0x0:uq {0}y{1}.0 {0}P{1}.0\n", p, g);
+    std::string text = "{\n" + decls.str() + t.str() + "}\n";
+    std::vector<llvm::Type*> types;
+    for (llvm::Value* v : inputs) types.push_back(v->getType());
+    b.CreateCall(llvm::InlineAsm::get(llvm::FunctionType::get(b.getVoidTy(), types, false), text, constraints, /*hasSideEffects=*/true), inputs);
+    return std::string();
+  }
   // Block messages: groups of (memref, row base, column) in the order of their first message (a map
   // of pointers would order them by address: not deterministic), rows in order; one address register each.
   using Key = std::tuple<const ir::Value*, const ir::Value*, const ir::Value*, int64_t>;

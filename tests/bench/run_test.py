@@ -196,6 +196,24 @@ LSC = "(W)     send.ugm (1|M0)          r13      r5      null:0  0x0            
 check_block_path("fallback first, LSC block read", fallthrough.replace(BLOCK, LSC), 7)
 # An LSC message that is not transposed (a SIMD8 prefetch or gather) is no block message.
 check("a SIMD8 LSC load is no block message", bench.block_path(fallthrough.replace(BLOCK, LSC.replace("(1|M0)", "(8|M0)").replace("d32x32t", "d32")).splitlines())[1], 0)
+# Softmax's statement since session 20 (rows one per lane): its block arm's only block messages are
+# NoMask SIMD16 A64 untyped writes of 4 dwords (its reads SIMD16 untyped reads, as the transpose's
+# lane reads): "block arm first" with such a write in place of the block read keeps it and drops the
+# fallback's gather; a SIMD8 untyped write (a per-lane store) is no block message.
+SCATTER = "(W)     send.dc1 (16|M0)         null     r3      r94:8   0x0            0x080650FF           {A@7,$0} // wr:4+8, rd:0; a64 untyped surface write with xyzw\n"
+softmax_arm = """\
+        mov (8|M0)               r2.0<1>:d     r1.0<1;1,0>:d
+(~f0.0) goto (8|M0)                          L400                  L400
+L100:
+""" + SCATTER + """\
+        goto (8|M0)                          L400                  L500
+L400:
+        join (8|M0)                          L500
+""" + GATHER + TAIL
+kept, dropped = bench.block_path(softmax_arm.splitlines())
+check("SIMD16 untyped write: arms dropped, instructions, the write kept, the gather dropped",
+      (dropped, bench.classify(kept)["instructions"], bench.classify(kept)["store1d"], sum("untyped surface read" in l for l in kept)), (1, 6, 1, 0))
+check("a SIMD8 untyped write is no block message", bench.block_path(softmax_arm.replace("(16|M0)", "(8|M0)").splitlines())[1], 0)
 
 # The gaps ratchet on synthetic rows: a shortfall must be recorded exactly, in both directions.
 def row(dpas, mov, spills=0, error=None):

@@ -25,6 +25,8 @@
 #      (dg2_visa_softmax.py): d32x64t rows, the exp and division written out, the lane trees, the
 #      two exps of a register as one SIMD16 exp, a pair's as one NoMask SIMD32 exp; SIMD16 f32 ALU
 #      ops over two registers (one each);
+#      and (`scatter16`) the NoMask SIMD16 A64 untyped write of 4 dwords (`svm_scatter4scaled.RGBA`)
+#      that writes softmax's rows one per lane from a gather's layout;
 #   1d. the f32 FMA GEMM's loop (no DPAS: one `mad (8|M0)` per multiply-add, A a scalar region of
 #      its row's response, no mov), and gemm_bt's (B from B^T: the mads' B the registers of 1b's
 #      SIMD8 untyped reads);
@@ -396,6 +398,41 @@ if [ $rc -eq 0 ]; then
   expect "block: the lane addresses, one SIMD8 qword add of a dword" "$(bc '^ +add \(8\|M0\) +r[0-9]+\.0<1>:uq +r[0-9.]+<0;1,0>:q +r[0-9.]+<8;4,2>:d')" 1
   expect "block: lane reads xyzw" "$(bc 'send\.dc1 \(8\|M0\) .*a64 untyped surface read with xyzw')" 2
   expect "block: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/block/asm")$(grep -ci spilled "$work/block/build.log")" "00"
+fi
+
+# A NoMask SIMD16 A64 untyped WRITE of 4 dwords per lane (issue 11, session 20: the store of a
+# row-per-lane softmax, benchmarks/xe-isa-notes.md "a row per lane through SIMD16 gathers and
+# scatters"; Dg2VisaBlock.cpp's softmax form): `svm_scatter4scaled.RGBA (M1_NM, 16) 0x0:uq A.0 D.0` writes
+# dword c of lane l from D's register 2c + l / 8 (SoA, the layout of the same gather's response) to
+# A[l] + 4c. Probed: a 16-lane gather (lanes 0-7 row l, lanes 8-15 the same rows 16 bytes on) and a
+# scatter of its response registers to Y at the same layout -> ONE `(W) send.dc1 (16|M0) null` of 4
+# address and 8 data registers (`wr:4+8, rd:0; a64 untyped surface write with xyzw`), its data the
+# gather's destination registers (no mov), and the gather `(W) send.dc1 (16|M0)` with `rd:8`.
+cat >"$work/scatter16.ll" <<'LL'
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64"
+target triple = "spir64-unknown-unknown"
+declare spir_func i32 @_Z22get_sub_group_local_idv()
+define spir_kernel void @scatter16(float addrspace(1)* %X, float addrspace(1)* %Y, i32 %pitch) !intel_reqd_sub_group_size !0 {
+  %l = call spir_func i32 @_Z22get_sub_group_local_idv()
+  %o = mul i32 %l, %pitch
+  call void asm sideeffect "{\0A.decl xo v_type=G type=ud num_elts=8 align=GRF alias=<$2,0>\0A.decl xg v_type=G type=uq num_elts=16 align=GRF\0A.decl xy v_type=G type=uq num_elts=16 align=GRF\0A.decl xS v_type=G type=f num_elts=64 align=GRF\0Aadd (M1, 8) xg(0,0)<1> $0(0,0)<0;1,0> xo(0,0)<1;1,0>\0Aadd (M1_NM, 8) xg(2,0)<1> xg(0,0)<1;1,0> 0x10:uq\0Aadd (M1, 8) xy(0,0)<1> $1(0,0)<0;1,0> xo(0,0)<1;1,0>\0Aadd (M1_NM, 8) xy(2,0)<1> xy(0,0)<1;1,0> 0x10:uq\0Asvm_gather4scaled.RGBA (M1_NM, 16) 0x0:uq xg.0 xS.0\0Asvm_scatter4scaled.RGBA (M1_NM, 16) 0x0:uq xy.0 xS.0\0A}\0A", "rw.u,rw.u,rw"(float addrspace(1)* %X, float addrspace(1)* %Y, i32 %o)
+  ret void
+}
+!0 = !{i32 8}
+LL
+build scatter16 "$work/scatter16.ll"; rc=$?
+expect "scatter16: ocloc status" "$rc" "0"
+if [ $rc -eq 0 ]; then
+  wc() { grep -cE "$1" "$work/scatter16/asm"; }
+  expect "scatter16: NoMask SIMD16 xyzw read (rd:8) and write (wr:4+8)" \
+    "$(wc '^\(W\) +send\.dc1 \(16\|M0\) +r[0-9]+ .*rd:8; a64 untyped surface read with xyzw') $(wc '^\(W\) +send\.dc1 \(16\|M0\) +null .*wr:4\+8, rd:0; a64 untyped surface write with xyzw')" "1 1"
+  # The write's data registers are the read's destination: the same first register, no mov between.
+  expect "scatter16: the write sends the read's response registers, no mov between" "$(perl -ne '
+    if (/send\.dc1 \(16\|M0\)\s+r(\d+)\s.*untyped surface read/) { $r = $1; $in = 1 }
+    if (/send\.dc1 \(16\|M0\)\s+null\s+r\d+\s+r(\d+):8\s.*untyped surface write/) { $w = $1; $in = 0 }
+    $m++ if $in && /^\S*\s+mov/;
+    END { print defined $r && defined $w && $r == $w ? "same" : "different", " ", $m + 0 }' "$work/scatter16/asm")" "same 0"
+  expect "scatter16: no spill, no calla" "$(grep -cE 'scratch|calla|Intel_Symbol_Table_Void_Program' "$work/scatter16/asm")$(grep -ci spilled "$work/scatter16/build.log")" "00"
 fi
 
 # softmax's block path as one statement (dg2_visa_softmax.py, hand-written before Dg2VisaBlock.cpp

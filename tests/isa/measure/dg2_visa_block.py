@@ -11,7 +11,9 @@ on the 8x16 tile at [m, n]) or softmax (each of the 8 rows m.. of X's 64 columns
 sum exp(X - max), against the same formula in double precision, within 1e-5 relative + 1e-7; its odd
 rows span [0, 200), so a wrong max or sign overflows the exp; and the row reductions themselves, read
 from the statement's bank registers: each max bit for bit, each sum within a depth-6 tree's error
-bound of the exact sum of what it divides: softmax_reductions); the tile origin is m = 16, n = 32 (n = 0
+bound of the exact sum of what it divides: softmax_reductions; and since session 20 every stored value
+bit for bit the f32 computation of softmax_f32, the exp and division written out and the reductions
+in the trees' association); the tile origin is m = 16, n = 32 (n = 0
 for softmax, whose pitches are 256 bytes: the memrefs' static 64 columns) in buffers X and Z
 (40 x 72), Y (72 x 40 for transpose, else 40 x 72) and bias (1 x 72), each row padded to its pitch. ROLES names the statement's
 inputs in order, comma-separated: "BASE=X|Y|bias" (a buffer's 64-bit address), "U32=EXPR" (a
@@ -23,7 +25,7 @@ The execution mask is a SIMD8 dispatch's with every lane on: a masked op runs ch
 width only (a masked (M1, 16) leaves its second register unwritten), a NoMask (M1_NM, n) all n.
 The model: registers are 32 bytes (8 lanes of a dword); `add`/`mov`/`max`/`min`/`mul`/`mad`/`and`/
 `rndz`/`exp`/`inv` on (M1_NM, 1), (M1_NM, 32) (four registers: a pair's exps), (M1_NM, 16) (two
-registers), (M1, 16), (M1, 8), (M1, 4) or (M1, 1) with <1> destinations and <0;1,0> /
+registers), (M1_NM, 8), (M1, 16), (M1, 8), (M1, 4) or (M1, 1) with <1> destinations and <0;1,0> /
 <1;1,0> sources or any <v;w,h> region (element i at v * (i / w) + h * (i % w): the transposed lane
 trees' <8;4,1>, <4;2,1>, <2;1,0>; a `(-)` one negated) or immediates, in the declared types (a qword add of a dword
 source sign-extends it; `exp` is 2^x and `inv` 1/x, rounded to f32, as exact as the hardware's math
@@ -33,7 +35,9 @@ N dwords at A into D's registers in order (dword k = register k / 8, lane k % 8)
 (M1_NM, 1) flat[A]:a64 S:d32xNt` writes them; `svm_gather4scaled.RGBA (M1, 8) 0x0:uq A.0 D.0` reads
 4 dwords at lane l's address A[l] into lane l of D's registers 0-3, `(M1_NM, 16)` at 16 lanes'
 addresses (A's 16 qwords) in SoA order, dword c of lane l in lane l % 8 of D's register 2c + l / 8
-(`(M1, 16)`: lanes 0-7 only, registers 2c + 1 unwritten). Every message address must be
+(`(M1, 16)`: lanes 0-7 only, registers 2c + 1 unwritten); `svm_scatter4scaled.RGBA (M1_NM, 16)
+0x0:uq A.0 S.0` writes dword c of lane l from lane l % 8 of S's register 2c + l / 8 at A[l] + 4c (the
+gather's layout). Every message address must be
 4-byte aligned; seed 3 runs with bases and pitches 4 bytes past a multiple of 16.
 """
 import math
@@ -171,7 +175,7 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False, far=False):
             t = types[opnd.match(a).group(1)]
             preds[pn] = [(src(a, i, t) == src(b, i, t)) if rel == "eq" else (src(a, i, t) >= src(b, i, t)) for i in range(8)]
             continue
-        m = re.match(r"^(?:\((\w+)\) )?(add|mov|max|min|mul|mad|and|rndz|exp|inv) \((M1_NM, 1|M1_NM, 16|M1_NM, 32|M1, 16|M1, 8|M1, 4|M1, 1)\) (\S+) (\S+)(?: (\S+))?(?: (\S+))?$", line)
+        m = re.match(r"^(?:\((\w+)\) )?(add|mov|max|min|mul|mad|and|rndz|exp|inv) \((M1_NM, 1|M1_NM, 8|M1_NM, 16|M1_NM, 32|M1, 16|M1, 8|M1, 4|M1, 1)\) (\S+) (\S+)(?: (\S+))?(?: (\S+))?$", line)
         if m:
             pn, op, width, d, a, b, c = m.groups()
             dm = opnd.match(d)
@@ -186,6 +190,7 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False, far=False):
                 except OverflowError:
                     return float("inf")
             by_inv = re.match(r"^\w+_D\d+v\(0,(\d+)\)<0;1,0>$", a) if op == "mul" else None
+            by_inv16 = re.match(r"^\w+_D\d+v\(0,0\)<1;1,0>$", a) if op == "mul" and width == "M1_NM, 16" else None
             n = int(width.split(", ")[1])
             for i in range(n if width.startswith("M1_NM") else min(n, 8)):  # a masked op: channels 0-7
                 if pn and not preds[pn][i]:
@@ -194,6 +199,8 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False, far=False):
                 y = src(b, i, t) if b else None
                 if by_inv:
                     dividends.setdefault(int(by_inv.group(1)), []).append(y)
+                if by_inv16:  # lane i % 8 of a divisor part made for both bank registers: row i % 8
+                    dividends.setdefault(i % 8, []).append(y)
                 z = src(c, i, t) if c else None
                 v = {"mov": lambda: x, "add": lambda: x + y, "mul": lambda: x * y, "max": lambda: max(x, y), "min": lambda: min(x, y),
                      "mad": lambda: x * y + z, "and": lambda: x & y, "rndz": lambda: float(math.trunc(x)), "exp": lambda: pow2(x),
@@ -234,6 +241,21 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False, far=False):
                     at = off + c * (n // 8) * GRF + 4 * l
                     wr(root, at, "ud", int.from_bytes(mem32(a + 4 * c), "little"))
             continue
+        m = re.match(r"^svm_scatter4scaled\.RGBA \(M1_NM, 16\) 0x0:uq (\w+)\.0 (\w+)\.0$", line)
+        if m:
+            # 16 lanes, the data in SoA order as a gather's response: dword c of lane l from lane l % 8
+            # of S's register 2c + l / 8, written at A[l] + 4c.
+            ar, ao = loc(m.group(1))
+            root, off = loc(m.group(2))
+            for l in range(16):
+                a = rd(ar, ao + 8 * l, "uq")
+                misaligned += a % 4 != 0
+                for c in range(4):
+                    at = off + (2 * c + l // 8) * GRF + 4 * (l % 8)
+                    for j in range(4):
+                        mem[a + 4 * c + j] = regs[root][at + j]
+                    stored[a + 4 * c] = stored.get(a + 4 * c, 0) + 1
+            continue
         raise SystemExit(f"dg2_visa_block: the model does not know the line: {line}")
     # The meaning: which Y elements, with which values.
     want = {}
@@ -258,6 +280,12 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False, far=False):
                 want[bases["Y"] + (m0 + i) * py + 4 * (n0 + j)] = y
     if kernel == "softmax":
         bad_reductions = softmax_reductions(regs, alias, vals, m0, dividends)
+        # Bit for bit the f32 computation the statement must do (softmax_f32), on top of the tolerance.
+        for i in range(8):
+            ref = softmax_f32([vals["X", m0 + i, j] for j in range(64)])
+            for j in range(64):
+                a = bases["Y"] + (m0 + i) * py + 4 * j
+                bad_reductions += mem32(a) != struct.pack("<f", ref[j])
     else:
         bad_reductions = 0
 
@@ -266,6 +294,45 @@ def run(text, cons, argtypes, roles, kernel, seed, odd=False, far=False):
     bad = sum(1 for a, v in want.items() if stored.get(a) != 1 or not close(struct.unpack("<f", mem32(a))[0], v))
     bad += sum(1 for a in stored if a not in want)  # a store outside the tile
     return bad + misaligned + bad_reductions, len(want)
+
+
+def softmax_f32(row):
+    """One row of softmax as xtc's dg2 statement computes it, in f32 with this model's operations (each
+    rounded to f32; a mad rounded once; 2^x and 1/x rounded): x - max; the exp written out as XeMath.h
+    emitXeExpF32 (k = clamp(trunc(x log2 e), -152, 152), r = ((x + k * -ln2hi) + k * -ln2lo) log2 e,
+    2^k 2^r); the division as emitXeDivF32 (the scale s from the divisor's exponent bits e: 1.0 - e +
+    clamp(e, 32 << 23, 129 << 23), v = 1 / (sum * s), y = (v x) s); both reductions in the trees'
+    association (docs/hardware.md "dg2: in-lane reductions as trees"): with x_i the 8 columns 8i..8i+7,
+    lane j's ((x0 op x2) op (x4 op x6)) op ((x1 op x3) op (x5 op x7)), then lanes ((0 op 4) op (2 op
+    6)) op ((1 op 5) op (3 op 7)). Returns the 64 values."""
+    f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]
+    bits = lambda v: int.from_bytes(struct.pack("<f", v), "little")
+    fl = lambda b: struct.unpack("<f", (b % (1 << 32)).to_bytes(4, "little"))[0]
+
+    def tree(op, xs):
+        c = lambda a, b: f32(op(a, b))
+        lane = [c(c(c(xs[j], xs[16 + j]), c(xs[32 + j], xs[48 + j])), c(c(xs[8 + j], xs[24 + j]), c(xs[40 + j], xs[56 + j]))) for j in range(8)]
+        return c(c(c(lane[0], lane[4]), c(lane[2], lane[6])), c(c(lane[1], lane[5]), c(lane[3], lane[7])))
+
+    def pow2(x):
+        try:
+            return f32(2.0 ** x)
+        except OverflowError:
+            return float("inf")
+    log2e, hi, lo = fl(0x3FB8AA3B), fl(0xBF317200), fl(0xB5BFBE8E)
+    mx = tree(max, row)
+    e = []
+    for x in row:
+        d = f32(x - mx)
+        k = min(max(float(math.trunc(f32(d * log2e))), -152.0), 152.0)
+        q = f32(f32(k * lo + f32(k * hi + d)) * log2e)
+        e.append(f32(pow2(k) * pow2(q)))
+    s = tree(lambda a, b: a + b, e)
+    ex = bits(s) & 0x7F800000
+    g = min(max(ex, 32 << 23), 129 << 23) - ex + 0x3F800000
+    sc = fl(g)
+    v = f32(1.0 / f32(s * sc))
+    return [f32(f32(v * x) * sc) for x in e]
 
 
 def softmax_reductions(regs, alias, vals, m0, dividends):

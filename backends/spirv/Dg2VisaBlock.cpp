@@ -363,6 +363,25 @@ std::optional<RowsPerLane> matchRowsPerLane(const std::vector<Msg>& msgs, const 
   return std::all_of(role.begin(), role.end(), [](int k) { return k == 1; }) && nodes.size() == 320 ? std::optional(r) : std::nullopt;
 }
 
+// The division's divisor part (XeMath.h emitXeDivF32): the scale s, whose bits are 1.0 - e +
+// clamp(e, 32 << 23, 129 << 23) for the divisor's exponent bits e, by integer max/min (no flag), and
+// v = inv(y * s), into the variables {d}e, {d}g, {d}s (g's f32 view) and {d}v of `lanes` dwords. The
+// divisor y is read as dwords through {d}u (declared `alias=<uAlias>`) and as f32 through `yRegion`.
+// Signed dwords: e and the clamp are below 2^31, and 1.0 - e + g wraps as the unsigned sum.
+void writeDivisorPart(std::ostream& decls, std::ostream& t, const std::string& d, const std::string& uAlias, const std::string& yRegion,
+                      const char* exec, int lanes) {
+  decls << fmt::format(".decl {0}u v_type=G type=d num_elts={1} align=GRF alias=<{2}>\n", d, lanes, uAlias);
+  decls << fmt::format(".decl {0}e v_type=G type=d num_elts={1} align=GRF\n.decl {0}g v_type=G type=d num_elts={1} align=GRF\n"
+                       ".decl {0}s v_type=G type=f num_elts={1} align=GRF alias=<{0}g,0>\n.decl {0}v v_type=G type=f num_elts={1} align=GRF\n",
+                       d, lanes);
+  t << fmt::format("and ({0}) {1}e(0,0)<1> {1}u(0,0)<1;1,0> {2:#x}:d\n", exec, d, xemath::kExpMask);
+  t << fmt::format("max ({0}) {1}g(0,0)<1> {1}e(0,0)<1;1,0> {2:#x}:d\nmin ({0}) {1}g(0,0)<1> {1}g(0,0)<1;1,0> {3:#x}:d\n", exec, d,
+                   xemath::kScaleLoExp, xemath::kScaleHiExp);
+  t << fmt::format("add ({0}) {1}g(0,0)<1> {1}g(0,0)<1;1,0> (-){1}e(0,0)<1;1,0>\nadd ({0}) {1}g(0,0)<1> {1}g(0,0)<1;1,0> {2:#x}:d\n", exec, d,
+                   xemath::kOneBits);
+  t << fmt::format("mul ({0}) {1}v(0,0)<1> {2} {1}s(0,0)<1;1,0>\ninv ({0}) {1}v(0,0)<1> {1}v(0,0)<1;1,0>\n", exec, d, yRegion);
+}
+
 bool candidate(const ir::Operation& ifOp, const targets::Target& target) {
   return target.kind == targets::TargetKind::Dg2 && target.subgroupSize == 8 && ifOp.is("scf.if") && ifOp.numResults() == 0 &&
          !ifOp.region(0).empty();
@@ -666,19 +685,10 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
         t << fmt::format("mul ({0}) {1}E{2}({3},0)<1> {4}<1;1,0> {5}<1;1,0>\n", w, p, g, 2 * k, kk, q);
       }
     tree("add", 's', p + "E", "B12");
-    // The division's divisor part (XeMath.h emitXeDivF32, as divisorPart writes it) on both bank
-    // registers, then (v x) s per pair in the exps' registers.
+    // The division's divisor part (writeDivisorPart) on both bank registers, then (v x) s per pair in
+    // the exps' registers.
     std::string d = p + "D0";
-    decls << fmt::format(".decl {0}u v_type=G type=d num_elts=16 align=GRF alias=<{1}B12,0>\n", d, p);
-    decls << fmt::format(".decl {0}e v_type=G type=d num_elts=16 align=GRF\n.decl {0}g v_type=G type=d num_elts=16 align=GRF\n"
-                         ".decl {0}s v_type=G type=f num_elts=16 align=GRF alias=<{0}g,0>\n.decl {0}v v_type=G type=f num_elts=16 align=GRF\n",
-                         d);
-    t << fmt::format("and (M1_NM, 16) {0}e(0,0)<1> {0}u(0,0)<1;1,0> {1:#x}:d\n", d, xemath::kExpMask);
-    t << fmt::format("max (M1_NM, 16) {0}g(0,0)<1> {0}e(0,0)<1;1,0> {1:#x}:d\nmin (M1_NM, 16) {0}g(0,0)<1> {0}g(0,0)<1;1,0> {2:#x}:d\n", d,
-                     xemath::kScaleLoExp, xemath::kScaleHiExp);
-    t << fmt::format("add (M1_NM, 16) {0}g(0,0)<1> {0}g(0,0)<1;1,0> (-){0}e(0,0)<1;1,0>\nadd (M1_NM, 16) {0}g(0,0)<1> {0}g(0,0)<1;1,0> {1:#x}:d\n", d,
-                     xemath::kOneBits);
-    t << fmt::format("mul (M1_NM, 16) {0}v(0,0)<1> {1}B12(0,0)<1;1,0> {0}s(0,0)<1;1,0>\ninv (M1_NM, 16) {0}v(0,0)<1> {0}v(0,0)<1;1,0>\n", d, p);
+    writeDivisorPart(decls, t, d, p + "B12,0", p + "B12(0,0)<1;1,0>", "M1_NM, 16", 16);
     for (int g = 0; g < 8; ++g)
       for (int k = 0; k < 4; ++k) {
         t << fmt::format("mul (M1_NM, 16) {0}P{1}({2},0)<1> {0}D0v(0,0)<1;1,0> {0}E{1}({2},0)<1;1,0>\n", p, g, 2 * k);
@@ -1018,10 +1028,8 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     return at(e) + (scalar(e) ? ")<0;1,0>" : ")<1;1,0>");
   };
   auto neg = [&](const El& e) { return e.kind == El::Const ? reg({El::Const, static_cast<int>(static_cast<uint32_t>(e.a) ^ 0x80000000u), 0}) : "(-)" + reg(e); };
-  // The division's divisor part (XeMath.h emitXeDivF32: the scale s, whose bits are 1.0 - e +
-  // clamp(e, 32 << 23, 129 << 23) for the divisor's exponent bits e, by integer max/min, no flag; and
-  // v = inv(y * s)), once per divisor register: a reduction's bank (all 8 rows at once), else the
-  // divisor's own register.
+  // The division's divisor part (writeDivisorPart), once per divisor register: a reduction's bank
+  // (all 8 rows at once), else the divisor's own register.
   std::map<std::string, std::string> divisors;  // the divisor's register -> the name of its part
   auto divisorPart = [&](const El& y) {
     std::string key = scalar(y) ? fmt::format("{}B{}(0,0", p, nodes[static_cast<size_t>(y.a)].reg / 8) : at(y);
@@ -1030,18 +1038,7 @@ std::optional<std::string> emitDg2VisaBlock(const ir::Operation& ifOp, XeEmitCon
     if (added) {
       std::string row = key.substr(key.find('(') + 1);
       row = row.substr(0, row.find(','));
-      // Signed dwords: e and the clamp are below 2^31, and 1.0 - e + g wraps as the unsigned sum.
-      decls << fmt::format(".decl {0}u v_type=G type=d num_elts=8 align=GRF alias=<{1},{2}>\n", d, key.substr(0, key.find('(')),
-                           kGrf * std::stoi(row));
-      decls << fmt::format(".decl {0}e v_type=G type=d num_elts=8 align=GRF\n.decl {0}g v_type=G type=d num_elts=8 align=GRF\n"
-                           ".decl {0}s v_type=G type=f num_elts=8 align=GRF alias=<{0}g,0>\n.decl {0}v v_type=G type=f num_elts=8 align=GRF\n",
-                           d);
-      t << fmt::format("and (M1, 8) {0}e(0,0)<1> {0}u(0,0)<1;1,0> {1:#x}:d\n", d, xemath::kExpMask);
-      t << fmt::format("max (M1, 8) {0}g(0,0)<1> {0}e(0,0)<1;1,0> {1:#x}:d\nmin (M1, 8) {0}g(0,0)<1> {0}g(0,0)<1;1,0> {2:#x}:d\n", d,
-                       xemath::kScaleLoExp, xemath::kScaleHiExp);
-      t << fmt::format("add (M1, 8) {0}g(0,0)<1> {0}g(0,0)<1;1,0> (-){0}e(0,0)<1;1,0>\nadd (M1, 8) {0}g(0,0)<1> {0}g(0,0)<1;1,0> {1:#x}:d\n",
-                       d, xemath::kOneBits);
-      t << fmt::format("mul (M1, 8) {0}v(0,0)<1> {1})<1;1,0> {0}s(0,0)<1;1,0>\ninv (M1, 8) {0}v(0,0)<1> {0}v(0,0)<1;1,0>\n", d, key);
+      writeDivisorPart(decls, t, d, fmt::format("{},{}", key.substr(0, key.find('(')), kGrf * std::stoi(row)), key + ")<1;1,0>", "M1, 8", 8);
     }
     return d;
   };

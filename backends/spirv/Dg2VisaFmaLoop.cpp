@@ -43,6 +43,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <tuple>
 
@@ -414,6 +415,22 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   for (size_t j : gathers)
     if (walk.empty() && (walkBy = st.walkBytes(lanes[j]->row, lanes[j]->col, 4)) > 0) walk = fmt::format("{}l{}", p, j);
   st.loopDecls(t, p, walk.empty());
+  // Two K steps per iteration (issue 11, session 20; the DPAS statements' form, Dg2VisaLoop.cpp): the
+  // loop's compare and jump come once per two steps, and the second step gathers A (and gemm_bt's B^T)
+  // into its own registers (Ls<j>, Lfs<j>), so its sends need not wait for the first step's mads to
+  // read theirs. An odd trip count runs one step (second set) before the loop; the parity is the span
+  // AND one step's bytes (a power of two). Each step's text is the same but for those names, so every
+  // accumulator's sum order (and Z's odd K) is the one-step loop's. Measured by hand on xtc's text
+  // (benchmarks/xe-isa-notes.md "dg2 f32 FMA loops: two steps per iteration"), per K step: sg_gemm_f32
+  // and gemm_splitk 86 -> 85, gemm_acc 153 -> 152, gemm_bt 140 -> 139 (with its adds first; 139.5
+  // with them last); the B rows' registers doubled too measured the same, the same registers worse.
+  const bool twoSteps = !walk.empty() && (walkBy & (walkBy - 1)) == 0;
+  if (twoSteps) {
+    t << fmt::format(".decl {0}o v_type=G type=uq num_elts=1 align=qword\n.decl {0}q v_type=P num_elts=1\n", p);
+    for (size_t j = 0; j < lanes.size(); ++j)
+      t << fmt::format(".decl {0}L{1}s v_type=G type=ud num_elts=64 align=GRF\n.decl {0}Lf{1}s v_type=G type=f num_elts=64 align=GRF alias=<{0}L{1}s,0>\n",
+                       p, j);
+  }
   for (size_t i = 0; i < nMsg; ++i) {
     const Read& r = *msgs[i];
     t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
@@ -423,8 +440,9 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   // sg_gemm_f32 87 -> 86 per K step, gemm_acc 154 -> 153, gemm_splitk 86 either way: the loop's first
   // send no longer waits on the address spread's last mov by a `sync.nop`); so each address enters one
   // step back, and the loop's end, made from the walked address's entry value, moves back with it.
-  // gemm_bt's B^T lane reads keep the adds at the end (140 either way), as the DPAS statements' do.
-  const bool addsFirst = std::none_of(lanes.begin(), lanes.end(), [](const Read* r) { return r->lane; });
+  // gemm_bt's B^T lane reads kept the adds at the end (140 either way with one step); with two steps
+  // they open the step too (139 against 139.5 per K step: xe-isa-notes.md, session 20).
+  const bool addsFirst = twoSteps || std::none_of(lanes.begin(), lanes.end(), [](const Read* r) { return r->lane; });
   // The per-lane addresses: group g's lane l = the address of message 8g + l at loop entry; each lane
   // read's lane its own row (no lane term).
   st.lane();
@@ -445,7 +463,8 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     t << fmt::format("mov ({}) {}Z({},0)<1> 0x80000000:f\n", w, p, at);
     zEnd += fmt::format("add ({0}) ${1}({2},0)<1> ${1}({2},0)<1;1,0> {3}Z({4},0)<1;1,0>\n", w, at / 8, at % 8, p, at);
   }
-  st.loopStart(t, p, walk, walkBy);
+  st.loopStart(t, p, walk, walkBy, !twoSteps);
+  const auto stepStart = t.tellp();  // the step's text follows (written twice when twoSteps)
   // One 64-bit add per message address (a lane read's 16 addresses: one SIMD16 add).
   auto addressAdds = [&] {
     for (size_t i = 0; i < nMsg; ++i)
@@ -475,6 +494,18 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     if (first[i]) ++i;
   }
   if (!addsFirst) addressAdds();
+  if (twoSteps) {
+    std::string text = t.str(), step = text.substr(static_cast<size_t>(stepStart));
+    t.str(text.substr(0, static_cast<size_t>(stepStart)));
+    t.seekp(0, std::ios::end);
+    // The second set: the lane reads' registers renamed (L<j> -> L<j>s, Lf<j> -> Lf<j>s).
+    const std::string other = std::regex_replace(step, std::regex("\\b" + p + "(L|Lf)(\\d+)\\b"), "$&s");
+    t << fmt::format("and (M1,1) {0}o(0,0)<1> {1}(0,0)<0;1,0> 0x{2:x}:uq\ncmp.ne (M1,1) {0}q {0}o(0,0)<0;1,0> 0x0:uq\n"
+                     "(!{0}q) jmp (M1,1) {0}loop\n",
+                     p, st.span(), walkBy);
+    t << other << fmt::format("cmp.lt (M1,1) {0}p {1}(0,0)<0;1,0> {0}e(0,0)<0;1,0>\n(!{0}p) jmp (M1,1) {0}end\n", p, walk);
+    t << fmt::format("{}loop:\n", p) << step << other;
+  }
   st.loopStep(t, p, lm.step_, zEnd);
 
   // The accumulator registers in outputs of 8 (output c register r = place 8c + r), tied to their

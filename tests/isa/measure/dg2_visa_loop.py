@@ -485,7 +485,7 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
     values: "A" / "B" (the per-lane row addresses of the next 8 rows of A / B at column 0, lane l =
     row 8g + l), "A+BYTES" (the last "A" rows' addresses BYTES further: a 64-byte row's second half), "K" (the trip bound), "lb" (the counter's start, 0), "span=BYTES" (a
     counter-free loop's end: the K steps, ceil(K / KSTEP), times the BYTES one step advances the
-    address the loop ends on), "bstep" (B's bytes per step); back: the "A"/"B" addresses are one K
+    address the loop ends on), "bstep" (B's bytes per step); back: the "A"/"B"/"T" addresses are one K
     step before the first step's (a statement whose address adds open each step);
     default this generator's order. `block(o)` is the (row block, column block) of C that output o
     holds; default o = row block * N / 8 + column block; or `cell(o, r)` the (C row, column block) of
@@ -559,8 +559,8 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             if not extra:
                 groups[role[0]] += 1
             g = groups[role[0]] - 1
-            if back and role[0] != "T":  # one K step before the loop's first: A's columns, B's rows
-                extra -= KS * eb if role[0] == "A" else KS * pitch
+            if back:  # one K step before the loop's first: A's and B^T's columns, B's rows
+                extra -= KS * eb if role[0] in "AT" else KS * pitch
             regs[f"${n}"] = bytearray(b"".join((base + (8 * g + l) * pitch + extra).to_bytes(8, "little") for l in range(8)))
             types[f"${n}"] = "uq"
         elif role[:4] in ("V32=", "V64=", "U32=", "U64="):

@@ -36,6 +36,7 @@
 #include "ir/passes/IndexBounds.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace xtc::passes::lowerxe {
@@ -218,6 +219,16 @@ Value* KernelLowerXe::compactGuard(const TileState& t, const Type& vt) {
   int64_t eb = ir::elemBits(vt.elem()) / 8;
   Type idx = Type::index();
   auto op = [&](const char* name, Value* a, Value* b) { return b_.create(name, {a, b}, {a->type()})->result(); };
+  // i32(a + b) as i32(a) + i32(b) (equal mod 2^32): the guard then reads no 64-bit sum of offsets,
+  // which mergeBlockGuards sinks into the arms when nothing else before them reads it (bias_relu's
+  // row 16 g0 + 8 sg: its high half, IGC's `addc` carry and a shift and an add, was computed above the
+  // branch for the per-lane arm alone; 129 -> 126 on the block path).
+  std::function<Value*(Value*)> i32Of = [&](Value* v) -> Value* {
+    Operation* d = v->definingOp();
+    if (d && d->is("arith.addi") && v->type().elem() == ElemKind::Index)
+      return op("arith.addi", i32Of(d->operand(0)), i32Of(d->operand(1)));
+    return toI32(v);
+  };
   CompactParts parts;
   Value* low = op("arith.ori", surfaceLowBits(t), op("arith.andi", t.offs[1], cIndex(16 / eb - 1)));
   parts.align = b_.create("xe.oword_align_bits", {low}, {idx})->result();
@@ -225,7 +236,7 @@ Value* KernelLowerXe::compactGuard(const TileState& t, const Type& vt) {
     parts.offsets.push_back(t.offs[d]);
     parts.units.push_back(vt.shape()[1 - d] * eb);
     Value* dim = b_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result();
-    Value* end = op("arith.addi", toI32(t.offs[d]), pro_.constantInt(vt.shape()[d], ElemKind::I32));
+    Value* end = op("arith.addi", i32Of(t.offs[d]), pro_.constantInt(vt.shape()[d], ElemKind::I32));
     parts.diffs.push_back(op("arith.subi", toI32(dim), end));
   }
   compactParts_.push_back(parts);
@@ -843,6 +854,50 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
   }
   for (Operation* o : moved) o->dropAllReferences();
   for (auto it = moved.rbegin(); it != moved.rend(); ++it) (*it)->erase();
+  // A tile offset that is a sum (bias_relu's row 16 g0 + 8 sg), which the guard reads as 32-bit
+  // parts (compactGuard), goes into each arm that reads it when nothing before the branch does: above
+  // the branch IGC computed it as a 64-bit add and its high half for the per-lane arm (3 instructions
+  // on the block path: 129 -> 126; IGC does not sink it), where the block statement takes its low
+  // half (LLVM narrows the truncated add). Only such offsets: moving the lane coordinates into the
+  // arm too broke transpose's statement match (169, measured). Latest first (dead ops erased on the
+  // way), so an operand's op goes after its users did and lands before them at the arm's start.
+  auto inBlock = [](Operation* user, const ir::Block* blk) {
+    for (Operation* a = user; a; a = a->parentOp())
+      if (a->parentBlock() == blk) return true;
+    return false;
+  };
+  std::set<Value*> sums;
+  for (const CompactParts& p : compactParts_)
+    for (Value* o : p.offsets)
+      if (o->definingOp() && o->definingOp()->is("arith.addi") && o->type() == Type::index()) sums.insert(o);
+  std::vector<Operation*> before;
+  for (Operation* o = body.front(); o && o != merged; o = o->nextInBlock()) before.push_back(o);
+  for (auto it = before.rbegin(); it != before.rend(); ++it) {
+    Operation* o = *it;
+    // The guards' own conditions are dead now (canonicalize drops them later): they must not keep an
+    // offset above the branch. Constants stay (the prologue's anchor is one, LowerXe.cpp erases it).
+    const ir::OpInfo* info = ir::findOp(o->name());
+    bool dead = info && info->traits.pure && !o->is("arith.constant") && o->numRegions() == 0 && o->numResults() > 0;
+    for (Value* r : o->results()) dead = dead && !r->hasUses();
+    if (dead) {
+      o->erase();
+      continue;
+    }
+    if (!sums.count(o->result())) continue;
+    bool inside = true;
+    for (const ir::Use& u : o->result()->uses()) inside = inside && merged->isAncestorOf(u.user);
+    if (!inside) continue;
+    for (unsigned arm = 0; arm < 2; ++arm) {
+      ir::Block* blk = &merged->region(arm).block();
+      bool used = false;
+      for (const ir::Use& u : o->result()->uses()) used = used || inBlock(u.user, blk);
+      if (!used) continue;
+      ir::IRMapping none;
+      Operation* c = blk->push_front(o->clone(none));
+      o->result()->replaceUsesWithIf(c->result(), [&](const ir::Use& u) { return inBlock(u.user, blk); });
+    }
+    o->erase();
+  }
   guards_.clear();
   compactGuards_.clear();
   compactParts_.clear();

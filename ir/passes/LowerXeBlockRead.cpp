@@ -41,6 +41,41 @@
 
 namespace xtc::passes::lowerxe {
 
+namespace {
+
+// The guard builders' small pieces (compactCondition, rangeCondition, lowerForVersioned).
+Value* binary(ir::Builder& b, const char* name, Value* x, Value* y) { return b.create(name, {x, y}, {x->type()})->result(); }
+Value* convertI32(ir::Builder& b, Value* v) { return b.create("arith.convert", {v}, {Type::scalar(ElemKind::I32)})->result(); }
+// The OR of the distinct values (null for none).
+Value* orDistinct(ir::Builder& b, const std::vector<Value*>& vs) {
+  Value* r = nullptr;
+  std::set<Value*> seen;
+  for (Value* v : vs)
+    if (seen.insert(v).second) r = r ? binary(b, "arith.ori", r, v) : v;
+  return r;
+}
+std::optional<int64_t> intConstant(const Value* v) {
+  const Operation* d = v->definingOp();
+  const Attribute* a = d && d->is("arith.constant") ? d->attr("value") : nullptr;
+  return a && a->isa(AttrKind::Int) ? std::optional<int64_t>(a->getInt()) : std::nullopt;
+}
+// g and k when `v` is gpu.group_id * 2^k (either operand order, k <= 30; g itself: k = 0).
+std::optional<std::pair<Value*, int>> groupIdTimesPowerOfTwo(Value* v) {
+  Operation* d = v->definingOp();
+  if (d && d->is("gpu.group_id")) return std::pair<Value*, int>{v, 0};
+  if (!d || !d->is("arith.muli")) return std::nullopt;
+  for (unsigned i = 0; i < 2; ++i) {
+    Operation* g = d->operand(i)->definingOp();
+    std::optional<int64_t> m = intConstant(d->operand(1 - i));
+    if (!g || !g->is("gpu.group_id") || !m) continue;
+    for (int k = 0; k <= 30; ++k)
+      if (*m == int64_t(1) << k) return std::pair<Value*, int>{d->operand(i), k};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::planRowReads(const layout::LinearLayout& l, ElemKind ek) {
   // 16-bit data (f16/bf16 GEMM operands): 16-bit slots of one element or 32-bit slots of two
   // (elem_bits = 32); 32-bit data (f32, i32): 32-bit slots of one element; 8-bit data (i8 GEMM
@@ -267,34 +302,11 @@ Value* KernelLowerXe::rangeCondition(ir::Builder& b, const std::vector<const Com
   // g0 and columns 64 g1: s = 24, and 2^24 rows of 128 bytes are 2^31) the guard keeps
   // compactCondition's form. tests/unit/passes/MergedGuardTest.cpp checks both directions against the
   // tiles' exact bounds, and "inside" for every inside tile of memrefs below 4 GiB.
-  auto op = [&](const char* name, Value* x, Value* y) { return b.create(name, {x, y}, {x->type()})->result(); };
-  auto i32 = [&](Value* v) { return b.create("arith.convert", {v}, {Type::scalar(ElemKind::I32)})->result(); };
-  auto orAll = [&](const std::vector<Value*>& vs) {
-    Value* r = nullptr;
-    std::set<Value*> seen;
-    for (Value* v : vs)
-      if (seen.insert(v).second) r = r ? op("arith.ori", r, v) : v;
-    return r;
-  };
-  auto constOf = [](Value* v) -> std::optional<int64_t> {
-    Operation* d = v->definingOp();
-    const Attribute* a = d && d->is("arith.constant") ? d->attr("value") : nullptr;
-    return a && a->isa(AttrKind::Int) ? std::optional<int64_t>(a->getInt()) : std::nullopt;
-  };
-  // g and k when `v` is gpu.group_id * 2^k (either operand order, k <= 30; g itself: k = 0).
-  auto scaled = [&](Value* v) -> std::optional<std::pair<Value*, int>> {
-    Operation* d = v->definingOp();
-    if (d && d->is("gpu.group_id")) return std::pair<Value*, int>{v, 0};
-    if (!d || !d->is("arith.muli")) return std::nullopt;
-    for (unsigned i = 0; i < 2; ++i) {
-      Operation* g = d->operand(i)->definingOp();
-      std::optional<int64_t> m = constOf(d->operand(1 - i));
-      if (!g || !g->is("gpu.group_id") || !m) continue;
-      for (int k = 0; k <= 30; ++k)
-        if (*m == int64_t(1) << k) return std::pair<Value*, int>{d->operand(i), k};
-    }
-    return std::nullopt;
-  };
+  auto op = [&](const char* name, Value* x, Value* y) { return binary(b, name, x, y); };
+  auto i32 = [&](Value* v) { return convertI32(b, v); };
+  auto orAll = [&](const std::vector<Value*>& vs) { return orDistinct(b, vs); };
+  auto constOf = [](Value* v) { return intConstant(v); };
+  auto scaled = [](Value* v) { return groupIdTimesPowerOfTwo(v); };
   // ... or g * 2^k + c with c in [0, 2^k): then v < 2^(s + k) iff g < 2^s (and no wrap in 64 bits
   // while g is below 2^32, which the high half's test gives). bias_relu's row 16 g0 + 8 sg (sg < 2).
   auto groupTerm = [&](Value* v) -> std::optional<std::pair<Value*, int>> {
@@ -380,38 +392,16 @@ Value* KernelLowerXe::compactCondition(ir::Builder& b, const std::vector<const C
   // tests/unit/passes/MergedGuardTest.cpp evaluates the merged condition of each loopless example
   // against its tiles' exact bounds at ids and sizes around 2^30, 2^31 and 2^32.
   if (Value* c = rangeCondition(b, parts)) return c;
-  auto op = [&](const char* name, Value* x, Value* y) { return b.create(name, {x, y}, {x->type()})->result(); };
-  auto i32 = [&](Value* v) { return b.create("arith.convert", {v}, {Type::scalar(ElemKind::I32)})->result(); };
-  auto orAll = [&](const std::vector<Value*>& vs) {
-    Value* r = nullptr;
-    std::set<Value*> seen;
-    for (Value* v : vs)
-      if (seen.insert(v).second) r = r ? op("arith.ori", r, v) : v;
-    return r;
-  };
-  // g and k when `v` is gpu.group_id * 2^k (either operand order), k <= 30.
-  auto groupScaled = [](Value* v) -> std::optional<std::pair<Value*, int>> {
-    Operation* d = v->definingOp();
-    if (d && d->is("gpu.group_id")) return std::pair<Value*, int>{v, 0};
-    if (!d || !d->is("arith.muli")) return std::nullopt;
-    for (unsigned i = 0; i < 2; ++i) {
-      Operation* g = d->operand(i)->definingOp();
-      Operation* c = d->operand(1 - i)->definingOp();
-      const Attribute* a = c && c->is("arith.constant") ? c->attr("value") : nullptr;
-      if (!g || !g->is("gpu.group_id") || !a || !a->isa(AttrKind::Int)) continue;
-      int64_t m = a->getInt();
-      for (int k = 0; k <= 30; ++k)
-        if (m == int64_t(1) << k) return std::pair<Value*, int>{d->operand(i), k};
-    }
-    return std::nullopt;
-  };
+  auto op = [&](const char* name, Value* x, Value* y) { return binary(b, name, x, y); };
+  auto i32 = [&](Value* v) { return convertI32(b, v); };
+  auto orAll = [&](const std::vector<Value*>& vs) { return orDistinct(b, vs); };
   std::vector<Value*> aligns, offsets, highs, diffs, groups;
   std::set<Value*> seen;
   for (const CompactParts* p : parts) {
     aligns.push_back(p->align);
     for (Value* o : p->offsets) {
       if (!seen.insert(o).second) continue;
-      if (std::optional<std::pair<Value*, int>> gk = groupScaled(o)) {
+      if (std::optional<std::pair<Value*, int>> gk = groupIdTimesPowerOfTwo(o)) {
         highs.push_back(i32(op("arith.shrui", gk->first, cIndex(30 - gk->second))));
         groups.push_back(gk->first);
       } else {
@@ -467,12 +457,7 @@ bool KernelLowerXe::holdsBarrier(Operation& loop) {
 
 bool KernelLowerXe::lowerForVersioned(Operation& op) {
   if (t_.kind != targets::TargetKind::Dg2) return false;
-  auto constOf = [](Value* v) -> std::optional<int64_t> {
-    const Operation* o = v->definingOp();
-    const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
-    if (!a || !a->isa(AttrKind::Int)) return std::nullopt;
-    return a->getInt();
-  };
+  auto constOf = [](Value* v) { return intConstant(v); };
   std::optional<int64_t> step = constOf(op.operand(2));
   if (!step || *step <= 0) return false;
   // A loop with a barrier is versioned only where the interior count is the same in every subgroup

@@ -180,15 +180,17 @@ check("a per-lane bounds if/else is no guard", bench.block_path(fallthrough.spli
 # The other order (softmax on dg2): `(~f0.0) goto L400` jumps to the fallback, the block arm falls
 # through and ends in `goto L400 L500`; the fallback (L400: join, the gather) runs to L500. Kept: the
 # mov, the guard's goto, the block read, the closing goto, the join at L500 and the EOT = 6.
-check_block_path("block arm first", """\
+def block_arm_first(arm):
+    return """\
         mov (8|M0)               r2.0<1>:d     r1.0<1;1,0>:d
 (~f0.0) goto (8|M0)                          L400                  L400
 L100:
-""" + BLOCK + """\
+""" + arm + """\
         goto (8|M0)                          L400                  L500
 L400:
         join (8|M0)                          L500
-""" + GATHER + TAIL, 6)
+""" + GATHER + TAIL
+check_block_path("block arm first", block_arm_first(BLOCK), 6)
 
 # The block arm as Dg2VisaBlock.cpp's statement (LSC transposed SIMD1 messages, no oword block
 # message): the same guard, the fallback falling through; kept as in "fallback first".
@@ -201,15 +203,7 @@ check("a SIMD8 LSC load is no block message", bench.block_path(fallthrough.repla
 # lane reads): "block arm first" with such a write in place of the block read keeps it and drops the
 # fallback's gather; a SIMD8 untyped write (a per-lane store) is no block message.
 SCATTER = "(W)     send.dc1 (16|M0)         null     r3      r94:8   0x0            0x080650FF           {A@7,$0} // wr:4+8, rd:0; a64 untyped surface write with xyzw\n"
-softmax_arm = """\
-        mov (8|M0)               r2.0<1>:d     r1.0<1;1,0>:d
-(~f0.0) goto (8|M0)                          L400                  L400
-L100:
-""" + SCATTER + """\
-        goto (8|M0)                          L400                  L500
-L400:
-        join (8|M0)                          L500
-""" + GATHER + TAIL
+softmax_arm = block_arm_first(SCATTER)
 kept, dropped = bench.block_path(softmax_arm.splitlines())
 check("SIMD16 untyped write: arms dropped, instructions, the write kept, the gather dropped",
       (dropped, bench.classify(kept)["instructions"], bench.classify(kept)["store1d"], sum("untyped surface read" in l for l in kept)), (1, 6, 1, 0))

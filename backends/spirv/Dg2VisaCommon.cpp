@@ -172,6 +172,18 @@ void Dg2Statement::loopStart(std::ostream& t, const std::string& p, const std::s
   if (label) t << fmt::format("{}loop:\n", p);
 }
 
+void Dg2Statement::twoSteps(std::ostream& t, const std::string& p, int64_t bytes, const std::string& step, const std::string& other) const {
+  t << fmt::format("and (M1,1) {0}o(0,0)<1> {1}(0,0)<0;1,0> 0x{2:x}:uq\ncmp.ne (M1,1) {0}q {0}o(0,0)<0;1,0> 0x0:uq\n"
+                   "(!{0}q) jmp (M1,1) {0}loop\n",
+                   p, span_, bytes);
+  t << other << fmt::format("cmp.lt (M1,1) {0}p {1}(0,0)<0;1,0> {0}e(0,0)<0;1,0>\n(!{0}p) jmp (M1,1) {0}end\n", p, walk_);
+  t << fmt::format("{}loop:\n", p) << step << other;
+}
+
+std::string Dg2Statement::twoStepDecls(const std::string& p) {
+  return fmt::format(".decl {0}o v_type=G type=uq num_elts=1 align=qword\n.decl {0}q v_type=P num_elts=1\n", p);
+}
+
 void Dg2Statement::loopStep(std::ostream& t, const std::string& p, int64_t step, const std::string& tail) {
   if (!walk_.empty()) {
     t << fmt::format("cmp.lt (M1,1) {}p {}(0,0)<0;1,0> {}e(0,0)<0;1,0>\n", p, walk_, p);

@@ -115,8 +115,12 @@ class Dg2Statement {
   void loopDecls(std::ostream& t, const std::string& p, bool counter);
   // `label` false: the caller writes `{p}loop:` itself (Dg2VisaLoop.cpp's odd-step peel goes first).
   void loopStart(std::ostream& t, const std::string& p, const std::string& walk, int64_t bytes, bool label = true);
-  // After loopStart with `walk`: the input holding the loop's span (trips * bytes).
-  const std::string& span() const { return span_; }
+  // Two K steps per iteration (Dg2VisaLoop.cpp, Dg2VisaFmaLoop.cpp), after loopStart(walk, bytes,
+  // label = false) with `bytes` a power of two: an odd trip count (the span AND bytes not 0) runs
+  // `other` (the step with the second register set's names) once before the loop and leaves when it
+  // was the only step; then the loop's label, `step` and `other`. twoStepDecls declares what it uses.
+  void twoSteps(std::ostream& t, const std::string& p, int64_t bytes, const std::string& step, const std::string& other) const;
+  static std::string twoStepDecls(const std::string& p);
   void loopStep(std::ostream& t, const std::string& p, int64_t step, const std::string& tail = {});
 
   // Output c's initial value (tied): accumulator vector `vals`' elements 8c' .. 8c' + 7 for output

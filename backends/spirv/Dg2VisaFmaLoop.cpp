@@ -426,7 +426,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   // with them last); the B rows' registers doubled too measured the same, the same registers worse.
   const bool twoSteps = !walk.empty() && (walkBy & (walkBy - 1)) == 0;
   if (twoSteps) {
-    t << fmt::format(".decl {0}o v_type=G type=uq num_elts=1 align=qword\n.decl {0}q v_type=P num_elts=1\n", p);
+    t << Dg2Statement::twoStepDecls(p);
     for (size_t j = 0; j < lanes.size(); ++j)
       t << fmt::format(".decl {0}L{1}s v_type=G type=ud num_elts=64 align=GRF\n.decl {0}Lf{1}s v_type=G type=f num_elts=64 align=GRF alias=<{0}L{1}s,0>\n",
                        p, j);
@@ -500,11 +500,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     t.seekp(0, std::ios::end);
     // The second set: the lane reads' registers renamed (L<j> -> L<j>s, Lf<j> -> Lf<j>s).
     const std::string other = std::regex_replace(step, std::regex("\\b" + p + "(L|Lf)(\\d+)\\b"), "$&s");
-    t << fmt::format("and (M1,1) {0}o(0,0)<1> {1}(0,0)<0;1,0> 0x{2:x}:uq\ncmp.ne (M1,1) {0}q {0}o(0,0)<0;1,0> 0x0:uq\n"
-                     "(!{0}q) jmp (M1,1) {0}loop\n",
-                     p, st.span(), walkBy);
-    t << other << fmt::format("cmp.lt (M1,1) {0}p {1}(0,0)<0;1,0> {0}e(0,0)<0;1,0>\n(!{0}p) jmp (M1,1) {0}end\n", p, walk);
-    t << fmt::format("{}loop:\n", p) << step << other;
+    st.twoSteps(t, p, walkBy, step, other);
   }
   st.loopStep(t, p, lm.step_, zEnd);
 

@@ -1458,12 +1458,8 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
       t << fmt::format("{}loop:\n", p) << step;
     } else {
       std::string other = otherSet(step, p);
-      t << fmt::format("and (M1,1) {0}o(0,0)<1> {1}(0,0)<0;1,0> 0x{2:x}:uq\ncmp.ne (M1,1) {0}q {0}o(0,0)<0;1,0> 0x0:uq\n"
-                       "(!{0}q) jmp (M1,1) {0}loop\n",
-                       p, st.span(), walkBy);
-      t << other << fmt::format("cmp.lt (M1,1) {0}p {1}(0,0)<0;1,0> {0}e(0,0)<0;1,0>\n(!{0}p) jmp (M1,1) {0}end\n", p, walk);
-      t << fmt::format("{}loop:\n", p) << step << other;
-      second = fmt::format(".decl {0}o v_type=G type=uq num_elts=1 align=qword\n.decl {0}q v_type=P num_elts=1\n", p);
+      st.twoSteps(t, p, walkBy, step, other);
+      second = Dg2Statement::twoStepDecls(p);
       std::istringstream decls(text.substr(0, static_cast<size_t>(declEnd)));
       for (std::string line; std::getline(decls, line);)
         if (std::regex_search(line, std::regex("^\\.decl " + p + "(A|B|Bd|G)\\d* "))) second += otherSet(line, p) + "\n";

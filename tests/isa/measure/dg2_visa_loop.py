@@ -854,12 +854,14 @@ def mutations(lines):
     return out
 
 
-def emitted(text):
-    """The first inline-vISA statement of an LLVM module (xtc --emit=llvm) as lines, without braces."""
-    m = re.search(r'asm sideeffect "\{\\0A(.*?)\}\\0A"', text, re.S)
-    if not m:
-        raise SystemExit("dg2_visa_loop: no inline-vISA statement in the module")
-    return [l for l in m.group(1).split("\\0A") if l]
+def emitted(text, which=0):
+    """Inline-vISA statement `which` (0: the first, in module order) of an LLVM module (xtc --emit=llvm)
+    as lines, without braces: a kernel whose K loop split-accumulators cut into slice loops has one
+    statement per slice."""
+    found = re.findall(r'asm sideeffect "\{\\0A(.*?)\}\\0A"', text, re.S)
+    if which >= len(found):
+        raise SystemExit(f"dg2_visa_loop: no inline-vISA statement {which} in the module ({len(found)} found)")
+    return [l for l in found[which].split("\\0A") if l]
 
 
 def sim_module(args):
@@ -873,20 +875,21 @@ def sim_module(args):
     expression of n, the number of K steps (sim K = 9 KSTEP with it, else 3 KSTEP; KSTEP; 0); "LDB=BYTES" B's row pitch
     (default N * 2 + 32, or K * 2 + 32 for B^T: a pitch the kernel shares with another input);
     "BACK": the row groups' addresses one K step back (simulate's back); "KSETS=2": the FMA
-    statement's two accumulator sets (simulate's ksets)."""
+    statement's two accumulator sets (simulate's ksets); "STMT=N": run the module's statement N (0-based,
+    module order; default the first): each slice loop of a split kernel is its own statement."""
     M, N, KS, T = int(args[0]), int(args[1]), int(args[2]), args[3]
     roles = args[4].split(",")
     MB, NB = M // 8, N // 8
     block = (lambda o: (o % MB, o // MB)) if args[5] == "mfast" else (lambda o: divmod(o, NB))
     cell = (lambda o, r: divmod(8 * o + r, NB)) if args[5] == "pairs" else None
-    lines = emitted(sys.stdin.read())
+    lines = emitted(sys.stdin.read(), next((int(a[5:]) for a in args[6:] if a.startswith("STMT=")), 0))
     pf = [a[3:] for a in args[6:] if a.startswith("PF=")] or None
     bar = next((a[4:] for a in args[6:] if a.startswith("BAR=")), None)
     ldb = next((int(a[4:]) for a in args[6:] if a.startswith("LDB=")), None)
     barrier = (lambda n: eval(bar, {}, {"n": n})) if bar else None
     back = "BACK" in args[6:]
     ksets = 2 if "KSETS=2" in args[6:] else 1
-    for mut in (a for a in args[6:] if not a.startswith(("PF=", "BAR=", "LDB=")) and a not in ("BACK", "KSETS=2")):
+    for mut in (a for a in args[6:] if not a.startswith(("PF=", "BAR=", "LDB=", "STMT=")) and a not in ("BACK", "KSETS=2")):
         old, new = mut.split("=>")
         changed = [l.replace(old, new) for l in lines]
         assert changed != lines, f"mutation {mut} changes nothing"

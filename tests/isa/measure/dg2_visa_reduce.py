@@ -4,10 +4,10 @@
 buffer of random f32 values and checks the running sums it leaves against the kernel's meaning
 computed here.
 
-  dg2_visa_reduce.py ROLES [OLD=>NEW ...] < module.ll
+  dg2_visa_reduce.py ROLES [COLS=N] [OLD=>NEW ...] < module.ll
 
 The meaning: output register r (every lane) = init[r] + the sum of row m0 + r's first T * C columns of
-X, T the trip count and C the columns per step (32 for row_sum), init[r] the tied initial value (the
+X, T the trip count and C the columns per step (32 for row_sum; COLS=N another tile's width), init[r] the tied initial value (the
 same in every lane: the matcher takes only a constant). The reduction order is open (docs/language.md,
 `reduction`), the running sum's adds are not: the result is checked against the exact sum
 (Fractions) within the error bound of any evaluation tree of depth d = log2(C) + T, g_d *
@@ -38,7 +38,7 @@ from fractions import Fraction
 GRF = 32
 TS = {"uq": 8, "q": 8, "ud": 4, "d": 4, "f": 4}
 PAD = 3.0
-STEP_COLS = 32
+STEP_COLS = 32  # row_sum's tile width; COLS=N for another
 
 
 def statement(ll):
@@ -51,9 +51,9 @@ def f32(v):
     return struct.unpack("<f", struct.pack("<f", v))[0]
 
 
-def run(text, cons, roles, trips, seed):
+def run(text, cons, roles, trips, seed, step_cols=STEP_COLS):
     rnd = random.Random(seed)
-    m0, cols = 16, trips * STEP_COLS
+    m0, cols = 16, trips * step_cols
     pitch = (cols + 8) * 4 + 4 * seed  # rows padded; not a multiple of 16 for seed 1 and 3 (4-byte aligned)
     base = 0x10000
     rows = m0 + 8 + 2
@@ -175,7 +175,7 @@ def run(text, cons, roles, trips, seed):
             continue
         raise SystemExit(f"dg2_visa_reduce: the model does not know the line: {line}")
     u = Fraction(1, 1 << 24)
-    d = STEP_COLS.bit_length() - 1 + trips
+    d = step_cols.bit_length() - 1 + trips
     g = d * u / (1 - d * u)
     bad = 0
     for r in range(8):
@@ -195,14 +195,15 @@ def main():
         print(__doc__)
         return 2
     text, cons = statement(sys.stdin.read())
-    for mut in sys.argv[2:]:
+    step_cols = next((int(a[5:]) for a in sys.argv[2:] if a.startswith("COLS=")), STEP_COLS)
+    for mut in (a for a in sys.argv[2:] if not a.startswith("COLS=")):
         old, new = mut.split("=>")
         assert old in text, f"mutation: no {old!r} in the statement"
         text = text.replace(old, new)
     roles = sys.argv[1].split(",")
     fail = 0
     for trips, seed in ((3, 1), (1, 2), (0, 3)):
-        bad, n = run(text, cons, roles, trips, seed)
+        bad, n = run(text, cons, roles, trips, seed, step_cols)
         print(f"{'ok' if bad == 0 else 'FAIL'}: row sums, {trips} steps, seed {seed}: {bad} of {n} lanes wrong")
         fail |= bad != 0
     return 1 if fail else 0

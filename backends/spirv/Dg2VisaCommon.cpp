@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <regex>
 
 namespace xtc::backend {
 
@@ -178,6 +179,38 @@ void Dg2Statement::twoSteps(std::ostream& t, const std::string& p, int64_t bytes
                    p, span_, bytes);
   t << other << fmt::format("cmp.lt (M1,1) {0}p {1}(0,0)<0;1,0> {0}e(0,0)<0;1,0>\n(!{0}p) jmp (M1,1) {0}end\n", p, walk_);
   t << fmt::format("{}loop:\n", p) << step << other;
+}
+
+int64_t Dg2Statement::declaredRegisters(const std::string& decls) const {
+  static const std::regex decl(R"(^\.decl \S+ v_type=G type=(\w+) num_elts=(\d+)( align=GRF)?(.*)$)", std::regex::multiline);
+  const std::map<std::string, int64_t> bytes = {{"b", 1}, {"ub", 1}, {"w", 2}, {"uw", 2}, {"hf", 2}, {"bf", 2}, {"d", 4},
+                                                {"ud", 4}, {"f", 4}, {"q", 8}, {"uq", 8}, {"df", 8}};
+  const int64_t grf = ctx_.target.grfBytes;
+  int64_t grfs = 0, loose = 0;
+  for (auto it = std::sregex_iterator(decls.begin(), decls.end(), decl); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    if (m[4].str().find("alias=") != std::string::npos) continue;
+    auto size = bytes.find(m[1].str());
+    int64_t n = std::stoll(m[2].str()) * (size == bytes.end() ? 8 : size->second);  // unknown: the widest
+    if (m[3].matched) grfs += (n + grf - 1) / grf;
+    else loose += n;
+  }
+  return grfs + (loose + grf - 1) / grf;
+}
+
+bool Dg2Statement::fits(int64_t declared) const {
+  // What IGC needs besides the statement (the payload, the kernel's other values, the statement's
+  // inputs before it spreads them), measured on a user kernel's f32 FMA loop in 128 registers
+  // (tests/isa/shapes/gemm_acc_rr8.xt, benchmarks/xe-isa-notes.md, session 21): 106 and 121 counted
+  // this way compiled without spills, 138 spilled; 8 puts 121 on the safe side.
+  constexpr int64_t kReserve = 8;
+  const ir::Operation* kernel = &loop_;
+  while (kernel && !kernel->is("xtc.kernel")) kernel = kernel->parentOp();
+  const ir::Attribute* opts = kernel ? kernel->attr("build_options") : nullptr;
+  const bool large = opts && opts->isa(ir::AttrKind::String) && opts->getString().find("large-register-file") != std::string::npos;
+  const int64_t file = large ? ctx_.target.grfCountLarge : ctx_.target.grfCount;
+  // Each output is 8 elements of 4 bytes per lane of the 8: 8 registers.
+  return declared + 8 * static_cast<int64_t>(nOut_) + kReserve <= file;
 }
 
 std::string Dg2Statement::twoStepDecls(const std::string& p) {

@@ -121,6 +121,15 @@ class Dg2Statement {
   // was the only step; then the loop's label, `step` and `other`. twoStepDecls declares what it uses.
   void twoSteps(std::ostream& t, const std::string& p, int64_t bytes, const std::string& step, const std::string& other) const;
   static std::string twoStepDecls(const std::string& p);
+  // Whether a whole-loop statement whose own variables take `declared` registers (declaredRegisters)
+  // fits the kernel's register file (128, or 256 with -ze-opt-large-register-file) with its tied
+  // outputs. The statement's variables live across the whole loop, so this is what IGC must hold at
+  // once; the optional second register sets (Dg2VisaLoop.cpp's two sets, Dg2VisaFmaLoop.cpp's Z and
+  // two steps) are left out where they would not fit, since IGC then spills (issue 11, session 21).
+  bool fits(int64_t declared) const;
+  // The registers the `.decl`s of vISA text `decls` take: its own variables, not its aliases or
+  // predicates. A GRF-aligned variable takes whole registers; smaller scalars share them.
+  int64_t declaredRegisters(const std::string& decls) const;
   void loopStep(std::ostream& t, const std::string& p, int64_t step, const std::string& tail = {});
 
   // Output c's initial value (tied): accumulator vector `vals`' elements 8c' .. 8c' + 7 for output

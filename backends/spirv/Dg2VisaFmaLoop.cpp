@@ -394,7 +394,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
     t << fmt::format(".decl {}R v_type=G type=ud num_elts={} align=GRF\n", p, 8 * regs);
     t << fmt::format(".decl {}Rf v_type=G type=f num_elts={} align=GRF alias=<{}R,0>\n", p, 8 * regs, p);
   }
-  if (twoSets) t << fmt::format(".decl {}Z v_type=G type=f num_elts={} align=GRF\n", p, 8 * nSlots);
+  const auto zAt = t.tellp();  // Z's declaration goes here when it fits (below)
   // A lane read or row gather (since session 18 one SIMD16 A64 untyped read of 4 dwords, measured:
   // `send.dc1 (16|M0)`, rd:8): its 16 per-lane addresses (g), lanes 0-7 the rows' dwords 0-3 (l) and
   // lanes 8-15 the same rows' dwords 4-7 (m, 16 bytes on); its 8 registers (L, Lf the mads' f view)
@@ -424,12 +424,25 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   // (benchmarks/xe-isa-notes.md "dg2 f32 FMA loops: two steps per iteration"), per K step: sg_gemm_f32
   // and gemm_splitk 86 -> 85, gemm_acc 153 -> 152, gemm_bt 140 -> 139 (with its adds first; 139.5
   // with them last); the B rows' registers doubled too measured the same, the same registers worse.
-  const bool twoSteps = !walk.empty() && (walkBy & (walkBy - 1)) == 0;
-  if (twoSteps) {
-    t << Dg2Statement::twoStepDecls(p);
-    for (size_t j = 0; j < lanes.size(); ++j)
-      t << fmt::format(".decl {0}L{1}s v_type=G type=ud num_elts=64 align=GRF\n.decl {0}Lf{1}s v_type=G type=f num_elts=64 align=GRF alias=<{0}L{1}s,0>\n",
-                       p, j);
+  bool twoSteps = !walk.empty() && (walkBy & (walkBy - 1)) == 0;
+  std::string stepDecls = Dg2Statement::twoStepDecls(p);
+  for (size_t j = 0; j < lanes.size(); ++j)
+    stepDecls += fmt::format(".decl {0}L{1}s v_type=G type=ud num_elts=64 align=GRF\n.decl {0}Lf{1}s v_type=G type=f num_elts=64 align=GRF alias=<{0}L{1}s,0>\n",
+                             p, j);
+  const std::string zDecl = fmt::format(".decl {}Z v_type=G type=f num_elts={} align=GRF\n", p, 8 * nSlots);
+  // The second registers only where the kernel's register file holds them (Dg2Statement::fits): two
+  // steps when their second gather registers fit, then Z when it fits with them. A user's 16x16
+  // accumulator in two 8x8 column blocks (mads unpaired, so Z) with both spilled 785 (per K step 296
+  // with Z alone, 295.5 with two steps alone, no spills; benchmarks/xe-isa-notes.md, session 21).
+  const int64_t base = st.declaredRegisters(t.str());
+  twoSteps = twoSteps && st.fits(base + st.declaredRegisters(stepDecls));
+  twoSets = twoSets && st.fits(base + st.declaredRegisters(zDecl) + (twoSteps ? st.declaredRegisters(stepDecls) : 0));
+  if (twoSteps) t << stepDecls;
+  if (twoSets) {
+    std::string text = t.str();
+    text.insert(static_cast<size_t>(zAt), zDecl);
+    t.str(text);
+    t.seekp(0, std::ios::end);
   }
   for (size_t i = 0; i < nMsg; ++i) {
     const Read& r = *msgs[i];

@@ -1361,8 +1361,18 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // are slower so (gemm_bf16 1531 -> 1550) and keep one step. The parity test ANDs the span with the
   // step's bytes: a power of two. A loop whose end test reads the counter (its conditional block) keeps
   // one step.
+  // The second set's declarations (A's, packed B's and the row gathers' aliases of A, renamed), and
+  // (Dg2Statement::fits) two steps only where the kernel's register file holds the second set too.
+  std::string secondDecls = Dg2Statement::twoStepDecls(p);
+  {
+    const std::string decls = t.str().substr(0, static_cast<size_t>(declEnd));
+    std::istringstream lines(decls);
+    for (std::string line; std::getline(lines, line);)
+      if (std::regex_search(line, std::regex("^\\.decl " + p + "(A|B|Bd|G)\\d* "))) secondDecls += otherSet(line, p) + "\n";
+    secondDecls = st.fits(st.declaredRegisters(decls + progDecls.str() + secondDecls)) ? secondDecls : std::string();
+  }
   const bool twoSets = !walk.empty() && (walkBy & (walkBy - 1)) == 0 && (rowPairs.empty() || gather) &&
-                       (laneOps.empty() ? nPacked > 0 && !gather : nPacked == 0);
+                       (laneOps.empty() ? nPacked > 0 && !gather : nPacked == 0) && !secondDecls.empty();
   st.loopStart(t, p, walk, walkBy, !twoSets);
   const auto bodyStart = t.tellp();
   const char* msg[] = {"", "d32x4t", "d32x8t", "", "d32x16t"};
@@ -1459,10 +1469,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     } else {
       std::string other = otherSet(step, p);
       st.twoSteps(t, p, walkBy, step, other);
-      second = Dg2Statement::twoStepDecls(p);
-      std::istringstream decls(text.substr(0, static_cast<size_t>(declEnd)));
-      for (std::string line; std::getline(decls, line);)
-        if (std::regex_search(line, std::regex("^\\.decl " + p + "(A|B|Bd|G)\\d* "))) second += otherSet(line, p) + "\n";
+      second = secondDecls;
     }
   }
   st.loopStep(t, p, lm.step_);

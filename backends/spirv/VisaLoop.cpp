@@ -132,17 +132,25 @@ struct Shape {
   int64_t bits, bw, h, blocks;
   bool vnni, transpose = false;
 };
-// Tried in this order (the first that tiles a group wins): visa_loop_{bf16,f16}_32x32 (d16 2x16x32
-// plain and VNNI), visa_loop_f16_16x32 (VNNI 2x16x16, plain 1x16x16), visa_loop_f16_8x32 (1x16x8),
-// visa_loop_i8_16x16 (d8 plain 1x32x16, VNNI 1x16x32), visa_loop_f16_bt (transposed d32 1x8x16, never
-// merged: each is one DPAS B operand of 16-bit pairs, the VNNI layout).
-// visa_loop_f32_fma (d32 plain 1x8x8 and 1x16x8, the FMA GEMMs' A and B), visa_loop_f32_fma_at
-// (the transposed d32 A of gemm_acc read by scalar regions), tests/isa/gemm/rfc_2_4_gemm_slm.pvc.isa (d16 2x16x4: RFC 2.4's
-// cooperative 4-row slices).
+// Tried in this order (the first that tiles a group, every load inside one piece, wins; a transposed
+// shape only for its own load, never as a piece of a plain group): visa_loop_{bf16,f16}_32x32 (d16
+// 2x16x32 plain and VNNI), visa_loop_f16_16x32 (VNNI 2x16x16, plain 1x16x16), visa_loop_f16_8x32
+// (1x16x8), visa_loop_i8_16x16 (d8 plain 1x32x16, VNNI 1x16x32), visa_loop_f16_bt (transposed d32
+// 1x8x16, never merged: each is one DPAS B operand of 16-bit pairs, the VNNI layout),
+// visa_loop_f32_fma (d32 plain 1x8x8 and 1x16x8, the FMA GEMMs' A and B), visa_loop_f32_fma_at (the
+// transposed d32 A of gemm_acc read by scalar regions), tests/isa/gemm/rfc_2_4_gemm_slm.pvc.isa (d16
+// 2x16x4: RFC 2.4's cooperative 4-row slices). Issue #10, tiles with one 16-column DPAS block (N = 16)
+// or a K step of 32 on 8 or 16 rows: visa_loop_f16_16x16 (VNNI 1x16x16), visa_loop_f16_32x16 (plain
+// 1x16x32), visa_loop_f16_16x16_k32 (plain 2x16x16, VNNI 1x16x32), visa_loop_bf16_8x16_k32 (plain
+// 2x16x8). The one-block VNNI shapes come last (no group an older shape tiled changes); the plain
+// 1x16x32, 2x16x16 and 2x16x8 come before the one-block 1x16x16 and 1x16x8, so a box of two such
+// loads is one message, not two (no example has such a box: their statements are byte-identical).
 constexpr Shape kLoadShapes[] = {{16, 16, 32, 2, false}, {16, 16, 32, 2, true}, {16, 16, 16, 2, true},
-                                 {16, 16, 16, 1, false}, {16, 16, 8, 1, false},  {8, 32, 16, 1, false},
+                                 {16, 16, 32, 1, false}, {16, 16, 16, 2, false}, {16, 16, 16, 1, false},
+                                 {16, 16, 8, 2, false},  {16, 16, 8, 1, false},  {8, 32, 16, 1, false},
                                  {8, 16, 32, 1, true},   {32, 8, 16, 1, false, true}, {32, 8, 8, 1, false},
-                                 {32, 16, 8, 1, false},  {16, 16, 4, 2, false}};
+                                 {32, 16, 8, 1, false},  {16, 16, 4, 2, false},  {16, 16, 32, 1, true},
+                                 {16, 16, 16, 1, true}};
 // Prefetches (cached only), tried in this order when merging: d16 2x16x32 and 2x16x16
 // (visa_loop_if), 2x16x8 (visa_loop_f16_32x32).
 constexpr Shape kPrefetchShapes[] = {{16, 16, 32, 2, false}, {16, 16, 16, 2, false}, {16, 16, 8, 2, false}};
@@ -747,12 +755,21 @@ bool LoopMatcher::planMessages() {
     std::vector<const Msg*> members;
     for (size_t j : group) members.push_back(&loads_[j].shape);
     const auto [x0, y0, x1, y1, tiled] = boxOf(members);
-    // The pieces: the first proven shape whose width and height divide the box's.
+    // The pieces: the first proven shape whose width and height divide the box's and in which every
+    // load of the group lies inside one piece (a 2-block load needs a piece at least 2 blocks wide).
     const Shape* piece = nullptr;
+    auto fits = [&](const Shape& sh) {
+      int64_t pw = sh.bw * sh.blocks;
+      for (const Msg* t : members) {
+        int64_t dx = (t->x.off - x0) % pw, dy = (t->y.off - y0) % sh.h;
+        if (dx + t->bw * t->blocks > pw || dy + t->h > sh.h) return false;
+      }
+      return true;
+    };
     if (tiled)
       for (const Shape& sh : kLoadShapes)
-        if (sh.bits == s.bits && sh.bw == s.bw && sh.vnni == s.vnni && (x1 - x0) % (sh.bw * sh.blocks) == 0 &&
-            (y1 - y0) % sh.h == 0) {
+        if (sh.bits == s.bits && sh.bw == s.bw && sh.vnni == s.vnni && !sh.transpose && (x1 - x0) % (sh.bw * sh.blocks) == 0 &&
+            (y1 - y0) % sh.h == 0 && fits(sh)) {
           piece = &sh;
           break;
         }

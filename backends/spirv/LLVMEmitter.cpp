@@ -261,6 +261,13 @@ void KernelEmitter::emitKernel(ir::Operation* kernel) {
   if (const ir::Attribute* an = kernel->attr("arg_names"))
     for (const ir::Attribute& a : an->getArray()) argNames.push_back(a.isa(AttrKind::String) ? a.getString() : "");
 
+  // On dg2 a memref's dynamic dimension is declared `int2`, not `long`: the same 8 bytes at the same
+  // payload offset (the host sets it as the i64, docs/abi.md; little-endian, so element 0 is the low
+  // dword), read as an i64 by a bitcast at the entry. IGC emulates 64-bit integer ops on dg2 and
+  // copied every `long` argument a fallback arm compares or multiplies, both dwords, before the
+  // kernel's first instruction that reads it (a `mov (2|M0)` per dimension on every block path:
+  // transpose 90 -> 85, sg_bias_relu 109 -> 103); an `int2` argument it reads in place.
+  bool dimPairs = target_.kind == targets::TargetKind::Dg2;
   // The LLVM signature per the ABI, and the OpenCL kernel_arg_* metadata that goes with it.
   std::vector<llvm::Type*> params;
   std::vector<llvm::Metadata*> mdAddr, mdAccess, mdType, mdBase, mdQual, mdName;
@@ -283,7 +290,10 @@ void KernelEmitter::emitKernel(ir::Operation* kernel) {
       if (!t.strides().empty()) fail(*kernel, "strided memref parameters are not implemented yet");
       addArg(llvm::PointerType::get(memType(t.elem(), *kernel), 1), 1, clTypeName(t.elem()) + "*", argName);
       for (int64_t d = 0; d < t.rank(); ++d)
-        if (t.shape()[d] == ir::kDynamic) addArg(b_.getInt64Ty(), 0, "long", fmt::format("{}_dim{}", argName, d));
+        if (t.shape()[d] == ir::kDynamic) {
+          if (dimPairs) addArg(llvm::FixedVectorType::get(b_.getInt32Ty(), 2), 0, "int2", fmt::format("{}_dim{}", argName, d));
+          else addArg(b_.getInt64Ty(), 0, "long", fmt::format("{}_dim{}", argName, d));
+        }
     } else if (t.isScalar()) {
       llvm::Type* lt = t.elem() == ElemKind::I1 ? b_.getInt8Ty() : regType(t.elem(), *kernel);
       addArg(lt, 0, clTypeName(t.elem()), argName);
@@ -340,7 +350,7 @@ void KernelEmitter::emitKernel(ir::Operation* kernel) {
           llvm::Argument* a = fn_->getArg(ai);
           a->setName(llvmArgNames[ai]);
           ++ai;
-          mv.dims.push_back(a);
+          mv.dims.push_back(a->getType()->isVectorTy() ? b_.CreateBitCast(a, b_.getInt64Ty(), a->getName() + ".q") : a);
         } else {
           mv.dims.push_back(b_.getInt64(static_cast<uint64_t>(t.shape()[d])));
         }

@@ -55,6 +55,10 @@ Target makePvc() {
   // as i16 slots, lane j holding bytes 2j, 2j+1 of each row (§2.3), which is the pvc i8 DPAS A layout:
   // gemm_i8's 16x32 A is one message.
   t.blockLoads.push_back({8, 32, 16, 1});
+  // The same 8 rows high (probe visa_load_2d_d8_1x32x8.ir; issue #10): an 8-row i8 A tile at K step
+  // 32 (8x32, one DPAS A block) was read per lane, no other table shape tiling it. After the 16-row
+  // form, so a tile both tile keeps its message.
+  t.blockLoads.push_back({8, 32, 8, 1});
   // Inline vISA (issue #13, backends/spirv/VisaEmitter.cpp; no builtin exists, reference §3), each
   // with a tests/isa/builtins/visa_*.ir probe: the 2D store of one DPAS C block (d32 16x8), and 2D
   // prefetches of 64-byte rows (d16, 2 blocks of 16) 8 or 32 rows high. lower-xe uses only these.

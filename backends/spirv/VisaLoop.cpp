@@ -145,7 +145,8 @@ struct Shape {
 // (plain 2x16x8), visa_loop_i8_32x32_k64 (d8 plain 2x32x32, VNNI 2x16x32), visa_loop_i8_32x32 (d8
 // plain 1x32x32), visa_loop_i8_16x16_k64 (d8 plain 2x32x16), visa_loop_i8_8x16_k64 (d8 plain
 // 2x32x8), visa_loop_i8_8x16 (d8 plain 1x32x8: an 8-row A at K step 32, last: every box an older
-// d8 shape tiles keeps it). The one-block VNNI d16 shapes come last (no group an older shape tiled changes); the
+// d8 shape tiles keeps it), visa_loop_i8_8x64 (VNNI d8 4x16x32, 32 GRF: a 64-column i8 B in one
+// message per 32 K rows, before the two-block form, which then tiles only 32-column boxes). The one-block VNNI d16 shapes come last (no group an older shape tiled changes); the
 // others come before the older shapes of their form that tile the same box in more messages, so a
 // box of two such loads is one message, not two (no example has such a box: their statements are
 // byte-identical).
@@ -153,7 +154,7 @@ constexpr Shape kLoadShapes[] = {
     {16, 16, 32, 2, false}, {16, 16, 32, 2, true}, {16, 16, 16, 2, true}, {16, 16, 32, 1, false},
     {16, 16, 16, 2, false}, {16, 16, 16, 1, false}, {16, 16, 8, 2, false}, {16, 16, 8, 1, false},
     {8, 32, 32, 2, false},  {8, 32, 32, 1, false},  {8, 32, 16, 2, false}, {8, 32, 8, 2, false},
-    {8, 32, 16, 1, false},  {8, 16, 32, 2, true},   {8, 16, 32, 1, true},  {32, 8, 16, 1, false, true},
+    {8, 32, 16, 1, false},  {8, 16, 32, 4, true},   {8, 16, 32, 2, true},   {8, 16, 32, 1, true},  {32, 8, 16, 1, false, true},
     {32, 8, 8, 1, false},   {32, 16, 8, 1, false},  {16, 16, 4, 2, false}, {16, 16, 32, 1, true},
     {16, 16, 16, 1, true},  {8, 32, 8, 1, false}};
 // Prefetches (cached only), tried in this order when merging: d16 2x16x32 and 2x16x16

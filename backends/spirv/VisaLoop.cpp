@@ -158,8 +158,12 @@ constexpr Shape kLoadShapes[] = {
     {32, 8, 8, 1, false},   {32, 16, 8, 1, false},  {16, 16, 4, 2, false}, {16, 16, 32, 1, true},
     {16, 16, 16, 1, true},  {8, 32, 8, 1, false}};
 // Prefetches (cached only), tried in this order when merging: d16 2x16x32 and 2x16x16
-// (visa_loop_if), 2x16x8 (visa_loop_f16_32x32).
-constexpr Shape kPrefetchShapes[] = {{16, 16, 32, 2, false}, {16, 16, 16, 2, false}, {16, 16, 8, 2, false}};
+// (visa_loop_if), 2x16x8 (visa_loop_f16_32x32); one block (issue #10: 16-column prefetch tiles)
+// 1x16x32 (visa_loop_f16_pf_32x16_k32), 1x16x16 and 1x16x8 (visa_loop_f16_pf_8x16: B's two 8-row
+// messages merged, A's one). A merge keeps the block count, so the one-block shapes never take
+// a two-block group.
+constexpr Shape kPrefetchShapes[] = {{16, 16, 32, 2, false}, {16, 16, 16, 2, false}, {16, 16, 8, 2, false},
+                                     {16, 16, 32, 1, false}, {16, 16, 16, 1, false}, {16, 16, 8, 1, false}};
 
 bool proven(const Msg& m) {
   for (const Shape& s : m.prefetch ? std::span<const Shape>(kPrefetchShapes) : std::span<const Shape>(kLoadShapes))

@@ -69,6 +69,11 @@ Target makePvc() {
   for (unsigned h : {1u, 2u, 4u, 8u}) t.blockStores.push_back({16, 16, h, 1});
   t.blockPrefetches.push_back({16, 16, 8, 2});
   t.blockPrefetches.push_back({16, 16, 32, 2});
+  // One block of 32-byte rows, 8 or 32 rows (probes visa_prefetch_2d_d16_1x16x{8,32}.ir; issue #10):
+  // a prefetch_tile 16 columns wide (an Mx16 A at K step 16, a 32x16 B) went per lane before. After
+  // the two-block forms, so a tile both tile at one height keeps its message.
+  t.blockPrefetches.push_back({16, 16, 8, 1});
+  t.blockPrefetches.push_back({16, 16, 32, 1});
   t.spirvExtensions = {"SPV_INTEL_subgroups", "SPV_INTEL_vector_compute", "SPV_INTEL_inline_assembly"};
   return t;
 }

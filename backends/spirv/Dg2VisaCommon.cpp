@@ -183,8 +183,8 @@ void Dg2Statement::twoSteps(std::ostream& t, const std::string& p, int64_t bytes
 
 int64_t Dg2Statement::declaredRegisters(const std::string& decls) const {
   static const std::regex decl(R"(^\.decl \S+ v_type=G type=(\w+) num_elts=(\d+)( align=GRF)?(.*)$)", std::regex::multiline);
-  const std::map<std::string, int64_t> bytes = {{"b", 1}, {"ub", 1}, {"w", 2}, {"uw", 2}, {"hf", 2}, {"bf", 2}, {"d", 4},
-                                                {"ud", 4}, {"f", 4}, {"q", 8}, {"uq", 8}, {"df", 8}};
+  static const std::map<std::string, int64_t> bytes = {{"b", 1}, {"ub", 1}, {"w", 2}, {"uw", 2}, {"hf", 2}, {"bf", 2}, {"d", 4},
+                                                       {"ud", 4}, {"f", 4}, {"q", 8}, {"uq", 8}, {"df", 8}};
   const int64_t grf = ctx_.target.grfBytes;
   int64_t grfs = 0, loose = 0;
   for (auto it = std::sregex_iterator(decls.begin(), decls.end(), decl); it != std::sregex_iterator(); ++it) {

@@ -434,9 +434,9 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   // steps when their second gather registers fit, then Z when it fits with them. A user's 16x16
   // accumulator in two 8x8 column blocks (mads unpaired, so Z) with both spilled 785 (per K step 296
   // with Z alone, 295.5 with two steps alone, no spills; benchmarks/xe-isa-notes.md, session 21).
-  const int64_t base = st.declaredRegisters(t.str());
-  twoSteps = twoSteps && st.fits(base + st.declaredRegisters(stepDecls));
-  twoSets = twoSets && st.fits(base + st.declaredRegisters(zDecl) + (twoSteps ? st.declaredRegisters(stepDecls) : 0));
+  const int64_t base = st.declaredRegisters(t.str()), stepRegs = st.declaredRegisters(stepDecls);
+  twoSteps = twoSteps && st.fits(base + stepRegs);
+  twoSets = twoSets && st.fits(base + st.declaredRegisters(zDecl) + (twoSteps ? stepRegs : 0));
   if (twoSteps) t << stepDecls;
   if (twoSets) {
     std::string text = t.str();

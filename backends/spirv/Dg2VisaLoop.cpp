@@ -1366,9 +1366,10 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   std::string secondDecls = Dg2Statement::twoStepDecls(p);
   {
     const std::string decls = t.str().substr(0, static_cast<size_t>(declEnd));
+    const std::regex doubled("^\\.decl " + p + "(A|B|Bd|G)\\d* ");
     std::istringstream lines(decls);
     for (std::string line; std::getline(lines, line);)
-      if (std::regex_search(line, std::regex("^\\.decl " + p + "(A|B|Bd|G)\\d* "))) secondDecls += otherSet(line, p) + "\n";
+      if (std::regex_search(line, doubled)) secondDecls += otherSet(line, p) + "\n";
     secondDecls = st.fits(st.declaredRegisters(decls + progDecls.str() + secondDecls)) ? secondDecls : std::string();
   }
   const bool twoSets = !walk.empty() && (walkBy & (walkBy - 1)) == 0 && (rowPairs.empty() || gather) &&

@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <optional>
 #include <set>
@@ -63,8 +64,32 @@ struct Plan {
   std::map<Operation*, int> reductions;  // epilogue reductions of the accumulator -> the reduced dimension
   bool wholeRows = false;            // a reduction along N is used by more than stores: every slice has all rows (pm = 1)
   bool wholeCols = false;            // likewise along M: every slice has all columns (pn = 1)
-  int64_t pm = 1, pn = 1;            // slices along M and N
+  // The slices: each row range (offset, size) along M with each column range along N.
+  std::vector<std::pair<int64_t, int64_t>> rows, cols;
+  bool oneLoop = false;  // the slices share the loop (power-of-two pieces), else a loop per slice
+  size_t count() const { return rows.size() * cols.size(); }
 };
+
+// `n` equal ranges of `total`.
+std::vector<std::pair<int64_t, int64_t>> equalRanges(int64_t total, int64_t n) {
+  std::vector<std::pair<int64_t, int64_t>> r;
+  for (int64_t i = 0; i < n; ++i) r.emplace_back(i * (total / n), total / n);
+  return r;
+}
+
+// `total` as power-of-two ranges, largest first, each a multiple of `unit` (a power of two):
+// 24 = 16 + 8, 48 = 32 + 16. Empty when `total` is not a multiple of `unit`.
+std::vector<std::pair<int64_t, int64_t>> powerOfTwoRanges(int64_t total, int64_t unit) {
+  std::vector<std::pair<int64_t, int64_t>> r;
+  if (total <= 0 || total % unit) return r;
+  int64_t at = 0;
+  for (int64_t size = std::bit_floor(static_cast<uint64_t>(total)); at < total; size /= 2)
+    if (total - at >= size) {
+      r.emplace_back(at, size);
+      at += size;
+    }
+  return r;
+}
 
 // The arith op that combines two partial results of a reduction of `kind` (the results of two
 // slices), or "" when there is none.
@@ -112,30 +137,47 @@ public:
   Splitter(Operation* kernel, const targets::Target& t) : kernel_(kernel), t_(t) {}
 
   void run() {
-    std::vector<Operation*> loops;
+    // Each loop with the number of loops its original became (split_loops counts the most).
+    std::vector<std::pair<Operation*, int64_t*>> work;
+    std::vector<std::unique_ptr<int64_t>> counts;
     for (Operation* op : ir::kernelBody(kernel_).opsSnapshot())
-      if (op->is("scf.for")) loops.push_back(op);
-    int64_t most = 0;
-    for (Operation* loop : loops) {
+      if (op->is("scf.for")) {
+        counts.push_back(std::make_unique<int64_t>(1));
+        work.emplace_back(op, counts.back().get());
+      }
+    while (!work.empty()) {
+      auto [loop, count] = work.front();
+      work.erase(work.begin());
       LoopRegisters est = estimateLoopRegisters(*loop, t_, false);
-      if (fitsRegisterFile(est.peak(), t_.grfCountLarge)) continue;
+      bool fits = fitsRegisterFile(est.peak(), t_.grfCountLarge);
       Plan p;
       p.loop = loop;
-      std::string why = analyse(p, est);
+      std::string why = analyse(p);
+      // An accumulator of M or N not a power of two: layout-assignment's linear layouts cannot hold
+      // it, so it becomes power-of-two slices; in the one loop when that fits (the slices share
+      // the other operand's load), else a loop per slice, each checked again below.
+      bool uneven = why.empty() && unevenSlices(p, why);
+      if (fits && !uneven) continue;
+      if (why.empty() && !uneven) why = choose(p, est);
       if (!why.empty()) {
         // lower-xe's spill warning names the reason (a loop attribute is what survives until there).
-        loop->setAttr("no_split", Attribute::string(why));
+        if (!fits) loop->setAttr("no_split", Attribute::string(why));
         continue;
       }
-      split(p);
-      most = std::max(most, p.pm * p.pn);
+      p.oneLoop = uneven && fits;
+      std::vector<Operation*> slices = split(p);
+      *count += static_cast<int64_t>(slices.size()) - 1;
+      if (uneven && !fits)
+        for (Operation* s : slices) work.emplace_back(s, count);
     }
+    int64_t most = 1;
+    for (const auto& c : counts) most = std::max(most, *c);
     if (most > 1) kernel_->setAttr("split_loops", Attribute::integer(most));
   }
 
 private:
   // Fills the plan, or says why the loop cannot be split.
-  std::string analyse(Plan& p, const LoopRegisters& est) {
+  std::string analyse(Plan& p) {
     ir::Block& body = p.loop->region(0).block();
     std::string writes;
     p.loop->walk([&](Operation* op) {
@@ -163,8 +205,32 @@ private:
     if (std::string w = trace(p, 1, p.b); !w.empty()) return w;
     if (p.a.iter == p.b.iter) return "A and B are loaded from the same tile";
     if (std::string w = initSliceable(p.loop->operand(3 + p.acc)); !w.empty()) return w;
-    if (std::string w = epilogue(p); !w.empty()) return w;
-    return choose(p, est);
+    return epilogue(p);
+  }
+
+  // Whether the accumulator's M or N is not a power of two; then p.rows and p.cols are its
+  // power-of-two ranges of whole DPAS blocks (or `why` says why there are none).
+  bool unevenSlices(Plan& p, std::string& why) {
+    const std::vector<int64_t>& c = p.mma->result()->type().shape();
+    if (std::has_single_bit(static_cast<uint64_t>(c[0])) && std::has_single_bit(static_cast<uint64_t>(c[1]))) return false;
+    int64_t k = p.mma->operand(0)->type().shape()[1];
+    p.rows = powerOfTwoRanges(c[0], minRows());
+    p.cols = powerOfTwoRanges(c[1], t_.subgroupSize);
+    if (!std::has_single_bit(static_cast<uint64_t>(k)))
+      why = fmt::format("its K step {} is not a power of two", k);
+    else if (p.rows.empty() || p.cols.empty())
+      why = fmt::format("its {}x{} accumulator is not a whole number of {}x{} blocks", c[0], c[1], minRows(), t_.subgroupSize);
+    else if ((p.wholeRows && p.rows.size() > 1) || (p.wholeCols && p.cols.size() > 1))
+      why = fmt::format("a reduction of its {}x{} accumulator after the loop is used whole", c[0], c[1]);
+    else
+      return true;
+    return false;
+  }
+
+  int64_t minRows() const {
+    int64_t m = 1;
+    for (const auto& d : t_.dpas) m = std::max<int64_t>(m, d.m);
+    return m;
   }
 
   // Traces mma operand `which` (0 = A, 1 = B) back to a loop-carried tile.
@@ -371,8 +437,7 @@ private:
   // The split with the fewest loaded registers per K step whose slice loop fits the large file.
   std::string choose(Plan& p, const LoopRegisters& est) {
     const std::vector<int64_t>& c = p.mma->result()->type().shape();
-    int64_t minRows = 1;
-    for (const auto& d : t_.dpas) minRows = std::max<int64_t>(minRows, d.m);
+    int64_t minRows = this->minRows();
     int64_t minCols = t_.subgroupSize;
     int64_t aRegs = loadRegisters(*p.a.load, t_, false), bRegs = loadRegisters(*p.b.load, t_, false);
     int64_t other = est.operands - aRegs - bRegs;
@@ -430,8 +495,8 @@ private:
     if (!best)
       return smallest < 0 ? "its accumulator has no slice of whole DPAS blocks"
                           : fmt::format("even its smallest slices keep {} registers live", smallest);
-    p.pm = std::get<3>(*best);
-    p.pn = -std::get<2>(*best);
+    p.rows = equalRanges(c[0], std::get<3>(*best));
+    p.cols = equalRanges(c[1], -std::get<2>(*best));
     return "";
   }
 
@@ -477,39 +542,50 @@ private:
     return b.create("tile.load_tile", {tile}, {t}, d->attrs())->result();
   }
 
-  void split(Plan& p) {
+  // Makes the slices (a loop each, or p.oneLoop: all in p.loop) and each slice's epilogue; returns
+  // the loops.
+  std::vector<Operation*> split(Plan& p) {
     Operation* loop = p.loop;
     for (Operation* op : p.between) op->moveBefore(loop);
-    const std::vector<int64_t> c = p.mma->result()->type().shape();
-    int64_t h = c[0] / p.pm, w = c[1] / p.pn;
     int64_t k = p.mma->operand(0)->type().shape()[1];
     ir::Block& body = loop->region(0).block();
     std::vector<Operation*> slices;
+    std::vector<Value*> fused = p.oneLoop ? fuse(p) : std::vector<Value*>{};
+    // One loop: every slice's epilogue after it, in slice order.
+    ir::Builder after;
+    after.setInsertionPointAfter(loop);
     // An epilogue reduction and its band (im along N, in along M) -> its result over the band's slices so far.
     std::map<std::pair<Operation*, int64_t>, Value*> combined;
-    for (int64_t im = 0; im < p.pm; ++im)
-      for (int64_t in = 0; in < p.pn; ++in) {
-        int64_t r0 = im * h, c0 = in * w;
-        ir::Builder b;
-        b.setInsertionPoint(loop);
-        b.setLoc(loop->loc());
-        Value* accInit = sliceValue(b, loop->operand(3 + p.acc), r0, h, c0, w);
-        ir::IRMapping map;
-        Operation* s = b.insert(loop->clone(map));
-        s->setAttr("split", Attribute::intArray({static_cast<int64_t>(slices.size()), p.pm * p.pn}));
-        s->removeAttr("no_split");
-        // The accumulator: initial value, iteration value, mma result, loop result.
-        Type accT = p.mma->result()->type().withShape({h, w});
-        s->setOperand(3 + p.acc, accInit);
-        map.lookup(body.argument(p.acc + 1))->setType(accT);
-        map.lookup(p.mma->result())->setType(accT);
-        s->result(p.acc)->setType(accT);
-        // A: rows [r0, r0 + h) of its K columns; B: columns [c0, c0 + w) of its K rows.
-        retypeOperand(p, p.a, map, s, 0, r0, h, k);
-        retypeOperand(p, p.b, map, s, 1, c0, w, k);
-        slices.push_back(s);
+    for (size_t im = 0; im < p.rows.size(); ++im)
+      for (size_t in = 0; in < p.cols.size(); ++in) {
+        auto [r0, h] = p.rows[im];
+        auto [c0, w] = p.cols[in];
+        ir::Builder b = after;
+        Value* accResult = nullptr;
+        if (p.oneLoop) {
+          accResult = fused[im * p.cols.size() + in];
+        } else {
+          b.setInsertionPoint(loop);
+          b.setLoc(loop->loc());
+          Value* accInit = sliceValue(b, loop->operand(3 + p.acc), r0, h, c0, w);
+          ir::IRMapping map;
+          Operation* s = b.insert(loop->clone(map));
+          s->setAttr("split", Attribute::intArray({static_cast<int64_t>(slices.size()), static_cast<int64_t>(p.count())}));
+          s->removeAttr("no_split");
+          // The accumulator: initial value, iteration value, mma result, loop result.
+          Type accT = p.mma->result()->type().withShape({h, w});
+          s->setOperand(3 + p.acc, accInit);
+          map.lookup(body.argument(p.acc + 1))->setType(accT);
+          map.lookup(p.mma->result())->setType(accT);
+          s->result(p.acc)->setType(accT);
+          // A: rows [r0, r0 + h) of its K columns; B: columns [c0, c0 + w) of its K rows.
+          retypeOperand(p, p.a, map, s, 0, r0, h, k);
+          retypeOperand(p, p.b, map, s, 1, c0, w, k);
+          slices.push_back(s);
+          accResult = s->result(p.acc);
+        }
         // The epilogue of this slice, right after its loop.
-        std::map<Value*, Value*> vals{{loop->result(p.acc), s->result(p.acc)}};
+        std::map<Value*, Value*> vals{{loop->result(p.acc), accResult}};
         for (Operation* op : p.epilogue) {
           b.setLoc(op->loc());
           if (op->is("tile.reduction")) {
@@ -525,7 +601,7 @@ private:
             // A store of a reduction: the band's part, after the band's last slice.
             Operation* red = op->operand(0)->definingOp();
             int64_t d = p.reductions.at(red);
-            if (d == 1 ? in != p.pn - 1 : im != p.pm - 1) continue;
+            if (d == 1 ? in + 1 != p.cols.size() : im + 1 != p.rows.size()) continue;
             Operation* init = op->operand(1)->definingOp();
             Value* tile = d == 1 ? sliceInit(init, r0, h, 0, 1) : sliceInit(init, 0, 1, c0, w);
             b.create(op->name(), {combined.at({red, d == 1 ? im : in}), tile}, {}, op->attrs());
@@ -553,8 +629,9 @@ private:
         }
     }
     // The loop's other results are the same in every slice loop: the first one's.
-    for (unsigned i = 0; i < loop->numResults(); ++i)
-      if (i != p.acc) loop->result(i)->replaceAllUsesWith(slices[0]->result(i));
+    if (!p.oneLoop)
+      for (unsigned i = 0; i < loop->numResults(); ++i)
+        if (i != p.acc) loop->result(i)->replaceAllUsesWith(slices[0]->result(i));
     // Ops only the original used, each before the ops it uses (a load of C for C += A·B, then its tile).
     std::vector<Operation*> dead{p.a.init, p.b.init};
     if (Operation* d = loop->operand(3 + p.acc)->definingOp()) {
@@ -570,7 +647,12 @@ private:
       if (op->is("tile.load_tile")) dead.push_back(op->operand(0)->definingOp());
     for (auto it = p.epilogue.rbegin(); it != p.epilogue.rend(); ++it) (*it)->erase();
     for (auto it = p.sliced.rbegin(); it != p.sliced.rend(); ++it) (*it)->erase();
-    loop->erase();
+    if (p.oneLoop) {
+      unfuse(p);
+      slices.push_back(loop);
+    } else {
+      loop->erase();
+    }
     for (size_t i = 1; i < slices.size(); ++i) dropRepeatedHints(slices[i], p);
     std::set<Operation*> erased;
     for (Operation* d : dead) {
@@ -580,6 +662,115 @@ private:
       if (used) continue;
       erased.insert(d);
       d->erase();
+    }
+    return slices;
+  }
+
+  // The tile shape of rows (A, mmaDim 0) or columns (B, mmaDim 1) [o, o + len) of an operand's
+  // K step, and that rectangle's offset in the tile.
+  static std::tuple<std::vector<int64_t>, int64_t, int64_t> operandSlice(const OperandChain& ch, int mmaDim, int64_t o,
+                                                                         int64_t len, int64_t k) {
+    std::vector<int64_t> mmaShape = mmaDim == 0 ? std::vector<int64_t>{len, k} : std::vector<int64_t>{k, len};
+    int td = ch.tileDim(mmaDim);
+    std::vector<int64_t> tileShape = td == mmaDim ? mmaShape : std::vector<int64_t>{mmaShape[1], mmaShape[0]};
+    return {tileShape, td == 0 ? o : 0, td == 1 ? o : 0};
+  }
+
+  // The one-loop form (p.oneLoop): p.loop gets a loop-carried tile per range of A's rows (B's
+  // columns) when it has more than one, loaded, prefetched and advanced as the whole tile was, and
+  // an accumulator per slice with its own tile_mma. Returns each slice's loop result, in slice order.
+  // The whole accumulator and the sliced tiles stay until unfuse removes them.
+  std::vector<Value*> fuse(Plan& p) {
+    Operation* loop = p.loop;
+    ir::Block& body = loop->region(0).block();
+    Operation* yield = body.terminator();
+    int64_t k = p.mma->operand(0)->type().shape()[1];
+    // Per range of operand `which`, the value its tile_mma reads.
+    auto pieces = [&](const OperandChain& ch, int which, const std::vector<std::pair<int64_t, int64_t>>& ranges) {
+      std::vector<Value*> vals;
+      if (ranges.size() == 1) return std::vector<Value*>{p.mma->operand(which)};
+      Value* arg = body.argument(ch.iter + 1);
+      std::vector<Operation*> users;
+      for (const ir::Use& u : arg->uses()) users.push_back(u.user);
+      for (auto [o, len] : ranges) {
+        auto [shape, r0, c0] = operandSlice(ch, which, o, len, k);
+        Type tt = arg->type().withShape(shape);
+        loop->addOperand(sliceInit(ch.init, r0, shape[0], c0, shape[1]));
+        Value* sliceArg = body.addArgument(tt);
+        sliceArg->setNameHint(arg->nameHint());
+        loop->addResult(tt)->setNameHint(loop->result(ch.iter)->nameHint());
+        ir::IRMapping map;
+        map.values[arg] = sliceArg;
+        // The load, prefetches and advance of the tile, each right before the original.
+        for (Operation* u : users) {
+          ir::Builder b;
+          b.setInsertionPoint(u);
+          Operation* n = b.insert(u->clone(map));
+          if (n->numResults()) {
+            n->result()->setType(n->result()->type().withShape(shape));
+            map.values[u->result()] = n->result();
+          }
+        }
+        std::vector<int64_t> cur = shape;
+        for (auto it = ch.transposes.rbegin(); it != ch.transposes.rend(); ++it) {
+          cur = {cur[1], cur[0]};
+          ir::Builder b;
+          b.setInsertionPoint(*it);
+          Operation* n = b.insert((*it)->clone(map));
+          n->result()->setType(n->result()->type().withShape(cur));
+          map.values[(*it)->result()] = n->result();
+        }
+        yield->addOperand(map.lookup(yield->operand(ch.iter)));
+        vals.push_back(map.lookup(p.mma->operand(which)));
+      }
+      return vals;
+    };
+    std::vector<Value*> as = pieces(p.a, 0, p.rows), bs = pieces(p.b, 1, p.cols);
+    std::vector<Value*> results;
+    ir::Builder before;
+    before.setInsertionPoint(loop);
+    before.setLoc(loop->loc());
+    ir::Builder inside;
+    inside.setInsertionPoint(p.mma);
+    inside.setLoc(p.mma->loc());
+    for (size_t im = 0; im < p.rows.size(); ++im)
+      for (size_t in = 0; in < p.cols.size(); ++in) {
+        auto [r0, h] = p.rows[im];
+        auto [c0, w] = p.cols[in];
+        Type accT = p.mma->result()->type().withShape({h, w});
+        loop->addOperand(sliceValue(before, loop->operand(3 + p.acc), r0, h, c0, w));
+        Value* accArg = body.addArgument(accT);
+        accArg->setNameHint(body.argument(p.acc + 1)->nameHint());
+        results.push_back(loop->addResult(accT));
+        results.back()->setNameHint(loop->result(p.acc)->nameHint());
+        Operation* mma = inside.create(p.mma->name(), {as[im], bs[in], accArg}, {accT}, p.mma->attrs());
+        yield->addOperand(mma->result());
+      }
+    return results;
+  }
+
+  // Removes from the one loop what fuse replaced: the whole accumulator and its tile_mma, and each
+  // sliced operand's tile with its load, transposes, prefetches and advance (every use of the loop
+  // result is gone: the accumulator's epilogue is erased, the tiles' results were unused).
+  void unfuse(Plan& p) {
+    Operation* loop = p.loop;
+    ir::Block& body = loop->region(0).block();
+    std::vector<unsigned> gone{p.acc};
+    if (p.rows.size() > 1) gone.push_back(p.a.iter);
+    if (p.cols.size() > 1) gone.push_back(p.b.iter);
+    std::sort(gone.rbegin(), gone.rend());
+    for (unsigned i : gone) body.terminator()->eraseOperand(i);
+    p.mma->erase();
+    for (const OperandChain* ch : {&p.a, &p.b}) {
+      if ((ch == &p.a ? p.rows : p.cols).size() == 1) continue;
+      for (Operation* t : ch->transposes) t->erase();
+      Value* arg = body.argument(ch->iter + 1);
+      while (!arg->uses().empty()) arg->uses().back().user->erase();
+    }
+    for (unsigned i : gone) {
+      body.eraseArgument(i + 1);
+      loop->eraseOperand(3 + i);
+      loop->eraseResult(i);
     }
   }
 
@@ -682,10 +873,7 @@ private:
   // its tile starts at a sliced init_tile and every value of the chain changes shape.
   void retypeOperand(const Plan& p, const OperandChain& ch, ir::IRMapping& map, Operation* s, int mmaDim, int64_t o,
                      int64_t len, int64_t k) {
-    std::vector<int64_t> mmaShape = mmaDim == 0 ? std::vector<int64_t>{len, k} : std::vector<int64_t>{k, len};
-    int td = ch.tileDim(mmaDim);
-    std::vector<int64_t> tileShape = ch.tileDim(mmaDim) == mmaDim ? mmaShape : std::vector<int64_t>{mmaShape[1], mmaShape[0]};
-    int64_t r0 = td == 0 ? o : 0, c0 = td == 1 ? o : 0;
+    auto [tileShape, r0, c0] = operandSlice(ch, mmaDim, o, len, k);
     s->setOperand(3 + ch.iter, sliceInit(ch.init, r0, tileShape[0], c0, tileShape[1]));
     ir::Block& body = p.loop->region(0).block();
     Value* arg = body.argument(ch.iter + 1);

@@ -2,6 +2,9 @@
 // accumulators plus the operands of one K step do not fit the large register file (RegisterBudget.h)
 // becomes several loops over the same K range, each computing one rectangular slice of the
 // accumulator and loading only the operand slices it needs (docs/passes.md, "split-accumulators").
+// An accumulator whose M or N is not a power of two (24 = 16 + 8 rows) is cut into power-of-two
+// slices the same way, kept in the one loop when that fits: the later passes' linear layouts are
+// powers of two in each dimension.
 //
 // Why: the kernel's wg_map fixes each subgroup's C tile; when its f32 accumulators alone fill the file
 // (a 32x64 tile on dg2's 8 lanes of 32-byte registers is all 256), ocloc spills thousands of registers
@@ -134,7 +137,10 @@ std::optional<unsigned> offsetOperand(const Operation& init, int d) {
 
 class Splitter {
 public:
-  Splitter(Operation* kernel, const targets::Target& t) : kernel_(kernel), t_(t) {}
+  Splitter(Operation* kernel, const targets::Target& t, DiagnosticEngine& diags) : kernel_(kernel), t_(t), diags_(diags) {}
+
+  // False when an error was reported.
+  bool ok() const { return ok_; }
 
   void run() {
     // Each loop with the number of loops its original became (split_loops counts the most).
@@ -155,13 +161,24 @@ public:
       std::string why = analyse(p);
       // An accumulator of M or N not a power of two: layout-assignment's linear layouts cannot hold
       // it, so it becomes power-of-two slices; in the one loop when that fits (the slices share
-      // the other operand's load), else a loop per slice, each checked again below.
-      bool uneven = why.empty() && unevenSlices(p, why);
+      // the other operand's load), else a loop per slice, each checked again below. When it cannot
+      // be sliced, no later pass could lower it: the error says why (select-lowering shows it as
+      // the reason for the portable path).
+      bool uneven = p.mma && !powerOfTwoTile(p.mma->result()->type());
+      if (uneven && why.empty()) why = unevenSlices(p);
+      if (uneven && !why.empty()) {
+        const std::vector<int64_t>& c = p.mma->result()->type().shape();
+        diags_.error(p.mma->loc(), fmt::format("split-accumulators: a {}x{} accumulator is not a power of two in each "
+                                               "dimension and this loop cannot be split into power-of-two slices: {}",
+                                               c[0], c[1], why));
+        ok_ = false;
+        continue;
+      }
       if (fits && !uneven) continue;
       if (why.empty() && !uneven) why = choose(p, est);
       if (!why.empty()) {
         // lower-xe's spill warning names the reason (a loop attribute is what survives until there).
-        if (!fits) loop->setAttr("no_split", Attribute::string(why));
+        loop->setAttr("no_split", Attribute::string(why));
         continue;
       }
       p.oneLoop = uneven && fits;
@@ -208,23 +225,28 @@ private:
     return epilogue(p);
   }
 
-  // Whether the accumulator's M or N is not a power of two; then p.rows and p.cols are its
-  // power-of-two ranges of whole DPAS blocks (or `why` says why there are none).
-  bool unevenSlices(Plan& p, std::string& why) {
+  static bool powerOfTwoTile(const Type& t) {
+    for (int64_t d : t.shape())
+      if (!std::has_single_bit(static_cast<uint64_t>(d))) return false;
+    return true;
+  }
+
+  // An accumulator whose M or N is not a power of two: p.rows and p.cols become its power-of-two
+  // ranges of whole DPAS blocks (24 = 16 + 8 rows), or the reason there are none.
+  std::string unevenSlices(Plan& p) {
     const std::vector<int64_t>& c = p.mma->result()->type().shape();
-    if (std::has_single_bit(static_cast<uint64_t>(c[0])) && std::has_single_bit(static_cast<uint64_t>(c[1]))) return false;
     int64_t k = p.mma->operand(0)->type().shape()[1];
     p.rows = powerOfTwoRanges(c[0], minRows());
     p.cols = powerOfTwoRanges(c[1], t_.subgroupSize);
-    if (!std::has_single_bit(static_cast<uint64_t>(k)))
-      why = fmt::format("its K step {} is not a power of two", k);
-    else if (p.rows.empty() || p.cols.empty())
-      why = fmt::format("its {}x{} accumulator is not a whole number of {}x{} blocks", c[0], c[1], minRows(), t_.subgroupSize);
-    else if ((p.wholeRows && p.rows.size() > 1) || (p.wholeCols && p.cols.size() > 1))
-      why = fmt::format("a reduction of its {}x{} accumulator after the loop is used whole", c[0], c[1]);
-    else
-      return true;
-    return false;
+    if (!std::has_single_bit(static_cast<uint64_t>(k))) return fmt::format("its K step {} is not a power of two", k);
+    if (p.rows.empty() || p.cols.empty())
+      return fmt::format("it is not a whole number of {}x{} blocks", minRows(), t_.subgroupSize);
+    if (p.wholeRows && p.rows.size() > 1)
+      return fmt::format("its reduction along dimension 1 after the loop is used whole, so every slice would need all {} rows", c[0]);
+    if (p.wholeCols && p.cols.size() > 1)
+      return fmt::format("its reduction along dimension 0 after the loop is used whole, so every slice would need all {} columns",
+                         c[1]);
+    return "";
   }
 
   int64_t minRows() const {
@@ -892,6 +914,8 @@ private:
 
   Operation* kernel_;
   const targets::Target& t_;
+  DiagnosticEngine& diags_;
+  bool ok_ = true;
   std::map<Operation*, Operation*> lastSlice_;  // init_tile -> the last slice made of it
   std::set<Operation*> after_;                  // the ops after the loop being analysed
 };
@@ -904,11 +928,14 @@ public:
   }
   bool run(Operation* module, PassContext& ctx) override {
     if (!ctx.target || !ctx.target->grfCountLarge) return true;  // generic: no register file to fit
+    bool ok = true;
     for (Operation* k : ir::moduleKernels(module)) {
       if (k->hasAttr("target")) continue;  // already lowered
-      Splitter(k, *ctx.target).run();
+      Splitter s(k, *ctx.target, ctx.diags);
+      s.run();
+      ok = s.ok() && ok;
     }
-    return true;
+    return ok;
   }
 };
 

@@ -234,6 +234,21 @@ check("not applicable, not compiled", bench.check_gaps([dict(row(0, 0, error="x:
 check("not applicable, compiles", bench.current_gaps([dict(row(32, 0), ideal=na)]),
       {"k/pvc": {"not_applicable": "compiles, but ideals.json says: needs more SLM"}})
 
+# An ocloc that does not finish in time is that kernel's error, not a crash of the whole table: a
+# test double named ocloc (a script that sleeps) first on PATH, with the timeout cut to 1 s.
+with tempfile.TemporaryDirectory() as work:
+    fake = os.path.join(work, "ocloc")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\nexec sleep 5\n")
+    os.chmod(fake, 0o755)
+    saved_path, saved_timeout = os.environ["PATH"], bench.OCLOC_TIMEOUT
+    os.environ["PATH"], bench.OCLOC_TIMEOUT = work + os.pathsep + saved_path, 1
+    try:
+        timed_out = bench.isa_stats(xtc, "k.spv", "", "pvc", work)
+    finally:
+        os.environ["PATH"], bench.OCLOC_TIMEOUT = saved_path, saved_timeout
+    check("ocloc timeout reported", timed_out.get("error"), "ocloc timed out after 1 s")
+
 with tempfile.TemporaryDirectory() as work:
     out = os.path.join(work, "r.json")
     r = subprocess.run([sys.executable, os.path.join(root, "benchmarks", "run"), "--xtc", xtc,

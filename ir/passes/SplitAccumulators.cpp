@@ -182,6 +182,10 @@ public:
         continue;
       }
       p.oneLoop = uneven && fits;
+      // Too big for one loop: a loop per row range first, each keeping all the columns (their cut,
+      // in the one loop when that fits, comes when the slice loop is checked again), so B is not
+      // loaded once per slice.
+      if (uneven && !fits && p.rows.size() > 1) p.cols = {{0, p.mma->result()->type().shape()[1]}};
       std::vector<Operation*> slices = split(p);
       *count += static_cast<int64_t>(slices.size()) - 1;
       if (uneven && !fits)

@@ -17,6 +17,7 @@ void registerLowerXePass();           // ir/passes/LowerXe.cpp
 void registerEmulateXePass();         // ir/passes/EmulateXe.cpp
 void registerSelectLoweringPass();    // ir/passes/SelectLowering.cpp
 void registerSplitAccumulatorsPass();  // ir/passes/SplitAccumulators.cpp
+void registerSplitUnevenTilesPass();   // ir/passes/SplitUnevenTiles.cpp
 void registerSinkReductionsPass();     // ir/passes/SinkReductions.cpp
 void registerReduceBeforeExchangePass();  // ir/passes/ReduceBeforeExchange.cpp
 
@@ -34,6 +35,7 @@ void registerAllPasses() {
     registerLowerGenericPass();
     registerSelectLoweringPass();
     registerSplitAccumulatorsPass();
+    registerSplitUnevenTilesPass();
     registerSinkReductionsPass();
     registerReduceBeforeExchangePass();
   });

@@ -1,0 +1,399 @@
+// The `split-uneven-tiles` pass (pvc/dg2, Xe path, before split-accumulators): straight-line code of
+// the kernel body whose 2-D tiles or vectors are not a power of two in some dimension (24x16, 8x48)
+// becomes one copy per power-of-two slice (24 = 16 + 8 rows, 48 = 32 + 16 columns), each slice a
+// whole number of DPAS M rows (8) and of subgroup-wide columns (docs/passes.md, "split-uneven-tiles").
+//
+// Why: the later passes' linear layouts (ir/layout) are powers of two in each dimension, so such a
+// kernel took the portable path (no DPAS, no 2D block messages). split-accumulators cuts a K loop's
+// accumulator; this pass does the same for the ops outside any loop: a group of ops connected by
+// uneven values (element-wise tiles, a loopless tile_mma, broadcasts, reductions) is rewritten op by
+// op, each op replaced in place by its slices, so the order of memory accesses is kept (a load or
+// store of a tile is its slices' loads or stores, back to back). A reduction along a sliced
+// dimension reduces each slice and combines the partial results with one arith op.
+//
+// Conservative: a group that touches a loop, an `if`, a block argument or an op it does not know
+// stays whole (split-accumulators handles the loop's accumulator; anything else keeps the portable
+// path with the later pass's reason); nothing is reported here.
+#include "ir/Builder.h"
+#include "ir/Module.h"
+#include "ir/passes/PassManager.h"
+#include "ir/targets/Target.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <tuple>
+
+namespace xtc::passes {
+
+using ir::Attribute;
+using ir::AttrKind;
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+
+namespace {
+
+using Ranges = std::vector<std::pair<int64_t, int64_t>>;  // (offset, size) along one dimension
+
+bool isPow2(int64_t n) { return n > 0 && std::has_single_bit(static_cast<uint64_t>(n)); }
+
+// A vector or tile with a static dimension that is not a power of two.
+bool uneven(const Value* v) {
+  const Type& t = v->type();
+  if (!(t.isVector() || t.isTile()) || !t.hasStaticShape()) return false;
+  return std::any_of(t.shape().begin(), t.shape().end(), [](int64_t d) { return !isPow2(d); });
+}
+
+// `total` cut into powers of two, largest first, each a multiple of `unit` (24 = 16 + 8 with unit 8);
+// empty when `total` is not a multiple of `unit`.
+Ranges pow2Pieces(int64_t total, int64_t unit) {
+  Ranges r;
+  if (total <= 0 || total % unit) return r;
+  int64_t at = 0;
+  for (int64_t piece = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(total))); at < total; piece /= 2)
+    if (total - at >= piece) {
+      r.emplace_back(at, piece);
+      at += piece;
+    }
+  return r;
+}
+
+// The arith op combining two partial reductions of `kind`, or "" when none does.
+std::string combiner(const std::string& kind, ir::ElemKind elem) {
+  bool fl = ir::isFloatElem(elem);
+  if (kind == "add") return fl ? "arith.addf" : "arith.addi";
+  if (kind == "mul") return fl ? "arith.mulf" : "arith.muli";
+  if (kind == "max") return fl ? "arith.maxf" : "arith.maxsi";
+  if (kind == "min") return fl ? "arith.minf" : "arith.minsi";
+  if (!fl && kind == "and") return "arith.andi";
+  if (!fl && kind == "or") return "arith.ori";
+  if (!fl && kind == "xor") return "arith.xori";
+  return "";
+}
+
+const Attribute* splat(const Operation& op) {
+  const Attribute* a = op.attr("value");
+  if (!op.is("arith.constant") || !a || !a->isa(AttrKind::Dense)) return nullptr;
+  return (a->denseIsFloat() ? a->denseFloats().size() : a->denseInts().size()) == 1 ? a : nullptr;
+}
+
+bool elementwise(const Operation& op) {
+  if (op.is("arith.constant") || op.numResults() != 1 || op.numRegions() != 0) return false;
+  if (op.dialect() != "arith" && op.dialect() != "math") return false;
+  if (op.numOperands() == 0 || !op.result()->type().isVector()) return false;
+  for (Value* v : op.operands())
+    if (!v->type().isVector() || v->type().shape() != op.result()->type().shape()) return false;
+  return true;
+}
+
+// A dimension of an operand or result: -1 when it is not sliced with the op (a reduced or broadcast
+// dimension of size 1, the K of a tile_mma), else the op's iteration dimension it follows.
+using DimMap = std::array<int, 2>;
+
+class GroupSplitter {
+public:
+  GroupSplitter(ir::Block& body, const targets::Target& t) : body_(body), t_(t) {
+    for (const auto& d : t_.dpas) minRows_ = std::max<int64_t>(minRows_, d.m);
+  }
+
+  void run() {
+    std::vector<Operation*> ops = body_.opsSnapshot();
+    std::map<Operation*, size_t> index;
+    for (size_t i = 0; i < ops.size(); ++i) index[ops[i]] = i;
+    std::vector<size_t> parent(ops.size());
+    std::iota(parent.begin(), parent.end(), 0);
+    auto find = [&](size_t i) {
+      while (parent[i] != i) i = parent[i] = parent[parent[i]];
+      return i;
+    };
+    std::vector<bool> touches(ops.size(), false);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      for (Value* v : ops[i]->operands())
+        if (uneven(v)) touches[i] = true;
+      for (Value* r : ops[i]->results()) {
+        if (!uneven(r)) continue;
+        touches[i] = true;
+        for (const ir::Use& u : r->uses())
+          if (auto it = index.find(u.user); it != index.end()) parent[find(it->second)] = find(i);
+      }
+    }
+    std::map<size_t, std::vector<Operation*>> groups;  // in block order
+    for (size_t i = 0; i < ops.size(); ++i)
+      if (touches[i]) groups[find(i)].push_back(ops[i]);
+    for (auto& [root, group] : groups) {
+      (void)root;
+      if (analyse(group)) rewrite(group);
+    }
+  }
+
+private:
+  // --- union-find over (value, dimension) ---
+  using Node = std::pair<Value*, int>;
+  Node findNode(Node n) {
+    auto it = nodeParent_.find(n);
+    if (it == nodeParent_.end()) {
+      nodeParent_[n] = n;
+      return n;
+    }
+    if (it->second == n) return n;
+    Node root = findNode(it->second);
+    nodeParent_[n] = root;
+    return root;
+  }
+  void join(Node a, Node b) {
+    Node ra = findNode(a), rb = findNode(b);
+    if (ra != rb) nodeParent_[ra] = rb;
+  }
+
+  // The iteration dimensions of `op`'s operand `i` (operand) or result `i`, and whether `op` is a
+  // kind this pass slices. Iteration dims: the result's (the stored value's for store_tile, the
+  // tile's for prefetch_tile, the operand's for a reduction).
+  std::optional<DimMap> operandMap(const Operation& op, unsigned i) const {
+    if (op.is("tile.tile_mma")) {
+      if (i == 0) return DimMap{0, -1};
+      if (i == 1) return DimMap{-1, 1};
+      return DimMap{0, 1};
+    }
+    if (op.is("tile.transpose")) return DimMap{1, 0};
+    if (op.is("tile.broadcast")) {
+      int64_t d = op.attr("dims")->getIntArray()[0];
+      return d == 0 ? DimMap{-1, 1} : DimMap{0, -1};
+    }
+    if (op.is("tile.update_tile_offset") && i > 0) return std::nullopt;  // an index offset
+    if (op.is("tile.init_tile")) return std::nullopt;                    // memref, offsets, sizes
+    return DimMap{0, 1};
+  }
+  static DimMap resultMap(const Operation& op) {
+    if (op.is("tile.reduction")) {
+      DimMap m{0, 1};
+      for (int64_t d : op.attr("dims")->getIntArray()) m[d] = -1;
+      return m;
+    }
+    return DimMap{0, 1};
+  }
+  // The value whose dimensions are the op's iteration dimensions.
+  static Value* iterationValue(Operation& op) {
+    if (op.is("tile.store_tile")) return op.operand(0);
+    if (op.is("tile.prefetch_tile") || op.is("tile.reduction")) return op.operand(0);
+    return op.result();
+  }
+
+  // Whether `op` is a kind this pass can slice, with its attributes in the supported forms.
+  bool supported(const Operation& op) const {
+    if (op.numRegions() || op.parentBlock() != &body_) return false;
+    if (op.is("tile.init_tile")) {
+      const Type& t = op.result()->type();
+      const ir::TileInfo& info = t.tileInfo();
+      bool plainOrder = info.order.empty() || info.order == std::vector<int64_t>{1, 0};
+      return t.rank() == 2 && op.operand(0)->type().isMemRef() && plainOrder && !info.wgMap && !info.layout &&
+             !info.scattered && info.innerBlocks.empty() && offsetOperand(op, 0);
+    }
+    if (op.is("tile.load_tile") || op.is("tile.store_tile") || op.is("tile.prefetch_tile") ||
+        op.is("tile.update_tile_offset") || op.is("tile.tile_mma"))
+      return true;
+    if (op.is("tile.transpose")) return op.attr("permutation")->getIntArray() == std::vector<int64_t>{1, 0};
+    if (op.is("tile.broadcast")) {
+      const std::vector<int64_t>& dims = op.attr("dims")->getIntArray();
+      return dims.size() == 1 && op.operand(0)->type().shape()[dims[0]] == 1;
+    }
+    if (op.is("tile.reduction")) {
+      if (op.hasAttr("reduction_size")) return false;
+      const Attribute* kind = op.attr("kind");
+      return kind && !combiner(kind->getString(), op.result()->type().elem()).empty();
+    }
+    if (op.is("arith.constant")) return splat(op) != nullptr;
+    return elementwise(op);
+  }
+
+  // The 1-based operand of an init_tile's offset along tile dimension d (its memref's last two).
+  static std::optional<unsigned> offsetOperand(const Operation& init, int d) {
+    int64_t r = init.operand(0)->type().rank();
+    if (const Attribute* s = init.attr("segments")) r = s->getIntArray().at(0);
+    if (r < 2) return std::nullopt;
+    return static_cast<unsigned>(1 + r - 2 + d);
+  }
+
+  // Fills the axis classes and their ranges; false when the group stays whole.
+  bool analyse(const std::vector<Operation*>& group) {
+    nodeParent_.clear();
+    ranges_.clear();
+    inGroup_ = std::set<Operation*>(group.begin(), group.end());
+    std::vector<Node> outside;  // dimensions of vectors the group uses whole
+    for (Operation* op : group) {
+      if (!supported(*op)) return false;
+      for (Value* r : op->results()) {
+        if (r->type().isShaped() && r->type().rank() != 2) return false;
+        if (uneven(r))
+          for (const ir::Use& u : r->uses())
+            if (!inGroup_.count(u.user)) return false;  // nested in a region, or a terminator
+      }
+      Value* it = iterationValue(*op);
+      for (unsigned i = 0; i < op->numOperands(); ++i) {
+        Value* v = op->operand(i);
+        std::optional<DimMap> m = operandMap(*op, i);
+        if (!m) continue;
+        if (v->type().rank() != 2) return false;
+        Operation* d = v->definingOp();
+        bool mine = d && inGroup_.count(d);
+        if (!mine && uneven(v)) return false;  // a block argument
+        for (int e = 0; e < 2; ++e) {
+          if (!mine) outside.push_back({v, e});
+          if ((*m)[e] >= 0) join({v, e}, {it, (*m)[e]});
+          else findNode({v, e});
+        }
+      }
+      DimMap rm = resultMap(*op);
+      if (op->numResults() == 1 && op->result() != it)
+        for (int e = 0; e < 2; ++e) {
+          if (rm[e] >= 0) join({op->result(), e}, {it, rm[e]});
+          else findNode({op->result(), e});
+        }
+      if (op->numResults() == 1)
+        for (int e = 0; e < 2; ++e) findNode({op->result(), e});
+    }
+    // Each class: one size; a multiple of 8 rows where it is a row dimension, of the subgroup size
+    // where it is a column dimension.
+    std::map<Node, std::pair<int64_t, int64_t>> sizeUnit;
+    for (auto& [n, p] : nodeParent_) {
+      (void)p;
+      Node root = findNode(n);
+      int64_t size = n.first->type().shape()[n.second];
+      int64_t unit = n.second == 0 ? minRows_ : t_.subgroupSize;
+      auto [it, fresh] = sizeUnit.try_emplace(root, size, unit);
+      if (!fresh) {
+        if (it->second.first != size) return false;
+        it->second.second = std::max(it->second.second, unit);
+      }
+    }
+    for (auto& [root, su] : sizeUnit) {
+      auto [size, unit] = su;
+      ranges_[root] = isPow2(size) ? Ranges{{0, size}} : pow2Pieces(size, unit);
+      if (ranges_[root].empty()) return false;
+    }
+    for (const Node& n : outside)
+      if (ranges_.at(findNode(n)).size() != 1) return false;
+    // The K of a tile_mma is not cut (that would need a chain of partial products).
+    for (Operation* op : group)
+      if (op->is("tile.tile_mma") && ranges_.at(findNode({op->operand(0), 1})).size() != 1) return false;
+    return true;
+  }
+
+  const Ranges& rangesOf(Value* v, int d) { return ranges_.at(findNode({v, d})); }
+
+  // The slice of in-group value `v` at per-dimension range indices `idx`.
+  Value* sliceOf(Value* v, std::array<size_t, 2> idx) {
+    Operation* d = v->definingOp();
+    if (!d || !inGroup_.count(d)) return v;
+    return slices_.at({v, idx[0], idx[1]});
+  }
+
+  Type sliceType(Value* v, std::array<size_t, 2> idx) {
+    return v->type().withShape({rangesOf(v, 0)[idx[0]].second, rangesOf(v, 1)[idx[1]].second});
+  }
+
+  void rewrite(const std::vector<Operation*>& group) {
+    slices_.clear();
+    for (Operation* op : group) {
+      ir::Builder b;
+      b.setInsertionPoint(op);
+      b.setLoc(op->loc());
+      Value* it = iterationValue(*op);
+      const Ranges& rows = rangesOf(it, 0);
+      const Ranges& cols = rangesOf(it, 1);
+      std::map<std::array<size_t, 2>, Value*> combined;  // reduction: result index -> partials so far
+      for (size_t i0 = 0; i0 < rows.size(); ++i0)
+        for (size_t i1 = 0; i1 < cols.size(); ++i1) {
+          std::array<size_t, 2> idx{i0, i1};
+          std::vector<Value*> ops;
+          for (unsigned i = 0; i < op->numOperands(); ++i) {
+            Value* v = op->operand(i);
+            std::optional<DimMap> m = operandMap(*op, i);
+            if (!m) {
+              ops.push_back(v);
+              continue;
+            }
+            std::array<size_t, 2> vi{(*m)[0] >= 0 ? idx[(*m)[0]] : 0, (*m)[1] >= 0 ? idx[(*m)[1]] : 0};
+            ops.push_back(sliceOf(v, vi));
+          }
+          if (op->is("tile.init_tile"))
+            for (int d = 0; d < 2; ++d)
+              if (int64_t o = (d == 0 ? rows[i0] : cols[i1]).first) {
+                unsigned k = *offsetOperand(*op, d);
+                ops[k] = b.create("arith.addi", {ops[k], b.constantIndex(o)}, {Type::index()})->result();
+              }
+          ir::AttrMap attrs = op->attrs();
+          if (const Attribute* s = splat(*op)) {
+            Type t = sliceType(op->result(), idx);
+            attrs["value"] = s->denseIsFloat() ? Attribute::denseFloat(t, s->denseFloats()) : Attribute::denseInt(t, s->denseInts());
+          }
+          if (op->is("tile.broadcast") && attrs.count("broadcast_size")) {
+            int64_t d = op->attr("dims")->getIntArray()[0];
+            attrs["broadcast_size"] = Attribute::integer(sliceType(op->result(), idx).shape()[d]);
+          }
+          DimMap rm = resultMap(*op);
+          std::array<size_t, 2> ri{rm[0] >= 0 ? idx[rm[0]] : 0, rm[1] >= 0 ? idx[rm[1]] : 0};
+          std::vector<Type> types;
+          for (Value* r : op->results()) types.push_back(sliceType(r, ri));
+          Operation* n = b.create(op->name(), ops, types, attrs);
+          if (op->numResults() == 0) continue;
+          Value* r = n->result();
+          r->setNameHint(op->result()->nameHint());
+          if (op->is("tile.reduction")) {
+            Value*& all = combined[ri];
+            if (all) {
+              all = b.create(combiner(op->attr("kind")->getString(), r->type().elem()), {all, r}, {r->type()})->result();
+              all->setNameHint(op->result()->nameHint());
+            } else {
+              all = r;
+            }
+            slices_[{op->result(), ri[0], ri[1]}] = all;
+          } else {
+            slices_[{op->result(), ri[0], ri[1]}] = r;
+          }
+        }
+    }
+    // A result that is whole (a reduction along every sliced dimension) replaces the original for
+    // its users outside the group.
+    for (Operation* op : group)
+      if (op->numResults() == 1 && rangesOf(op->result(), 0).size() == 1 && rangesOf(op->result(), 1).size() == 1)
+        op->result()->replaceAllUsesWith(slices_.at({op->result(), 0, 0}));
+    for (auto it = group.rbegin(); it != group.rend(); ++it) (*it)->erase();
+  }
+
+  ir::Block& body_;
+  const targets::Target& t_;
+  int64_t minRows_ = 1;
+  std::map<Node, Node> nodeParent_;
+  std::map<Node, Ranges> ranges_;  // class root -> its ranges
+  std::set<Operation*> inGroup_;
+  std::map<std::tuple<Value*, size_t, size_t>, Value*> slices_;
+};
+
+class SplitUnevenTilesPass : public Pass {
+public:
+  std::string name() const override { return "split-uneven-tiles"; }
+  std::string description() const override {
+    return "pvc/dg2: straight-line tiles and vectors not a power of two (24x16) -> power-of-two slices (16x16 + 8x16)";
+  }
+  bool run(Operation* module, PassContext& ctx) override {
+    if (!ctx.target || ctx.target->kind == targets::TargetKind::Generic) return true;  // no linear layouts there
+    for (Operation* k : ir::moduleKernels(module)) {
+      if (k->hasAttr("target")) continue;  // already lowered
+      GroupSplitter(ir::kernelBody(k), *ctx.target).run();
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+void registerSplitUnevenTilesPass() {
+  registerPass("split-uneven-tiles", [] { return std::make_unique<SplitUnevenTilesPass>(); });
+}
+
+}  // namespace xtc::passes

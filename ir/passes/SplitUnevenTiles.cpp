@@ -16,6 +16,7 @@
 // path with the later pass's reason); nothing is reported here.
 #include "ir/Builder.h"
 #include "ir/Module.h"
+#include "ir/OpRegistry.h"
 #include "ir/passes/PassManager.h"
 #include "ir/targets/Target.h"
 
@@ -94,6 +95,8 @@ bool elementwise(const Operation& op) {
 // A dimension of an operand or result: -1 when it is not sliced with the op (a reduced or broadcast
 // dimension of size 1, the K of a tile_mma), else the op's iteration dimension it follows.
 using DimMap = std::array<int, 2>;
+using Index = std::array<size_t, 2>;        // a range index per dimension
+using Copy = std::pair<Operation*, Index>;  // one slice of an op, by its iteration range indices
 
 class GroupSplitter {
 public:
@@ -286,78 +289,202 @@ private:
   const Ranges& rangesOf(Value* v, int d) { return ranges_.at(findNode({v, d})); }
 
   // The slice of in-group value `v` at per-dimension range indices `idx`.
-  Value* sliceOf(Value* v, std::array<size_t, 2> idx) {
+  Value* sliceOf(Value* v, Index idx) {
     Operation* d = v->definingOp();
     if (!d || !inGroup_.count(d)) return v;
     return slices_.at({v, idx[0], idx[1]});
   }
 
-  Type sliceType(Value* v, std::array<size_t, 2> idx) {
+  Type sliceType(Value* v, Index idx) {
     return v->type().withShape({rangesOf(v, 0)[idx[0]].second, rangesOf(v, 1)[idx[1]].second});
+  }
+
+  // --- the order of the slices ---
+
+  static Index project(const DimMap& m, Index idx) {
+    return {m[0] >= 0 ? idx[m[0]] : 0, m[1] >= 0 ? idx[m[1]] : 0};
+  }
+
+  // Op by op: every slice of an op where the op was (always legal: the accesses keep their order).
+  std::vector<Copy> opMajor(const std::vector<Operation*>& group) {
+    std::vector<Copy> seq;
+    for (Operation* op : group) {
+      Value* it = iterationValue(*op);
+      for (size_t i0 = 0; i0 < rangesOf(it, 0).size(); ++i0)
+        for (size_t i1 = 0; i1 < rangesOf(it, 1).size(); ++i1) seq.push_back({op, {i0, i1}});
+    }
+    return seq;
+  }
+
+  // Slice by slice: for each choice of a range per cut dimension, every op's slice of it whose
+  // operands are complete (a reduction along a cut dimension after its last partial result). Only
+  // one slice's values are live at a time, as in a kernel written for the slice's shape. Empty when
+  // some slice would never be made.
+  std::vector<Copy> sliceMajor(const std::vector<Operation*>& group) {
+    std::vector<Node> cut;  // the cut dimensions' classes, in order of first appearance
+    for (Operation* op : group)
+      for (int d = 0; d < 2; ++d) {
+        Node root = findNode({iterationValue(*op), d});
+        if (ranges_.at(root).size() > 1 && std::find(cut.begin(), cut.end(), root) == cut.end()) cut.push_back(root);
+      }
+    std::set<std::tuple<Value*, size_t, size_t>> ready;
+    std::map<std::tuple<Value*, size_t, size_t>, size_t> partials;
+    std::set<Copy> made;
+    std::vector<Copy> seq;
+    std::vector<size_t> sigma(cut.size(), 0);
+    for (;;) {
+      for (Operation* op : group) {
+        Value* it = iterationValue(*op);
+        Index idx{0, 0};
+        for (int d = 0; d < 2; ++d) {
+          auto c = std::find(cut.begin(), cut.end(), findNode({it, d}));
+          if (c != cut.end()) idx[d] = sigma[c - cut.begin()];
+        }
+        if (made.count({op, idx})) continue;
+        bool complete = true;
+        for (unsigned i = 0; i < op->numOperands(); ++i) {
+          std::optional<DimMap> m = operandMap(*op, i);
+          Operation* d = op->operand(i)->definingOp();
+          if (!m || !d || !inGroup_.count(d)) continue;
+          Index vi = project(*m, idx);
+          complete = complete && ready.count({op->operand(i), vi[0], vi[1]});
+        }
+        if (!complete) continue;
+        made.insert({op, idx});
+        seq.push_back({op, idx});
+        if (op->numResults() != 1) continue;
+        Index ri = project(resultMap(*op), idx);
+        std::tuple<Value*, size_t, size_t> key{op->result(), ri[0], ri[1]};
+        size_t needed = 1;
+        if (op->is("tile.reduction"))
+          for (int64_t d : op->attr("dims")->getIntArray()) needed *= rangesOf(op->operand(0), static_cast<int>(d)).size();
+        if (++partials[key] == needed) ready.insert(key);
+      }
+      size_t k = cut.size();
+      while (k > 0 && ++sigma[k - 1] == ranges_.at(cut[k - 1]).size()) sigma[--k] = 0;
+      if (k == 0) break;
+    }
+    return seq.size() == opMajor(group).size() ? seq : std::vector<Copy>{};
+  }
+
+  // What a load, store or prefetch accesses: its memref and its tile; nullopt for any other effect.
+  struct Access {
+    Value* memref;
+    Value* tile;
+    bool write;
+  };
+  static std::optional<Access> access(Operation* op) {
+    Value* tile = nullptr;
+    if (op->is("tile.load_tile") || op->is("tile.prefetch_tile")) tile = op->operand(0);
+    else if (op->is("tile.store_tile")) tile = op->operand(1);
+    else return std::nullopt;
+    Value* t = tile;
+    Operation* d = t->definingOp();
+    while (d && d->is("tile.update_tile_offset")) d = d->operand(0)->definingOp();
+    if (!d || !d->is("tile.init_tile") || !d->operand(0)->type().isMemRef()) return std::nullopt;
+    return Access{d->operand(0), tile, op->is("tile.store_tile")};
+  }
+  static bool pure(const Operation* op) {
+    const ir::OpInfo* info = ir::findOp(op->name());
+    return op->numRegions() == 0 && info && info->traits.pure;
+  }
+  // Whether two ops may swap. Distinct memref arguments are taken not to overlap, as everywhere in xtc.
+  static bool commute(Operation* a, Operation* b) {
+    if (pure(a) || pure(b)) return true;
+    std::optional<Access> x = access(a), y = access(b);
+    return x && y && (x->memref != y->memref || (!x->write && !y->write));
+  }
+
+  // For the slice-by-slice order: makes the group contiguous, moving the ops between its first and
+  // last op that do not use its results before it and those that do after it, when every access
+  // that changes order commutes, and the group's own accesses to one memref that stores go through
+  // one tile (then different slices are disjoint rectangles). False, changing nothing, otherwise.
+  bool makeContiguous(const std::vector<Operation*>& group) {
+    for (Operation* a : group)
+      for (Operation* b : group) {
+        if (a == b || pure(a) || pure(b)) continue;
+        std::optional<Access> x = access(a), y = access(b);
+        if (!x || !y) return false;
+        if (x->memref == y->memref && (x->write || y->write) && x->tile != y->tile) return false;
+      }
+    std::vector<Operation*> span;  // first..last group op
+    for (Operation* op = group.front(); op; op = op->nextInBlock()) {
+      span.push_back(op);
+      if (op == group.back()) break;
+    }
+    std::set<Value*> fromGroup;
+    std::map<Operation*, int> rank;  // 0 moves before the group, 1 the group, 2 after it
+    for (Operation* op : span) {
+      bool grouped = inGroup_.count(op) > 0, uses = false;
+      for (Value* v : op->operands()) uses = uses || fromGroup.count(v);
+      if (!grouped && op->numRegions()) return false;
+      rank[op] = grouped ? 1 : uses ? 2 : 0;
+      if (grouped || uses)
+        for (Value* r : op->results()) fromGroup.insert(r);
+      if (grouped)
+        for (Value* v : op->operands())
+          if (Operation* d = v->definingOp(); d && rank.count(d) && rank[d] == 2) return false;
+    }
+    for (size_t i = 0; i < span.size(); ++i)
+      for (size_t j = i + 1; j < span.size(); ++j)
+        if (rank[span[i]] > rank[span[j]] && !commute(span[i], span[j])) return false;
+    Operation* after = group.back()->nextInBlock();
+    for (Operation* op : span) {
+      if (rank[op] == 0) op->moveBefore(group.front());
+      else if (rank[op] == 2) op->moveBefore(after);
+    }
+    return true;
   }
 
   void rewrite(const std::vector<Operation*>& group) {
     slices_.clear();
-    for (Operation* op : group) {
+    std::vector<Copy> seq = sliceMajor(group);
+    Operation* at = nullptr;  // where every slice goes, or null: each where its op is
+    if (!seq.empty() && makeContiguous(group)) at = group.front();
+    else seq = opMajor(group);
+    for (auto& [op, idx] : seq) {
       ir::Builder b;
-      b.setInsertionPoint(op);
+      b.setInsertionPoint(at ? at : op);
       b.setLoc(op->loc());
       Value* it = iterationValue(*op);
-      const Ranges& rows = rangesOf(it, 0);
-      const Ranges& cols = rangesOf(it, 1);
-      std::map<std::array<size_t, 2>, Value*> combined;  // reduction: result index -> partials so far
-      for (size_t i0 = 0; i0 < rows.size(); ++i0)
-        for (size_t i1 = 0; i1 < cols.size(); ++i1) {
-          std::array<size_t, 2> idx{i0, i1};
-          std::vector<Value*> ops;
-          for (unsigned i = 0; i < op->numOperands(); ++i) {
-            Value* v = op->operand(i);
-            std::optional<DimMap> m = operandMap(*op, i);
-            if (!m) {
-              ops.push_back(v);
-              continue;
-            }
-            std::array<size_t, 2> vi{(*m)[0] >= 0 ? idx[(*m)[0]] : 0, (*m)[1] >= 0 ? idx[(*m)[1]] : 0};
-            ops.push_back(sliceOf(v, vi));
+      std::pair<int64_t, int64_t> row = rangesOf(it, 0)[idx[0]], col = rangesOf(it, 1)[idx[1]];
+      std::vector<Value*> ops;
+      for (unsigned i = 0; i < op->numOperands(); ++i) {
+        Value* v = op->operand(i);
+        std::optional<DimMap> m = operandMap(*op, i);
+        ops.push_back(m ? sliceOf(v, project(*m, idx)) : v);
+      }
+      if (op->is("tile.init_tile"))
+        for (int d = 0; d < 2; ++d)
+          if (int64_t o = (d == 0 ? row : col).first) {
+            unsigned k = *offsetOperand(*op, d);
+            ops[k] = b.create("arith.addi", {ops[k], b.constantIndex(o)}, {Type::index()})->result();
           }
-          if (op->is("tile.init_tile"))
-            for (int d = 0; d < 2; ++d)
-              if (int64_t o = (d == 0 ? rows[i0] : cols[i1]).first) {
-                unsigned k = *offsetOperand(*op, d);
-                ops[k] = b.create("arith.addi", {ops[k], b.constantIndex(o)}, {Type::index()})->result();
-              }
-          ir::AttrMap attrs = op->attrs();
-          if (const Attribute* s = splat(*op)) {
-            Type t = sliceType(op->result(), idx);
-            attrs["value"] = s->denseIsFloat() ? Attribute::denseFloat(t, s->denseFloats()) : Attribute::denseInt(t, s->denseInts());
-          }
-          if (op->is("tile.broadcast") && attrs.count("broadcast_size")) {
-            int64_t d = op->attr("dims")->getIntArray()[0];
-            attrs["broadcast_size"] = Attribute::integer(sliceType(op->result(), idx).shape()[d]);
-          }
-          DimMap rm = resultMap(*op);
-          std::array<size_t, 2> ri{rm[0] >= 0 ? idx[rm[0]] : 0, rm[1] >= 0 ? idx[rm[1]] : 0};
-          std::vector<Type> types;
-          for (Value* r : op->results()) types.push_back(sliceType(r, ri));
-          Operation* n = b.create(op->name(), ops, types, attrs);
-          if (op->numResults() == 0) continue;
-          Value* r = n->result();
-          r->setNameHint(op->result()->nameHint());
-          if (op->is("tile.reduction")) {
-            Value*& all = combined[ri];
-            if (all) {
-              all = b.create(combiner(op->attr("kind")->getString(), r->type().elem()), {all, r}, {r->type()})->result();
-              all->setNameHint(op->result()->nameHint());
-            } else {
-              all = r;
-            }
-            slices_[{op->result(), ri[0], ri[1]}] = all;
-          } else {
-            slices_[{op->result(), ri[0], ri[1]}] = r;
-          }
-        }
+      Index ri = project(resultMap(*op), idx);
+      ir::AttrMap attrs = op->attrs();
+      if (const Attribute* s = splat(*op)) {
+        Type t = sliceType(op->result(), ri);
+        attrs["value"] = s->denseIsFloat() ? Attribute::denseFloat(t, s->denseFloats()) : Attribute::denseInt(t, s->denseInts());
+      }
+      if (op->is("tile.broadcast") && attrs.count("broadcast_size")) {
+        int64_t d = op->attr("dims")->getIntArray()[0];
+        attrs["broadcast_size"] = Attribute::integer(sliceType(op->result(), ri).shape()[d]);
+      }
+      std::vector<Type> types;
+      for (Value* r : op->results()) types.push_back(sliceType(r, ri));
+      Operation* n = b.create(op->name(), ops, types, attrs);
+      if (op->numResults() == 0) continue;
+      Value* r = n->result();
+      r->setNameHint(op->result()->nameHint());
+      auto [found, fresh] = slices_.try_emplace({op->result(), ri[0], ri[1]}, r);
+      if (!fresh) {
+        // A reduction's partial result, combined with those of the slices before it.
+        Value* all = b.create(combiner(op->attr("kind")->getString(), r->type().elem()), {found->second, r}, {r->type()})->result();
+        all->setNameHint(op->result()->nameHint());
+        found->second = all;
+      }
     }
-    // A result that is whole (a reduction along every sliced dimension) replaces the original for
+    // A result that is whole (a reduction along every cut dimension) replaces the original for
     // its users outside the group.
     for (Operation* op : group)
       if (op->numResults() == 1 && rangesOf(op->result(), 0).size() == 1 && rangesOf(op->result(), 1).size() == 1)

@@ -25,6 +25,7 @@
 #include "ir/OpRegistry.h"
 #include "ir/passes/PassManager.h"
 #include "ir/passes/RegisterBudget.h"
+#include "ir/passes/TileSlices.h"
 #include "ir/targets/Target.h"
 
 #include <fmt/format.h>
@@ -78,35 +79,6 @@ std::vector<std::pair<int64_t, int64_t>> equalRanges(int64_t total, int64_t n) {
   std::vector<std::pair<int64_t, int64_t>> r;
   for (int64_t i = 0; i < n; ++i) r.emplace_back(i * (total / n), total / n);
   return r;
-}
-
-// `total` as power-of-two ranges, largest first, each a multiple of `unit` (a power of two):
-// 24 = 16 + 8, 48 = 32 + 16. Empty when `total` is not a multiple of `unit`.
-std::vector<std::pair<int64_t, int64_t>> powerOfTwoRanges(int64_t total, int64_t unit) {
-  std::vector<std::pair<int64_t, int64_t>> r;
-  if (total <= 0 || total % unit) return r;
-  int64_t at = 0;
-  for (int64_t size = std::bit_floor(static_cast<uint64_t>(total)); at < total; size /= 2)
-    if (total - at >= size) {
-      r.emplace_back(at, size);
-      at += size;
-    }
-  return r;
-}
-
-// The arith op that combines two partial results of a reduction of `kind` (the results of two
-// slices), or "" when there is none.
-std::string combineOp(const std::string& kind, ir::ElemKind elem) {
-  bool fl = ir::isFloatElem(elem);
-  if (kind == "add") return fl ? "arith.addf" : "arith.addi";
-  if (kind == "mul") return fl ? "arith.mulf" : "arith.muli";
-  if (kind == "max") return fl ? "arith.maxf" : "arith.maxsi";
-  if (kind == "min") return fl ? "arith.minf" : "arith.minsi";
-  if (fl) return "";
-  if (kind == "and") return "arith.andi";
-  if (kind == "or") return "arith.ori";
-  if (kind == "xor") return "arith.xori";
-  return "";
 }
 
 bool isElementwise(const Operation& op) {

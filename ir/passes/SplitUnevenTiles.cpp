@@ -18,6 +18,7 @@
 #include "ir/Module.h"
 #include "ir/OpRegistry.h"
 #include "ir/passes/PassManager.h"
+#include "ir/passes/TileSlices.h"
 #include "ir/targets/Target.h"
 
 #include <algorithm>
@@ -48,33 +49,6 @@ bool uneven(const Value* v) {
   const Type& t = v->type();
   if (!(t.isVector() || t.isTile()) || !t.hasStaticShape()) return false;
   return std::any_of(t.shape().begin(), t.shape().end(), [](int64_t d) { return !isPow2(d); });
-}
-
-// `total` cut into powers of two, largest first, each a multiple of `unit` (24 = 16 + 8 with unit 8);
-// empty when `total` is not a multiple of `unit`.
-Ranges pow2Pieces(int64_t total, int64_t unit) {
-  Ranges r;
-  if (total <= 0 || total % unit) return r;
-  int64_t at = 0;
-  for (int64_t piece = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(total))); at < total; piece /= 2)
-    if (total - at >= piece) {
-      r.emplace_back(at, piece);
-      at += piece;
-    }
-  return r;
-}
-
-// The arith op combining two partial reductions of `kind`, or "" when none does.
-std::string combiner(const std::string& kind, ir::ElemKind elem) {
-  bool fl = ir::isFloatElem(elem);
-  if (kind == "add") return fl ? "arith.addf" : "arith.addi";
-  if (kind == "mul") return fl ? "arith.mulf" : "arith.muli";
-  if (kind == "max") return fl ? "arith.maxf" : "arith.maxsi";
-  if (kind == "min") return fl ? "arith.minf" : "arith.minsi";
-  if (!fl && kind == "and") return "arith.andi";
-  if (!fl && kind == "or") return "arith.ori";
-  if (!fl && kind == "xor") return "arith.xori";
-  return "";
 }
 
 const Attribute* splat(const Operation& op) {
@@ -207,7 +181,7 @@ private:
     if (op.is("tile.reduction")) {
       if (op.hasAttr("reduction_size")) return false;
       const Attribute* kind = op.attr("kind");
-      return kind && !combiner(kind->getString(), op.result()->type().elem()).empty();
+      return kind && !combineOp(kind->getString(), op.result()->type().elem()).empty();
     }
     if (op.is("arith.constant")) return splat(op) != nullptr;
     return elementwise(op);
@@ -275,7 +249,7 @@ private:
     }
     for (auto& [root, su] : sizeUnit) {
       auto [size, unit] = su;
-      ranges_[root] = isPow2(size) ? Ranges{{0, size}} : pow2Pieces(size, unit);
+      ranges_[root] = isPow2(size) ? Ranges{{0, size}} : powerOfTwoRanges(size, unit);
       if (ranges_[root].empty()) return false;
     }
     for (const Node& n : outside)
@@ -479,7 +453,7 @@ private:
       auto [found, fresh] = slices_.try_emplace({op->result(), ri[0], ri[1]}, r);
       if (!fresh) {
         // A reduction's partial result, combined with those of the slices before it.
-        Value* all = b.create(combiner(op->attr("kind")->getString(), r->type().elem()), {found->second, r}, {r->type()})->result();
+        Value* all = b.create(combineOp(op->attr("kind")->getString(), r->type().elem()), {found->second, r}, {r->type()})->result();
         all->setNameHint(op->result()->nameHint());
         found->second = all;
       }

@@ -146,24 +146,34 @@ struct Shape {
 // plain 1x32x32), visa_loop_i8_16x16_k64 (d8 plain 2x32x16), visa_loop_i8_8x16_k64 (d8 plain
 // 2x32x8), visa_loop_i8_8x16 (d8 plain 1x32x8: an 8-row A at K step 32, last: every box an older
 // d8 shape tiles keeps it), visa_loop_i8_8x64 (VNNI d8 4x16x32, 32 GRF: a 64-column i8 B in one
-// message per 32 K rows, before the two-block form, which then tiles only 32-column boxes). The one-block VNNI d16 shapes come last (no group an older shape tiled changes); the
+// message per 32 K rows, before the two-block form, which then tiles only 32-column boxes); 24 rows
+// (M = 24 tiles, whose A split-accumulators leaves as a 16-row and an 8-row slice: one message a K
+// step, not two): visa_loop_f16_pf_24x16 (d16 plain 1x16x24), visa_loop_f16_pf_24x16_k32 (2x16x24),
+// visa_loop_i8_24x16 (d8 plain 1x32x24), visa_loop_i8_24x16_k64 (2x32x24), after the 32-row forms
+// (a 96-row box: three messages, not four) and before the 16-row ones (a 48-row box of 8-row loads:
+// two, not three; a box with a 16-row load across row 24 is not theirs). The one-block VNNI d16 shapes come last (no group an older shape tiled changes); the
 // others come before the older shapes of their form that tile the same box in more messages, so a
 // box of two such loads is one message, not two (no example has such a box: their statements are
 // byte-identical).
 constexpr Shape kLoadShapes[] = {
     {16, 16, 32, 2, false}, {16, 16, 32, 2, true}, {16, 16, 16, 2, true}, {16, 16, 32, 1, false},
+    {16, 16, 24, 2, false}, {16, 16, 24, 1, false},
     {16, 16, 16, 2, false}, {16, 16, 16, 1, false}, {16, 16, 8, 2, false}, {16, 16, 8, 1, false},
-    {8, 32, 32, 2, false},  {8, 32, 32, 1, false},  {8, 32, 16, 2, false}, {8, 32, 8, 2, false},
+    {8, 32, 32, 2, false},  {8, 32, 32, 1, false},  {8, 32, 24, 2, false}, {8, 32, 24, 1, false},
+    {8, 32, 16, 2, false}, {8, 32, 8, 2, false},
     {8, 32, 16, 1, false},  {8, 16, 32, 4, true},   {8, 16, 32, 2, true},   {8, 16, 32, 1, true},  {32, 8, 16, 1, false, true},
     {32, 8, 8, 1, false},   {32, 16, 8, 1, false},  {16, 16, 4, 2, false}, {16, 16, 32, 1, true},
     {16, 16, 16, 1, true},  {8, 32, 8, 1, false}};
 // Prefetches (cached only), tried in this order when merging: d16 2x16x32 and 2x16x16
 // (visa_loop_if), 2x16x8 (visa_loop_f16_32x32); one block (issue #10: 16-column prefetch tiles)
 // 1x16x32 (visa_loop_f16_pf_32x16_k32), 1x16x16 and 1x16x8 (visa_loop_f16_pf_8x16: B's two 8-row
-// messages merged, A's one). A merge keeps the block count, so the one-block shapes never take
+// messages merged, A's one); 24 rows (issue #10: a 24-row prefetch tile arrives as three 8-row
+// pieces) 2x16x24 (visa_loop_f16_pf_24x16_k32) and 1x16x24 (visa_loop_f16_pf_24x16), each after the
+// 32-row form of its block count. A merge keeps the block count, so the one-block shapes never take
 // a two-block group.
-constexpr Shape kPrefetchShapes[] = {{16, 16, 32, 2, false}, {16, 16, 16, 2, false}, {16, 16, 8, 2, false},
-                                     {16, 16, 32, 1, false}, {16, 16, 16, 1, false}, {16, 16, 8, 1, false}};
+constexpr Shape kPrefetchShapes[] = {{16, 16, 32, 2, false}, {16, 16, 24, 2, false}, {16, 16, 16, 2, false},
+                                     {16, 16, 8, 2, false},  {16, 16, 32, 1, false}, {16, 16, 24, 1, false},
+                                     {16, 16, 16, 1, false}, {16, 16, 8, 1, false}};
 
 bool proven(const Msg& m) {
   for (const Shape& s : m.prefetch ? std::span<const Shape>(kPrefetchShapes) : std::span<const Shape>(kLoadShapes))
@@ -259,6 +269,15 @@ class LoopMatcher {
   bool affUsed_ = false;
   std::vector<SlmWrite> writes_;
   std::vector<std::pair<Step, int>> order_;
+  // Loop-carried coordinate -> the first argument of the same initial value and step (checkYield):
+  // equal in every iteration, so their messages group as one base (split-accumulators' row slices
+  // of A carry a column coordinate each, one surface: a 16-row and an 8-row load that one 24-row
+  // message covers).
+  std::map<const ir::Value*, const ir::Value*> same_;
+  const ir::Value* canon(const ir::Value* base) const {
+    auto it = base ? same_.find(base) : same_.end();
+    return it == same_.end() ? base : it->second;
+  }
   bool slm() const {
     return !writes_.empty() || std::any_of(loads_.begin(), loads_.end(), [](const LoadOp& l) { return l.shape.slm; });
   }
@@ -651,6 +670,16 @@ bool LoopMatcher::checkYield(const ir::Operation& yield) {
       steps_[v] = *st;
     }
   }
+  // Coordinates of one initial value (as "base + constant" outside the loop) and one step per
+  // iteration, neither stepped in an scf.if: the first of them stands for the others (same_).
+  std::map<std::tuple<const ir::Value*, int64_t, int64_t, int64_t, int64_t>, const ir::Value*> firsts;
+  for (unsigned a = 1; a < body_.numArguments(); ++a) {
+    const ir::Value* v = body_.argument(a);
+    if (!v->type().isScalar() || accBase_.count(a) || condSteps_.count(v)) continue;
+    Sym init = outerSym(for_.operand(a + 2));
+    auto [it, fresh] = firsts.insert({{init.base, init.off, init.div, init.post, steps_.at(v)}, v});
+    if (!fresh) same_[v] = it->second;
+  }
   // Accumulator chains: head = consecutive elements of one argument, links = a whole previous result.
   std::set<std::pair<int, int>> usedAcc;
   for (DpasOp& d : dpas_) {
@@ -754,35 +783,71 @@ bool LoopMatcher::planMessages() {
       done[i] = true;
       continue;
     }
-    std::vector<size_t> group;
-    for (size_t j = i; j < loads_.size(); ++j) {
-      const Msg& t = loads_[j].shape;
-      bool same = !done[j] && !t.transpose && !t.slm && t.bits == s.bits && t.bw == s.bw && t.vnni == s.vnni && t.x.base == s.x.base &&
-                  t.y.base == s.y.base;
-      for (unsigned k = 0; same && k < 4; ++k) same = t.surface->operand(k) == s.surface->operand(k);
-      if (same) group.push_back(j);
-    }
-    std::vector<const Msg*> members;
-    for (size_t j : group) members.push_back(&loads_[j].shape);
-    const auto [x0, y0, x1, y1, tiled] = boxOf(members);
-    // The pieces: the first proven shape whose width and height divide the box's and in which every
-    // load of the group lies inside one piece (a 2-block load needs a piece at least 2 blocks wide).
-    const Shape* piece = nullptr;
-    auto fits = [&](const Shape& sh) {
-      int64_t pw = sh.bw * sh.blocks;
-      for (const Msg* t : members) {
-        int64_t dx = (t->x.off - x0) % pw, dy = (t->y.off - y0) % sh.h;
-        if (dx + t->bw * t->blocks > pw || dy + t->h > sh.h) return false;
+    // The loads of s's surface and form from index `lead` on whose coordinate bases are load
+    // `lead`'s, compared as they are or as canon's representatives.
+    auto groupOf = [&](size_t lead, bool byCanon) {
+      const Msg& u = loads_[lead].shape;
+      auto base = [&](const ir::Value* v) { return byCanon ? canon(v) : v; };
+      std::vector<size_t> g;
+      for (size_t j = i; j < loads_.size(); ++j) {
+        const Msg& t = loads_[j].shape;
+        bool same = !done[j] && !t.transpose && !t.slm && t.bits == u.bits && t.bw == u.bw && t.vnni == u.vnni &&
+                    base(t.x.base) == base(u.x.base) && base(t.y.base) == base(u.y.base);
+        for (unsigned k = 0; same && k < 4; ++k) same = t.surface->operand(k) == u.surface->operand(k);
+        if (same) g.push_back(j);
       }
-      return true;
+      return g;
     };
-    if (tiled)
-      for (const Shape& sh : kLoadShapes)
-        if (sh.bits == s.bits && sh.bw == s.bw && sh.vnni == s.vnni && !sh.transpose && (x1 - x0) % (sh.bw * sh.blocks) == 0 &&
-            (y1 - y0) % sh.h == 0 && fits(sh)) {
-          piece = &sh;
-          break;
+    // A group's pieces: the first proven shape whose width and height divide the bounding box's and
+    // in which every load of the group lies inside one piece (a 2-block load needs a piece at least
+    // 2 blocks wide); null when none.
+    auto tiling = [&](const std::vector<size_t>& g) -> std::pair<const Shape*, Box> {
+      std::vector<const Msg*> members;
+      for (size_t j : g) members.push_back(&loads_[j].shape);
+      Box box = boxOf(members);
+      auto fits = [&](const Shape& sh) {
+        int64_t pw = sh.bw * sh.blocks;
+        for (const Msg* t : members) {
+          int64_t dx = (t->x.off - box.x0) % pw, dy = (t->y.off - box.y0) % sh.h;
+          if (dx + t->bw * t->blocks > pw || dy + t->h > sh.h) return false;
         }
+        return true;
+      };
+      if (box.tiled)
+        for (const Shape& sh : kLoadShapes)
+          if (sh.bits == s.bits && sh.bw == s.bw && sh.vnni == s.vnni && !sh.transpose &&
+              (box.x1 - box.x0) % (sh.bw * sh.blocks) == 0 && (box.y1 - box.y0) % sh.h == 0 && fits(sh))
+            return {&sh, box};
+      return {nullptr, box};
+    };
+    auto count = [](const Shape* sh, const Box& box) {
+      return (box.x1 - box.x0) / (sh->bw * sh->blocks) * ((box.y1 - box.y0) / sh->h);
+    };
+    std::vector<size_t> group = groupOf(i, false);
+    auto [piece, box] = tiling(group);
+    // Coordinates equal in every step (canon) group together when that takes fewer messages than
+    // each base's group on its own: split-accumulators' 16-row and 8-row A slices become one 24-row
+    // message, while the 32- and 16-column B slices of an N = 48 tile stay two messages (together
+    // they tile only as three one-block ones).
+    std::vector<size_t> wide = groupOf(i, true);
+    if (wide.size() > group.size()) {
+      auto [widePiece, wideBox] = tiling(wide);
+      int64_t apart = 0;
+      std::set<std::pair<const ir::Value*, const ir::Value*>> seen;
+      for (size_t j : wide) {
+        const Msg& t = loads_[j].shape;
+        if (!seen.insert({t.x.base, t.y.base}).second) continue;
+        auto [p, bx] = tiling(groupOf(j, false));
+        apart = p && apart >= 0 ? apart + count(p, bx) : -1;  // -1: some base's loads fit no proven message
+      }
+      if (widePiece && (apart < 0 || count(widePiece, wideBox) < apart)) {
+        group = std::move(wide);
+        piece = widePiece;
+        box = wideBox;
+      }
+    }
+    const auto [x0, y0, x1, y1, tiled] = box;
+    (void)tiled;
     if (!piece) return false;  // no proven message covers this group (per-op lowering)
     size_t first = msgs_.size();
     for (int64_t py = y0; py < y1; py += piece->h)
@@ -808,26 +873,60 @@ bool LoopMatcher::planMessages() {
     if (pdone[i]) continue;
     const Msg& s = prefetches[i];
     if (!s.cached) return false;
-    std::vector<size_t> group;
-    for (size_t j = i; j < prefetches.size(); ++j) {
-      const Msg& t = prefetches[j];
-      bool same = !pdone[j] && t.bits == s.bits && t.bw == s.bw && t.blocks == s.blocks && t.vnni == s.vnni &&
-                  t.cached == s.cached && t.cond == s.cond && t.x.base == s.x.base && t.y.base == s.y.base &&
-                  t.x.div == 1 && s.x.div == 1;
-      for (unsigned k = 0; same && k < 4; ++k) same = t.surface->operand(k) == s.surface->operand(k);
-      if (same) group.push_back(j);
-    }
-    std::vector<const Msg*> members;
-    for (size_t j : group) members.push_back(&prefetches[j]);
-    const auto [x0, y0, x1, y1, tiled] = boxOf(members);
-    const Shape* piece = nullptr;
-    if (tiled)
-      for (const Shape& sh : kPrefetchShapes)
-        if (sh.bits == s.bits && sh.bw == s.bw && sh.blocks == s.blocks && !s.vnni && !s.transpose &&
-            (x1 - x0) % (sh.bw * sh.blocks) == 0 && (y1 - y0) % sh.h == 0) {
-          piece = &sh;
-          break;
+    // The prefetches from index `lead` on like `lead` (its surface, form, scf.if block and coordinate
+    // bases, compared as they are or as canon's representatives), and the largest proven shape that
+    // divides their bounding box when they tile it (null otherwise).
+    auto groupOf = [&](size_t lead, bool byCanon) {
+      const Msg& u = prefetches[lead];
+      auto base = [&](const ir::Value* v) { return byCanon ? canon(v) : v; };
+      std::vector<size_t> g;
+      for (size_t j = i; j < prefetches.size(); ++j) {
+        const Msg& t = prefetches[j];
+        bool same = !pdone[j] && t.bits == u.bits && t.bw == u.bw && t.blocks == u.blocks && t.vnni == u.vnni &&
+                    t.cached == u.cached && t.cond == u.cond && base(t.x.base) == base(u.x.base) &&
+                    base(t.y.base) == base(u.y.base) && t.x.div == 1 && u.x.div == 1;
+        for (unsigned k = 0; same && k < 4; ++k) same = t.surface->operand(k) == u.surface->operand(k);
+        if (same) g.push_back(j);
+      }
+      return g;
+    };
+    auto tiling = [&](const std::vector<size_t>& g) -> std::pair<const Shape*, Box> {
+      std::vector<const Msg*> members;
+      for (size_t j : g) members.push_back(&prefetches[j]);
+      Box box = boxOf(members);
+      if (box.tiled)
+        for (const Shape& sh : kPrefetchShapes)
+          if (sh.bits == s.bits && sh.bw == s.bw && sh.blocks == s.blocks && !s.vnni && !s.transpose &&
+              (box.x1 - box.x0) % (sh.bw * sh.blocks) == 0 && (box.y1 - box.y0) % sh.h == 0)
+            return {&sh, box};
+      return {nullptr, box};
+    };
+    // Messages a group takes: its pieces, or each prefetch as it is.
+    auto count = [](const Shape* sh, const Box& box, size_t n) {
+      return sh ? (box.x1 - box.x0) / (sh->bw * sh->blocks) * ((box.y1 - box.y0) / sh->h) : static_cast<int64_t>(n);
+    };
+    std::vector<size_t> group = groupOf(i, false);
+    auto [piece, box] = tiling(group);
+    // Equal coordinates (canon) together only when that takes fewer messages, as for the loads.
+    std::vector<size_t> wide = groupOf(i, true);
+    if (wide.size() > group.size()) {
+      auto [widePiece, wideBox] = tiling(wide);
+      int64_t apart = 0;
+      std::set<std::pair<const ir::Value*, const ir::Value*>> seen;
+      for (size_t j : wide)
+        if (seen.insert({prefetches[j].x.base, prefetches[j].y.base}).second) {
+          std::vector<size_t> g = groupOf(j, false);
+          auto [p, bx] = tiling(g);
+          apart += count(p, bx, g.size());
         }
+      if (widePiece && count(widePiece, wideBox, wide.size()) < apart) {
+        group = std::move(wide);
+        piece = widePiece;
+        box = wideBox;
+      }
+    }
+    const auto [x0, y0, x1, y1, tiled] = box;
+    (void)tiled;
     if (!piece) {  // as it is
       if (!proven(s)) return false;
       pdone[i] = true;

@@ -6,10 +6,11 @@
 // Why: the later passes' linear layouts (ir/layout) are powers of two in each dimension, so such a
 // kernel took the portable path (no DPAS, no 2D block messages). split-accumulators cuts a K loop's
 // accumulator; this pass does the same for the ops outside any loop: a group of ops connected by
-// uneven values (element-wise tiles, a loopless tile_mma, broadcasts, reductions) is rewritten op by
-// op, each op replaced in place by its slices, so the order of memory accesses is kept (a load or
-// store of a tile is its slices' loads or stores, back to back). A reduction along a sliced
-// dimension reduces each slice and combines the partial results with one arith op.
+// uneven values (element-wise tiles, a loopless tile_mma, broadcasts, reductions) is rewritten into
+// its slices, one slice's ops after another when the group's memory accesses allow it (only one
+// slice live: op by op spilled on dg2), else op by op, each op replaced in place by its slices, so
+// the order of memory accesses is kept. A reduction along a sliced dimension reduces each slice and
+// combines the partial results with one arith op.
 //
 // Conservative: a group that touches a loop, an `if`, a block argument or an op it does not know
 // stays whole (split-accumulators handles the loop's accumulator; anything else keeps the portable

@@ -159,6 +159,7 @@ private:
   std::map<const Value*, std::vector<int64_t>> slmSwizzle_;  // lowered gpu.slm_alloc -> [B, M, S]
   LoopRegisters worstLoopRegs_;           // the largest register estimate over the kernel's loops
   const Operation* worstLoop_ = nullptr;  // its loop
+  std::map<const Operation*, int64_t> topEpilogue_;  // the epilogue estimate of each loop of the body
   Value* proZero_ = nullptr;  // index 0 usable inside the prologue
   LoweredValues<TileState> vals_{[this](const Operation& op, const std::string& msg) { fail(op, "lower-generic: " + msg); }};
 };
@@ -863,6 +864,7 @@ void KernelLowering::lowerElementwise(Operation& op) {
 void KernelLowering::lowerFor(Operation& op) {
   // What the loop keeps live (RegisterBudget.h; every load is per lane here).
   LoopRegisters est = estimateLoopRegisters(op, target_, true);
+  if (auto it = topEpilogue_.find(&op); it != topEpilogue_.end()) est.epilogue = it->second;
   // The worst loop by its own estimate (the warning names it); the file choice also covers the
   // largest epilogue of any loop.
   int64_t epilogue = std::max(worstLoopRegs_.epilogue, est.epilogue);
@@ -922,6 +924,9 @@ void KernelLowering::run() {
   ir::Block& body = ir::kernelBody(kernel_);
   // Detach the old ops; the block (and its arguments, the kernel parameters) stays.
   std::vector<std::unique_ptr<Operation>> old;
+  // The epilogues of the body's loops are measured while the ops after them are still in the block.
+  for (Operation* op : body.opsSnapshot())
+    if (op->is("scf.for")) topEpilogue_[op] = estimateEpilogueRegisters(*op, target_, true);
   for (Operation* op : body.opsSnapshot()) old.push_back(op->remove());
   for (Value* a : body.arguments()) vals_.set(a, {a});
 
@@ -942,6 +947,7 @@ void KernelLowering::run() {
       ops.clear();
     }
   } cleanup{old};
+  BudgetPeak straightLine = straightLineRegisters(old, target_, true);
   for (auto& op : old) lowerOp(*op);
 
   int64_t nsg = kernel_->intAttr("num_subgroups", 1);
@@ -952,7 +958,7 @@ void KernelLowering::run() {
   // pvc/dg2 portable kernels: lower-xe's rule (RegisterBudget.h) — the large register file when the
   // worst loop does not fit the default one (rfc_2_2's 32x64 f32 accumulator is all 128 registers of
   // pvc's default file), a warning when it does not fit the large one either.
-  applyRegisterBudget(kernel_, worstLoop_, worstLoopRegs_, target_, diags_, "lower-generic");
+  applyRegisterBudget(kernel_, worstLoop_, worstLoopRegs_, straightLine, target_, diags_, "lower-generic");
 }
 
 }  // namespace

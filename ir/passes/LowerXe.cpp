@@ -550,6 +550,7 @@ void KernelLowerXe::lowerElementwise(Operation& op) {
 void KernelLowerXe::lowerFor(Operation& op) {
   // What the loop keeps live (RegisterBudget.h), estimated on the blocked tile-level loop.
   LoopRegisters est = estimateLoopRegisters(op, t_, false);
+  if (auto it = topEpilogue_.find(&op); it != topEpilogue_.end()) est.epilogue = it->second;
   // The worst loop by its own estimate (the warning names it); the file choice also covers the
   // largest epilogue of any loop.
   int64_t epilogue = std::max(worstLoopRegs_.epilogue, est.epilogue);
@@ -618,6 +619,9 @@ void KernelLowerXe::run() {
   ir::registerXeOps();
   ir::Block& body = ir::kernelBody(kernel_);
   std::vector<std::unique_ptr<Operation>> old;
+  // The epilogues of the body's loops are measured while the ops after them are still in the block.
+  for (Operation* op : body.opsSnapshot())
+    if (op->is("scf.for")) topEpilogue_[op] = estimateEpilogueRegisters(*op, t_, false);
   for (Operation* op : body.opsSnapshot()) old.push_back(op->remove());
   for (auto& op : old) sliceBarrier_ = sliceBarrier_ || (op->is("scf.for") && op->hasAttr("split") && holdsBarrier(*op));
   for (Value* a : body.arguments()) vals_.set(a, {a});
@@ -637,6 +641,7 @@ void KernelLowerXe::run() {
       ops.clear();
     }
   } cleanup{old};
+  BudgetPeak straightLine = straightLineRegisters(old, t_, false);
   for (auto& op : old) lowerOp(*op);
   mergeBlockGuards(body);  // dg2 (LowerXeBlockRead.cpp); before the anchor goes: it adds constants
   anchor->erase();
@@ -648,7 +653,7 @@ void KernelLowerXe::run() {
   kernel_->setAttr("target", Attribute::string(t_.name));
   // The large register file when the worst loop does not fit the default one (reference §7/§11: a
   // 32x64 f32 accumulator spills in 128), a warning when it does not fit the large one either.
-  applyRegisterBudget(kernel_, worstLoop_, worstLoopRegs_, t_, diags_, "lower-xe");
+  applyRegisterBudget(kernel_, worstLoop_, worstLoopRegs_, straightLine, t_, diags_, "lower-xe");
 }
 
 }  // namespace lowerxe

@@ -249,6 +249,7 @@ private:
   std::map<std::string, std::vector<Value*>> laneCoordCache_;
   LoopRegisters worstLoopRegs_;           // the largest register estimate over the kernel's loops
   const Operation* worstLoop_ = nullptr;  // its loop (for the large file and the spill warning)
+  std::map<const Operation*, int64_t> topEpilogue_;  // the epilogue estimate of each loop of the body
 };
 
 }  // namespace xtc::passes::lowerxe

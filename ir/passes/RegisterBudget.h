@@ -22,7 +22,9 @@
 #include "ir/targets/Target.h"
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
+#include <vector>
 
 namespace xtc::passes {
 
@@ -38,6 +40,13 @@ struct LoopRegisters {
   int64_t epilogue = 0;  // GRFs live out of the worst op after the loop (its vector results and their uses)
   int64_t total() const { return carried + operands; }
   int64_t peak() const { return total() > epilogue ? total() : epilogue; }
+};
+
+// The most GRFs live at one point of straight-line code, and the op after which they are (null when
+// nothing is live).
+struct BudgetPeak {
+  int64_t grfs = 0;
+  const ir::Operation* at = nullptr;
 };
 
 // GRFs of a subgroup value of vector type `t` (whole registers).
@@ -62,12 +71,26 @@ inline bool fitsRegisterFile(int64_t grfs, int64_t fileSize) { return grfs + kRe
 // onwards (the `epilogue` of estimateLoopRegisters).
 int64_t estimateEpilogueRegisters(const ir::Operation& forOp, const targets::Target& target, bool portable);
 
+// The worst point of a kernel without a loop: `ops` are its body's ops at subgroup tile level, in
+// order; every vector value is live from its definition to its last use, counted as in the epilogue
+// (a load what it fills, a broadcast its operand, splats nothing), and an op with regions (an
+// scf.if) adds the worst point of its regions.
+BudgetPeak estimateStraightLineRegisters(const std::vector<ir::Operation*>& ops, const targets::Target& target,
+                                         bool portable);
+
+// estimateStraightLineRegisters of a kernel body's ops (as lower-xe and lower-generic hold them while
+// they rebuild the body), or nothing when any of them holds a loop (the loops' estimates decide then).
+BudgetPeak straightLineRegisters(const std::vector<std::unique_ptr<ir::Operation>>& ops,
+                                 const targets::Target& target, bool portable);
+
 // What lower-xe and lower-generic do with their kernel's worst loop (the largest peak estimate; null
 // when the kernel has no loop): ask for the large register file (build_options) when the loop or its
 // epilogue does not fit the default one, and warn at the loop when the loop does not fit the large
 // one either, naming the estimate and the cause (split-accumulators' `no_split` reason on the loop,
-// when it left one).
+// when it left one). A kernel with no loop is judged by `straightLine` the same way (the warning at
+// its worst op).
 void applyRegisterBudget(ir::Operation* kernel, const ir::Operation* worstLoop, const LoopRegisters& worst,
-                         const targets::Target& target, DiagnosticEngine& diags, std::string_view pass);
+                         const BudgetPeak& straightLine, const targets::Target& target, DiagnosticEngine& diags,
+                         std::string_view pass);
 
 }  // namespace xtc::passes

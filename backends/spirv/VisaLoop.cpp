@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <regex>
 #include <set>
@@ -760,6 +761,25 @@ Box boxOf(const std::vector<const Msg*>& group) {
   return b;
 }
 
+// Whether a group of messages whose coordinates are equal in every step (`wide`: split-accumulators'
+// slices of one tile, each with bases of its own) takes fewer messages as one box than the groups of
+// its distinct coordinate bases apart. `wideCost` is the box's count (none: no proven shape covers
+// it), `costApart(j)` that of message j's own group (none: no proven shape covers it, so it cannot go
+// apart), `bases(j)` its coordinate bases.
+template <class CostApart, class Bases>
+bool fewerTogether(const std::vector<size_t>& wide, std::optional<int64_t> wideCost, CostApart costApart, Bases bases) {
+  if (!wideCost) return false;
+  int64_t apart = 0;
+  std::set<std::pair<const ir::Value*, const ir::Value*>> seen;
+  for (size_t j : wide) {
+    if (!seen.insert(bases(j)).second) continue;
+    std::optional<int64_t> c = costApart(j);
+    if (!c) return true;
+    apart += *c;
+  }
+  return *wideCost < apart;
+}
+
 bool LoopMatcher::planMessages() {
   // Group loads by surface, element form and coordinate bases; try to tile each group's bounding box
   // with one proven larger shape of the same block width.
@@ -832,15 +852,12 @@ bool LoopMatcher::planMessages() {
     std::vector<size_t> wide = groupOf(i, true);
     if (wide.size() > group.size()) {
       auto [widePiece, wideBox] = tiling(wide);
-      int64_t apart = 0;
-      std::set<std::pair<const ir::Value*, const ir::Value*>> seen;
-      for (size_t j : wide) {
-        const Msg& t = loads_[j].shape;
-        if (!seen.insert({t.x.base, t.y.base}).second) continue;
-        auto [p, bx] = tiling(groupOf(j, false));
-        apart = p && apart >= 0 ? apart + count(p, bx) : -1;  // -1: some base's loads fit no proven message
-      }
-      if (widePiece && (apart < 0 || count(widePiece, wideBox) < apart)) {
+      auto cost = [&](const std::pair<const Shape*, Box>& t) {
+        return t.first ? std::optional<int64_t>(count(t.first, t.second)) : std::nullopt;
+      };
+      auto costApart = [&](size_t j) { return cost(tiling(groupOf(j, false))); };
+      auto bases = [&](size_t j) { return std::make_pair(loads_[j].shape.x.base, loads_[j].shape.y.base); };
+      if (fewerTogether(wide, cost({widePiece, wideBox}), costApart, bases)) {
         group = std::move(wide);
         piece = widePiece;
         box = wideBox;
@@ -911,15 +928,15 @@ bool LoopMatcher::planMessages() {
     std::vector<size_t> wide = groupOf(i, true);
     if (wide.size() > group.size()) {
       auto [widePiece, wideBox] = tiling(wide);
-      int64_t apart = 0;
-      std::set<std::pair<const ir::Value*, const ir::Value*>> seen;
-      for (size_t j : wide)
-        if (seen.insert({prefetches[j].x.base, prefetches[j].y.base}).second) {
-          std::vector<size_t> g = groupOf(j, false);
-          auto [p, bx] = tiling(g);
-          apart += count(p, bx, g.size());
-        }
-      if (widePiece && count(widePiece, wideBox, wide.size()) < apart) {
+      std::optional<int64_t> wideCost;
+      if (widePiece) wideCost = count(widePiece, wideBox, wide.size());
+      auto costApart = [&](size_t j) {
+        std::vector<size_t> g = groupOf(j, false);
+        auto [p, bx] = tiling(g);
+        return std::optional<int64_t>(count(p, bx, g.size()));  // a prefetch no shape covers stays as it is
+      };
+      auto bases = [&](size_t j) { return std::make_pair(prefetches[j].x.base, prefetches[j].y.base); };
+      if (fewerTogether(wide, wideCost, costApart, bases)) {
         group = std::move(wide);
         piece = widePiece;
         box = wideBox;

@@ -1,6 +1,8 @@
 // Loop coordinates as base + constant (LoopCoords.h).
 #include "backends/spirv/LoopCoords.h"
 
+#include <map>
+
 namespace xtc::backend {
 
 bool definedOutside(const ir::Value* v, const ir::Operation& loop) {
@@ -113,6 +115,62 @@ std::optional<int64_t> baseStep(const ir::Value* base, const ir::Operation& loop
   const ir::Operation* yield = body.terminator();
   if (!yield || !yield->is("scf.yield") || base->index() - 1 >= yield->numOperands()) return std::nullopt;
   return carriedStep(base, bodySym(yield->operand(base->index() - 1), loop));
+}
+
+namespace {
+
+// v as a sum of terms (value -> coefficient) plus a constant, in 64-bit wrapping arithmetic; false when
+// deeper than `depth` ops.
+struct LinearForm {
+  const ir::Operation* loop;
+  std::map<const ir::Value*, uint64_t> terms;
+  uint64_t c = 0, steps = 0;  // the constant, and the carried arguments' steps times their coefficients
+};
+
+bool linearForm(const ir::Value* v, uint64_t scale, LinearForm& f, int depth) {
+  if (std::optional<int64_t> k = constInt(v)) {
+    f.c += scale * static_cast<uint64_t>(*k);
+    return true;
+  }
+  if (f.loop && v->isBlockArgument() && v->ownerBlock() == &f.loop->region(0).block() && v->index() > 0 && depth > 0) {
+    // A carried index: its initial value plus the iterations so far times its step.
+    if (std::optional<int64_t> st = baseStep(v, *f.loop)) {
+      f.steps += scale * static_cast<uint64_t>(*st);
+      return linearForm(f.loop->operand(v->index() + 2), scale, f, depth - 1);
+    }
+  }
+  const ir::Operation* d = v->definingOp();
+  const bool wide = intScalar(v) && ir::elemBits(v->type().elem()) == 64;
+  auto wideOperands = [&] {
+    for (unsigned i = 0; i < d->numOperands(); ++i)
+      if (!intScalar(d->operand(i)) || ir::elemBits(d->operand(i)->type().elem()) != 64) return false;
+    return true;
+  };
+  if (d && wide && wideOperands() && (d->is("arith.addi") || d->is("arith.subi") || d->is("arith.muli"))) {
+    if (depth == 0) return false;
+    if (d->is("arith.muli")) {
+      for (unsigned i = 0; i < 2; ++i)
+        if (std::optional<int64_t> k = constInt(d->operand(i)))
+          return linearForm(d->operand(1 - i), scale * static_cast<uint64_t>(*k), f, depth - 1);
+    } else {
+      const uint64_t second = d->is("arith.subi") ? 0 - scale : scale;
+      return linearForm(d->operand(0), scale, f, depth - 1) && linearForm(d->operand(1), second, f, depth - 1);
+    }
+  }
+  f.terms[v] += scale;
+  return true;
+}
+
+}  // namespace
+
+std::optional<int64_t> constantDifference(const Sym& a, const Sym& b, const ir::Operation* loop) {
+  if (a.div != 1 || b.div != 1) return std::nullopt;
+  LinearForm f{loop, {}, static_cast<uint64_t>(a.off) - static_cast<uint64_t>(b.off)};
+  if ((a.base && !linearForm(a.base, 1, f, 8)) || (b.base && !linearForm(b.base, 0 - uint64_t{1}, f, 8)) || f.steps != 0)
+    return std::nullopt;
+  for (const auto& [v, k] : f.terms)
+    if (k != 0) return std::nullopt;
+  return static_cast<int64_t>(f.c);
 }
 
 }  // namespace xtc::backend

@@ -65,4 +65,13 @@ std::optional<Sym> invariantSym(const ir::Value* v, const ir::Operation& loop);
 // carriedStep for a loop-carried index argument; nullopt when it is not known.
 std::optional<int64_t> baseStep(const ir::Value* base, const ir::Operation& loop);
 
+// a - b when it is a constant in every iteration and lane: both bases are sums of the same values
+// times the same constants (seen through 64-bit arith.addi/subi, arith.muli by a constant and
+// constants, up to 8 ops deep; any other value is a term of its own; with `loop`, a loop-carried
+// index of known step is its initial value, the steps so weighted summing to 0), div 1. nullopt
+// otherwise (not proven, not necessarily different). Two lane reads' rows, each its tile's row plus
+// the lane's part plus a constant, differ by that constant; two slices' K columns, carried alike
+// from the same start, by 0 (Dg2VisaFmaLoop.cpp's derived addresses).
+std::optional<int64_t> constantDifference(const Sym& a, const Sym& b, const ir::Operation* loop = nullptr);
+
 }  // namespace xtc::backend

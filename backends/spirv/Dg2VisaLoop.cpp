@@ -1323,6 +1323,9 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   };
   for (size_t g = 0; g < order.size() / 8; ++g)
     if (sent[8 * g]) st.spread(t, p, static_cast<size_t>(addrOf[8 * g] / 8), entryAddress(g));
+  std::streampos wInitAt = 0;
+  std::string wInit;                  // the walked W<q>' initial values, before the loop
+  std::map<size_t, std::string> wOff;  // W<q>'s offset from V
   if (gather) {
     // Inputs: V's lanes 0-7 (row 0's address + 4 l) and per paired group its rows' offsets from row 0
     // (lane l: row R + l's); V's lanes 8-15 are lanes 0-7 plus row 1's offset.
@@ -1334,9 +1337,11 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     for (size_t s0 : pairLo) offs[s0] = arg(b.CreateSub(entryAddress(s0 / 8), row0), "rw");
     t << fmt::format("mov (M1_NM, 8) {0}V(0,0)<1> {1}(0,0)<1;1,0>\nadd (M1_NM, 8) {0}V(2,0)<1> {1}(0,0)<1;1,0> {2}(0,1)<0;1,0>\n", p, v,
                      offs[pairLo[0]]);
+    wInitAt = t.tellp();
     for (size_t q = 1; q < rowPairs.size(); ++q) {  // W<q> = V + pair q's even row's offset
       size_t s0 = rowPairs[q].lo / 8 * 8;
-      t << fmt::format("add (M1_NM, 16) {0}W{1}(0,0)<1> {0}V(0,0)<1;1,0> {2}(0,{3})<0;1,0>\n", p, q, offs[s0], rowPairs[q].lo - s0);
+      wOff[q] = fmt::format("{}(0,{})<0;1,0>", offs[s0], rowPairs[q].lo - s0);
+      wInit += fmt::format("add (M1_NM, 16) {0}W{1}(0,0)<1> {0}V(0,0)<1;1,0> {2}\n", p, q, wOff[q]);
     }
   }
   auto laneRead = [&](size_t j) -> const Read& {
@@ -1364,6 +1369,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // The second set's declarations (A's, packed B's and the row gathers' aliases of A, renamed), and
   // (Dg2Statement::fits) two steps only where the kernel's register file holds the second set too.
   std::string secondDecls = Dg2Statement::twoStepDecls(p);
+  bool derivedW = false;
   {
     const std::string decls = t.str().substr(0, static_cast<size_t>(declEnd));
     const std::regex doubled("^\\.decl " + p + "(A|B|Bd|G)\\d* ");
@@ -1371,6 +1377,29 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     for (std::string line; std::getline(lines, line);)
       if (std::regex_search(line, doubled)) secondDecls += otherSet(line, p) + "\n";
     secondDecls = st.fits(st.declaredRegisters(decls + progDecls.str() + secondDecls)) ? secondDecls : std::string();
+    // Derived row gather addresses (issue 10, session 23) where even one step's registers do not fit:
+    // W<q> is not walked across the loop but made from V right before its gathers (an add where the
+    // walk had its add), so IGC holds only the addresses in flight, not 4 registers per row pair. An
+    // f16 24x16 tile with RFC 2.1's prefetch tiles on dg2 (12 row pairs: 48 registers walked; the
+    // statement spilled around 25): 44 registers fewer, no spill (benchmarks/xe-isa-notes.md).
+    // Counted: the statement's own registers and the prefetch program's but its temporaries (t<n>,
+    // each live from its write to its last read, in one step or before the loop), with the outputs
+    // and fits()'s reserve: that shape 193 + 21 + 48 + 16 = 278 of 256; RFC 2.1's and 2.5's first
+    // slice loops (161 + 10 + 32 + 16 = 219 and 161 + 37 + 32 + 16 = 246) keep the walked W.
+    std::string carried;
+    {
+      std::istringstream lines(progDecls.str());
+      const std::regex temporary("^\\.decl " + p + "t\\d+ ");
+      for (std::string line; std::getline(lines, line);)
+        if (!std::regex_search(line, temporary)) carried += line + "\n";
+    }
+    derivedW = gather && !st.fits(st.declaredRegisters(decls + carried));
+  }
+  if (!derivedW && !wInit.empty()) {
+    std::string text = t.str();
+    text.insert(static_cast<size_t>(wInitAt), wInit);
+    t.str(text);
+    t.seekp(0, std::ios::end);
   }
   const bool twoSets = !walk.empty() && (walkBy & (walkBy - 1)) == 0 && (rowPairs.empty() || gather) &&
                        (laneOps.empty() ? nPacked > 0 && !gather : nPacked == 0) && !secondDecls.empty();
@@ -1380,9 +1409,12 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   // The next `k` row gathers (G<n>: operand h's registers 2u, 2u + 1, n = 2 x pair + h; K-high 32 bytes on).
   size_t gathered = 0;
   auto rowGathers = [&](size_t k) {
-    for (; k > 0 && gathered < 2 * rowPairs.size(); --k, ++gathered)
+    for (; k > 0 && gathered < 2 * rowPairs.size(); --k, ++gathered) {
+      if (derivedW && gathered >= 2 && gathered % 2 == 0)  // W<q> = V + its offset, V at this step's row
+        t << fmt::format("add (M1_NM, 16) {0}W{1}(0,0)<1> {0}V(0,0)<1;1,0> {2}\n", p, gathered / 2, wOff[gathered / 2]);
       t << fmt::format("svm_gather4scaled.R (M1_NM, 16) {1}:uq {0}{2}.0 {0}G{3}.0\n", p, gathered % 2 ? "0x20" : "0x0",
                        gathered < 2 ? std::string("V") : fmt::format("W{}", gathered / 2), gathered);
+    }
   };
   auto rowRead = [&](size_t i) {
     const Read& r = readOf(order[i]);
@@ -1400,7 +1432,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     if (gather) {
       const Read& r0 = readOf(order[pairLo[0]]);
       if (std::string by = stepBytes(r0); !by.empty())
-        for (size_t q = 0; q < rowPairs.size(); ++q) {
+        for (size_t q = 0; q < (derivedW ? 1 : rowPairs.size()); ++q) {
           std::string w = q ? fmt::format("{}W{}", p, q) : p + "V";
           t << fmt::format("add (M1_NM, 16) {0}(0,0)<1> {0}(0,0)<1;1,0> {1}\n", w, by);
         }

@@ -198,21 +198,21 @@ int64_t Dg2Statement::declaredRegisters(const std::string& decls) const {
   return grfs + (loose + grf - 1) / grf;
 }
 
-bool Dg2Statement::fits(int64_t declared) const {
+bool Dg2Statement::fits(int64_t declared, int64_t reserve) const {
   // What IGC needs besides the statement (the payload, the kernel's other values, the statement's
   // inputs before it spreads them), measured on user shapes (tests/isa/shapes; benchmarks/
   // xe-isa-notes.md, session 21), counted this way: in 128 registers 106 and 121 compiled without
   // spills, 138 and 145 spilled; in 256, 173 did not and 246 did (gemm_bt_8x64, 8 lane reads: IGC
   // needed more than 10 there). 16 is over every spilling count and takes every example's form
-  // (the closest: gemm_acc 106 of 128, gemm_f16 225 of 256); 121 it counts as not fitting.
-  constexpr int64_t kReserve = 16;
+  // (the closest: gemm_acc 106 of 128, gemm_f16 225 of 256); 121 it counts as not fitting
+  // (kFitsReserve).
   const ir::Operation* kernel = &loop_;
   while (kernel && !kernel->is("xtc.kernel")) kernel = kernel->parentOp();
   const ir::Attribute* opts = kernel ? kernel->attr("build_options") : nullptr;
   const bool large = opts && opts->isa(ir::AttrKind::String) && opts->getString().find("large-register-file") != std::string::npos;
   const int64_t file = large ? ctx_.target.grfCountLarge : ctx_.target.grfCount;
   // Each output is 8 elements of 4 bytes per lane of the 8: 8 registers.
-  return declared + 8 * static_cast<int64_t>(nOut_) + kReserve <= file;
+  return declared + 8 * static_cast<int64_t>(nOut_) + reserve <= file;
 }
 
 std::string Dg2Statement::twoStepDecls(const std::string& p) {

@@ -126,7 +126,10 @@ class Dg2Statement {
   // outputs. The statement's variables live across the whole loop, so this is what IGC must hold at
   // once; the optional second register sets (Dg2VisaLoop.cpp's two sets, Dg2VisaFmaLoop.cpp's Z and
   // two steps) are left out where they would not fit, since IGC then spills (issue 11, session 21).
-  bool fits(int64_t declared) const;
+  // `reserve`: what IGC needs besides the statement (16, calibrated below in fits()); 0 asks whether
+  // the statement alone overfills the file.
+  bool fits(int64_t declared, int64_t reserve = kFitsReserve) const;
+  static constexpr int64_t kFitsReserve = 16;
   // The registers the `.decl`s of vISA text `decls` take: its own variables, not its aliases or
   // predicates. A GRF-aligned variable takes whole registers; smaller scalars share them.
   int64_t declaredRegisters(const std::string& decls) const;

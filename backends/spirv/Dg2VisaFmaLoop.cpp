@@ -436,13 +436,16 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   // with Z alone, 295.5 with two steps alone, no spills; benchmarks/xe-isa-notes.md, session 21).
   const int64_t base = st.declaredRegisters(t.str()), stepRegs = st.declaredRegisters(stepDecls);
   // Derived addresses (issue 10, session 23) where even one step's registers do not fit: a lane read
-  // whose rows and columns are another's (its anchor's: the same memref, kind and coordinate bases)
-  // plus constants is not walked in registers of its own across the loop; its 16 addresses are made
-  // right before its send from the anchor's and a uniform byte offset (an input), so IGC holds them
-  // only from that add to the send. The same one add per read and step as the walk's. A 16x48 f32
-  // gemm_bt tile on dg2 (12 lane reads, 48 registers of walked addresses: the statement and the
-  // values the edge loop needs after it did not fit 256 together, spilled around 10): none, 36
-  // registers fewer (benchmarks/xe-isa-notes.md, session 23).
+  // whose rows and columns are another's (its anchor's: the same memref and kind, the same step)
+  // plus constants (constantDifference proves it) is not walked in registers of its own across the
+  // loop; its 16 addresses are made right before its send from the anchor's and a uniform byte
+  // offset (`o`, four a register), so IGC holds them only from that add to the send. The same one
+  // add per read and step as the walk's. A 16x48 f32 gemm_bt tile on dg2 (12 lane reads, 48
+  // registers of walked addresses; with the 96 accumulator registers and the loads' 128, the
+  // values the edge loop and the epilogue need did not fit around the statement: "spilled around
+  // 10", 105 scratch messages): 41 registers fewer, no spill (benchmarks/xe-isa-notes.md, session 23).
+  // The row reads' addresses (one register each) stay walked: derived alike (16 in that tile) IGC
+  // spilled more, not less.
   std::vector<int> anchorOf(lanes.size(), -1);
   std::vector<std::pair<int64_t, int64_t>> delta(lanes.size());  // rows and columns from the anchor's
   std::vector<std::string> offsetOf(lanes.size());
@@ -459,26 +462,8 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
           delta[j] = {*dr, *dc};
         }
       }
-  // The row reads' addresses likewise (one register each, walked): all from the first's when every
-  // one differs from it by constants and steps as it.
-  std::vector<std::pair<int64_t, int64_t>> msgDelta(nMsg);
-  bool derivedMsgs = !st.fits(base) && nMsg > 1;
-  for (size_t i = 1; derivedMsgs && i < nMsg; ++i) {
-    const Read &r = *msgs[i], &a = *msgs[0];
-    std::optional<int64_t> dr = constantDifference(r.row, a.row, &op), dc = constantDifference(r.col, a.col, &op);
-    derivedMsgs = r.mem == a.mem && st.stepOf(r.row) == st.stepOf(a.row) && st.stepOf(r.col) == st.stepOf(a.col) && dr && dc;
-    if (derivedMsgs) msgDelta[i] = {*dr, *dc};
-  }
-  if (derivedMsgs) {  // one address register of its own; the others' declared below, each alone
-    std::string text = t.str();
-    const std::string decl = fmt::format(".decl {}a v_type=G type=uq num_elts={} align=GRF\n", p, 4 * nMsg);
-    text.replace(text.find(decl), decl.size(), fmt::format(".decl {}a v_type=G type=uq num_elts=4 align=GRF\n", p));
-    t.str(text);
-    t.seekp(0, std::ios::end);
-    if (walk.rfind(p + "a", 0) == 0) walk = p + "a0";
-  }
-  if (derivedMsgs || std::any_of(anchorOf.begin(), anchorOf.end(), [](int k) { return k >= 0; }))  // the offsets, 4 a register
-    t << fmt::format(".decl {}o v_type=G type=uq num_elts={} align=GRF\n", p, lanes.size() + nMsg);
+  if (std::any_of(anchorOf.begin(), anchorOf.end(), [](int k) { return k >= 0; }))  // the offsets, 4 a register
+    t << fmt::format(".decl {}o v_type=G type=uq num_elts={} align=GRF\n", p, lanes.size());
   for (size_t j = 0; j < lanes.size(); ++j)  // the loop's end test walks an anchor (the same step)
     if (anchorOf[j] >= 0 && walk == fmt::format("{}l{}", p, j)) walk = fmt::format("{}l{}", p, anchorOf[j]);
   twoSteps = twoSteps && st.fits(base + stepRegs);
@@ -492,8 +477,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   }
   for (size_t i = 0; i < nMsg; ++i) {
     const Read& r = *msgs[i];
-    if (derivedMsgs && i > 0) t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 align=GRF\n", p, i);
-    else t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
+    t << fmt::format(".decl {}a{} v_type=G type=uq num_elts=1 alias=<{}a,{}>\n", p, i, p, kGrf * static_cast<int64_t>(i));
     t << fmt::format(".decl {}R{} v_type=G type=ud num_elts={} align=GRF alias=<{}R,{}>\n", p, i, 8 * r.n, p, kGrf * r.reg);
   }
   // The address adds open the step when every lane read is a row gather (measured on xtc's text:
@@ -521,17 +505,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   for (size_t g = 0; g < nMsg / 8; ++g) {
     const Read& r0 = *msgs[8 * g];
     llvm::Value* addr = st.groupAddress(r0.mem, r0.row, r0.col, 4);
-    addr = addsFirst ? st.stepBack(r0.mem, r0.row, r0.col, 4, addr) : addr;
-    if (!derivedMsgs) {
-      st.spread(t, p, g, addr);
-    } else if (g == 0) {  // the first message's address: lane 0's
-      t << fmt::format("mov (M1_NM, 1) {}a0(0,0)<1> {}(0,0)<0;1,0>\n", p, st.input(addr, "rw"));
-    }
-  }
-  for (size_t i = 1; derivedMsgs && i < nMsg; ++i) {
-    llvm::Value* off = st.b.CreateAdd(st.b.CreateMul(st.pitch(msgs[i]->mem, 4), st.b.getInt64(static_cast<uint64_t>(msgDelta[i].first))),
-                                      st.b.getInt64(4 * static_cast<uint64_t>(msgDelta[i].second)));
-    t << fmt::format("mov (M1,1) {}o(0,{})<1> {}(0,0)<0;1,0>\n", p, lanes.size() + i, st.input(off, "rw.u"));
+    st.spread(t, p, g, addsFirst ? st.stepBack(r0.mem, r0.row, r0.col, 4, addr) : addr);
   }
   // Z's registers by place, in the mads' widths (a pair's two registers: one NoMask SIMD16 op).
   std::string zEnd;
@@ -544,7 +518,7 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
   const auto stepStart = t.tellp();  // the step's text follows (written twice when twoSteps)
   // One 64-bit add per message address (a lane read's 16 addresses: one SIMD16 add).
   auto addressAdds = [&] {
-    for (size_t i = 0; i < (derivedMsgs ? 1 : nMsg); ++i)
+    for (size_t i = 0; i < nMsg; ++i)
       if (std::string by = st.stepBytes(msgs[i]->mem, msgs[i]->row, msgs[i]->col, 4); !by.empty())
         t << fmt::format("add (M1_NM, 1) {}a{}(0,0)<1> {}a{}(0,0)<0;1,0> {}\n", p, i, p, i, by);
     for (size_t j = 0; j < lanes.size(); ++j)
@@ -552,11 +526,8 @@ std::optional<std::string> emitDg2VisaFmaLoop(const ir::Operation& op, XeEmitCon
         t << fmt::format("add (M1_NM, 16) {0}g{1}(0,0)<1> {0}g{1}(0,0)<1;1,0> {2}\n", p, j, by);
   };
   if (addsFirst) addressAdds();
-  for (size_t i = 0; i < nMsg; ++i) {
-    if (derivedMsgs && i > 0)
-      t << fmt::format("add (M1_NM, 1) {0}a{1}(0,0)<1> {0}a0(0,0)<0;1,0> {0}o(0,{2})<0;1,0>\n", p, i, lanes.size() + i);
+  for (size_t i = 0; i < nMsg; ++i)
     t << fmt::format("lsc_load.ugm (M1_NM, 1) {}R{}:{} flat[{}a{}]:a64\n", p, i, msgs[i]->n == 1 ? "d32x8t" : "d32x16t", p, i);
-  }
   for (size_t j = 0; j < lanes.size(); ++j) {
     if (anchorOf[j] >= 0)  // after the anchor's add when the adds open the step, before it otherwise: its step's
       t << fmt::format("add (M1_NM, 16) {0}g{1}(0,0)<1> {0}g{2}(0,0)<1;1,0> {3}<0;1,0>\n", p, j, anchorOf[j], offsetOf[j]);

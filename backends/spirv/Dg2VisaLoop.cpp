@@ -1382,10 +1382,12 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     // walk had its add), so IGC holds only the addresses in flight, not 4 registers per row pair. An
     // f16 24x16 tile with RFC 2.1's prefetch tiles on dg2 (12 row pairs: 48 registers walked; the
     // statement spilled around 25): 44 registers fewer, no spill (benchmarks/xe-isa-notes.md).
-    // Counted: the statement's own registers and the prefetch program's but its temporaries (t<n>,
-    // each live from its write to its last read, in one step or before the loop), with the outputs
-    // and fits()'s reserve: that shape 193 + 21 + 48 + 16 = 278 of 256; RFC 2.1's and 2.5's first
-    // slice loops (161 + 10 + 32 + 16 = 219 and 161 + 37 + 32 + 16 = 246) keep the walked W.
+    // When the statement alone (its own registers and the prefetch program's but its temporaries,
+    // t<n>, each live from its write to its last read, in one step or before the loop; the outputs)
+    // overfills the file, no reserve: that shape 193 + 21 + 48 = 262 of 256. Not below: the same
+    // tile without the prefetches, 193 + 48 = 241, did not spill with the walked W and took 4
+    // instructions a K step more with W made (221 -> 225); RFC 2.1's and 2.5's first slice loops (161
+    // + 10 + 32 = 203, 161 + 37 + 32 = 230) keep the walked W.
     std::string carried;
     {
       std::istringstream lines(progDecls.str());
@@ -1393,7 +1395,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
       for (std::string line; std::getline(lines, line);)
         if (!std::regex_search(line, temporary)) carried += line + "\n";
     }
-    derivedW = gather && !st.fits(st.declaredRegisters(decls + carried));
+    derivedW = gather && !st.fits(st.declaredRegisters(decls + carried), 0);
   }
   if (!derivedW && !wInit.empty()) {
     std::string text = t.str();

@@ -580,8 +580,11 @@ def simulate(lines, M, N, KS, T, K, seed, roles=None, block=None, bt=False, pf=N
             types[f"${n}"] = "uq"
         n += 1
     # Row gathers (the row pairs' form since issue 11's session 19) take A's rows as V64 roles instead.
+    # Lane reads addressed from another's (Dg2VisaFmaLoop.cpp's derived addresses, issue 10) take no
+    # "T" role but a uniform offset (U64).
     want = {"A": MB, "B": 0, "T": NB} if bt else {"A": MB, "B": KS // 8, "T": 0}
-    assert groups == want or groups == dict(want, A=0), groups
+    derived = bt and any(r.startswith("U64=") for r in roles)
+    assert groups == want or groups == dict(want, A=0) or derived and 0 < groups["T"] <= NB and groups["A"] in (0, MB), groups
 
     def loc(name):
         return alias.get(name, (name, 0))
@@ -868,7 +871,8 @@ def sim_module(args):
     """sim-ll M N KSTEP TYPE ROLES ORDER [MUTATION...] < module.ll: runs xtc's emitted statement.
     ROLES: the inputs after the tied values, comma-separated (see simulate); ORDER: "mfast" when
     output o is C block (o % MB, o / MB), "nfast" when (o / NB, o % NB), "pairs" when output o's
-    register r is C row (8 o + r) / NB, column block (8 o + r) % NB. A MUTATION "OLD=>NEW"
+    register r is C row (8 o + r) / NB, column block (8 o + r) % NB; "list:R.C,..." output o's block
+    given (a loop holding several accumulator slices, split-accumulators' uneven cut). A MUTATION "OLD=>NEW"
     replaces text in every line first (the test's deliberate mistakes); a "PF=EXPR" the address the
     next prefetch line must prefetch (see simulate), one per prefetch line when any is given (ANY:
     any address, the line's runs still checked; OFF: the lane sends nothing); "BAR=EXPR" the number of barriers that must run, an
@@ -881,6 +885,9 @@ def sim_module(args):
     roles = args[4].split(",")
     MB, NB = M // 8, N // 8
     block = (lambda o: (o % MB, o // MB)) if args[5] == "mfast" else (lambda o: divmod(o, NB))
+    if args[5].startswith("list:"):  # output o is C block list[o] ("row block.column block", comma-separated)
+        order = [tuple(int(x) for x in b.split(".")) for b in args[5][5:].split(",")]
+        block = lambda o: order[o]
     cell = (lambda o, r: divmod(8 * o + r, NB)) if args[5] == "pairs" else None
     lines = emitted(sys.stdin.read(), next((int(a[5:]) for a in args[6:] if a.startswith("STMT=")), 0))
     pf = [a[3:] for a in args[6:] if a.startswith("PF=")] or None

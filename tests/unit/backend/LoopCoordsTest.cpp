@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 namespace xtc::backend {
@@ -122,6 +123,76 @@ TEST(LoopCoordsAlgebra, AddSymsKeepsOneBase) {
   EXPECT_EQ(carriedStep(v, Sym{v, 32}), 32);
   EXPECT_EQ(carriedStep(v, Sym{nullptr, 32}), std::nullopt);  // not the argument itself
   EXPECT_EQ(carriedStep(v, std::nullopt), std::nullopt);
+}
+
+// constantDifference (Dg2VisaFmaLoop.cpp's derived lane-read addresses, issue 10) on a second loop:
+// x and y carried from 0 and 8, both + 32 a step; w from 0, + 16 a step. Expected by hand.
+const char* kTwoWalks = R"(builtin.module {
+  xtc.kernel @k(%X: memref<?x?xf32>) {arg_names = ["X"], sg_size = 8, target = "dg2", wg_size = [8, 1, 1]} launch {
+    %g = arith.constant {value = 1 : index} : () -> (index)
+    xtc.grid %g, %g, %g : (index, index, index) -> ()
+  } body {
+    %c0 = arith.constant {value = 0 : index} : () -> (index)
+    %c4 = arith.constant {value = 4 : index} : () -> (index)
+    %c8 = arith.constant {value = 8 : index} : () -> (index)
+    %c16 = arith.constant {value = 16 : index} : () -> (index)
+    %c32 = arith.constant {value = 32 : index} : () -> (index)
+    %n = memref.dim %X {index = 1} : (memref<?x?xf32>) -> (index)
+    %lane = gpu.lane_id : () -> (index)
+    %row = gpu.group_id {dim = 0} : () -> (index)
+    %r0 = arith.addi %row, %lane : (index, index) -> (index)
+    %l8 = arith.addi %lane, %c8 : (index, index) -> (index)
+    %r8 = arith.addi %row, %l8 : (index, index) -> (index)
+    %m4 = arith.muli %row, %c4 : (index, index) -> (index)
+    %m4b = arith.muli %c4, %row : (index, index) -> (index)
+    %m4c = arith.subi %m4b, %c16 : (index, index) -> (index)
+    %lx = arith.ori %row, %lane : (index, index) -> (index)
+    %o1, %o2, %o3 = scf.for %c0, %n, %c32, %c0, %c8, %c0 : (index, index, index, index, index, index) -> (index, index, index) ({
+    ^bb0(%j: index, %x: index, %y: index, %w: index):
+      %x2 = arith.addi %x, %c32 : (index, index) -> (index)
+      %y2 = arith.addi %y, %c32 : (index, index) -> (index)
+      %w2 = arith.addi %w, %c16 : (index, index) -> (index)
+      scf.yield %x2, %y2, %w2 : (index, index, index) -> ()
+    })
+    xtc.return : () -> ()
+  }
+})";
+
+TEST(LoopCoordsDifference, ConstantOnlyWhenProven) {
+  ir::registerAllOps();
+  SourceManager sm;
+  std::ostringstream out;
+  DiagnosticEngine diags{sm, out};
+  std::unique_ptr<ir::Operation> module = ir::parseModule("t.ir", kTwoWalks, diags);
+  ASSERT_TRUE(module) << out.str();
+  ir::Operation* loop = nullptr;
+  std::vector<const ir::Value*> outside;  // the body's values before the loop but its constants, in order
+  module->walk([&](ir::Operation* op) {
+    if (op->is("scf.for")) loop = op;
+    else if (!op->is("arith.constant") && op->numResults() == 1 && !op->parentOp()->is("scf.for")) outside.push_back(op->result());
+  });
+  ASSERT_NE(loop, nullptr);
+  // n, lane, row, r0, l8, r8, m4, m4b, m4c, lx
+  ASSERT_EQ(outside.size(), 10u);
+  const ir::Value *lane = outside[1], *row = outside[2], *r0 = outside[3], *r8 = outside[5], *m4 = outside[6], *m4b = outside[7],
+                  *m4c = outside[8], *lx = outside[9];
+  const ir::Block& body = loop->region(0).block();
+  const ir::Value *x = body.argument(1), *y = body.argument(2), *w = body.argument(3);
+  // row + (lane + 8) + 3 and row + lane: 11 (the two lane reads' rows of a tile, a constant apart).
+  EXPECT_EQ(constantDifference(Sym{r8, 3}, Sym{r0, 0}), 11);
+  EXPECT_EQ(constantDifference(Sym{r0, 0}, Sym{r8, 0}), -8);
+  // row * 4 against 4 * row - 16 (a muli by a constant either side; a subi).
+  EXPECT_EQ(constantDifference(Sym{m4, 0}, Sym{m4c, 0}), 16);
+  // Not proven: row against lane, row * 4 against row, row | lane against row + lane (ori is a term).
+  EXPECT_EQ(constantDifference(Sym{row, 0}, Sym{lane, 0}), std::nullopt);
+  EXPECT_EQ(constantDifference(Sym{m4b, 0}, Sym{row, 0}), std::nullopt);
+  EXPECT_EQ(constantDifference(Sym{lx, 0}, Sym{r0, 0}), std::nullopt);
+  // Carried: y - x = 8 in every iteration (the same step), only when the loop is given; w steps by 16.
+  EXPECT_EQ(constantDifference(Sym{y, 0}, Sym{x, 0}, loop), 8);
+  EXPECT_EQ(constantDifference(Sym{y, 0}, Sym{x, 0}), std::nullopt);
+  EXPECT_EQ(constantDifference(Sym{w, 0}, Sym{x, 0}, loop), std::nullopt);
+  // A dword coordinate (div 2) is never compared.
+  EXPECT_EQ(constantDifference(Sym{r0, 0, 2, 0}, Sym{r0, 0, 2, 0}), std::nullopt);
 }
 
 }  // namespace

@@ -659,9 +659,21 @@ private:
       for (Value* r : d->results()) used = used || r->hasUses();
       if (used) continue;
       erased.insert(d);
+      forgetSlices(d);
       d->erase();
     }
     return slices;
+  }
+
+  // `d` (an init_tile a slice loop no longer uses) is about to be erased: lastSlice_ must not keep it,
+  // as a key (a later op allocated at its address would inherit its slices) nor as the place to put
+  // the next slice of its init (a second-level split erases the first level's slice inits: i8 24x48
+  // on dg2, rows 16 + 8, then each row loop cut again by columns). Without an entry, the next slice
+  // of that init goes right after it, which its operands dominate.
+  void forgetSlices(Operation* d) {
+    lastSlice_.erase(d);
+    for (auto& [init, last] : lastSlice_)
+      if (last == d) last = nullptr;
   }
 
   // The tile shape of rows (A, mmaDim 0) or columns (B, mmaDim 1) [o, o + len) of an operand's

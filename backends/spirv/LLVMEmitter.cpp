@@ -181,6 +181,24 @@ private:
   // non-null) sent as one predicated inline-vISA message (VisaLanes.h), or null: not that form.
   llvm::Value* predicatedLane(const ir::Operation& op, const MemRefValue& m, const std::vector<llvm::Value*>& idx,
                               llvm::Value* mask, llvm::Value* data, bool store);
+  // Whether a lane.load from `m` is emitted without a branch: dg2, 8-bit elements (i8, i1) of a global
+  // memref (a kernel argument). The load reads the element when it is in bounds and the memref's
+  // first byte otherwise (inside every buffer the ABI allows: never NULL, at least one byte,
+  // docs/abi.md), and the padding is selected in. Why: the branch form makes every load its own
+  // if/else around a one-byte gather whose condition ANDs a row and a column compare that the
+  // optimizer shares between loads (a column's test is loop-invariant, a row's shared by its
+  // columns); IGC's PreRARematFlag pass (IGC 1.0.12504) clones such shared compares into every
+  // branch and checks liveness by walking the CFG for each use of each operand, in time that
+  // grows with (branches x blocks). 8-bit DPAS operands loaded per lane take a gather per byte, four
+  // per register: the i8 GEMMs with K step 64 on dg2 (split-accumulators' 8x8 slices, 16 loops for a
+  // 16x64 tile, 3072 such branches) did not compile in 300 s, and 16x16 took 18 s; branch-free, 6
+  // and 0.9 s (docs/hardware.md). Wider elements keep the branch form: their first element may
+  // lie past a one-byte buffer, and the same form for them moved five examples' counts by 1-4
+  // instructions (IGC's allocation), which the ratchet forbids without a gain to show for it.
+  bool flatLaneLoad(const MemRefValue& m) const {
+    return target_.kind == targets::TargetKind::Dg2 && (m.elem == ElemKind::I8 || m.elem == ElemKind::I1) &&
+           m.ptr->getType()->getPointerAddressSpace() == 1;
+  }
   // Integer bits of a value for the 32/64-bit subgroup builtins (narrow types widened to i32).
   llvm::Value* toLaneBits(llvm::Value* v, ElemKind k, ElemKind* carried);
   llvm::Value* fromLaneBits(llvm::Value* v, ElemKind k);
@@ -784,6 +802,16 @@ void KernelEmitter::emitLoad(ir::Operation& op) {
     return;
   }
   llvm::Value* ok = inBounds(m, idx, mask);
+  if (flatLaneLoad(m)) {
+    // The element when in bounds, else the memref's first byte, and the padding selected in: no
+    // branch (see flatLaneLoad).
+    llvm::Type* mt = memType(m.elem, op);
+    llvm::LoadInst* ld = b_.CreateLoad(mt, b_.CreateSelect(ok, elementPtr(m, idx, op), m.ptr));
+    ld->setAlignment(llvm::Align(1));
+    llvm::Value* val = m.elem == ElemKind::I1 ? b_.CreateICmpNE(ld, b_.getInt8(0)) : static_cast<llvm::Value*>(ld);
+    set(op.result(), {b_.CreateSelect(ok, val, pad)});
+    return;
+  }
   llvm::BasicBlock* from = b_.GetInsertBlock();
   llvm::BasicBlock* doLoad = llvm::BasicBlock::Create(ctx_, "load", fn_);
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_, "load.end", fn_);

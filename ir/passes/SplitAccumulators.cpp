@@ -4,7 +4,8 @@
 // accumulator and loading only the operand slices it needs (docs/passes.md, "split-accumulators").
 // An accumulator whose M or N is not a power of two (24 = 16 + 8 rows) is cut into power-of-two
 // slices the same way, kept in the one loop when that fits: the later passes' linear layouts are
-// powers of two in each dimension.
+// powers of two in each dimension. On a target without 2D block IO (dg2), a loop that no slicing
+// with block-readable B fits walks K by half its step instead when it can (halfStep, halveK).
 //
 // Why: the kernel's wg_map fixes each subgroup's C tile; when its f32 accumulators alone fill the file
 // (a 32x64 tile on dg2's 8 lanes of 32-byte registers is all 256), ocloc spills thousands of registers
@@ -71,6 +72,7 @@ struct Plan {
   // The slices: each row range (offset, size) along M with each column range along N.
   std::vector<std::pair<int64_t, int64_t>> rows, cols;
   bool oneLoop = false;  // the slices share the loop (power-of-two pieces), else a loop per slice
+  int64_t halfStep = 0;  // > 0: no slices; the loop walks K by this step, half its own (halveK)
   size_t count() const { return rows.size() * cols.size(); }
 };
 
@@ -147,7 +149,21 @@ public:
         continue;
       }
       if (fits && !uneven) continue;
-      if (why.empty() && !uneven) why = choose(p, est);
+      // On a target without 2D block IO (dg2) a loop that does not fit walks K by half its step when
+      // it can (halfStep) instead of cutting its accumulator into slices narrower than B's block
+      // reads (narrowPerLaneB): the same loads per K, no slice. Before an uneven accumulator's rows
+      // are cut, so too when its slices could come to that (an 8-bit B: 24x48 i8 K 64 is 24x48
+      // K 32, where a K-64 8x16 row loop, which fits, made ocloc spill around its edge loop).
+      // Otherwise slices whose B the interior loop still reads by block messages, else any.
+      bool halve = false;
+      if (why.empty()) {
+        std::string sliced = uneven ? "" : choose(p, est, true);
+        bool narrow = uneven ? narrowPerLaneB(p, t_.subgroupSize) : !sliced.empty();
+        if (!fits && !t_.has2dBlockIO && narrow && halfStep(p) > 0)
+          halve = true;
+        else if (!uneven)
+          why = sliced.empty() ? "" : choose(p, est, false);
+      }
       if (!why.empty()) {
         // lower-xe's spill warning names the reason (a loop attribute is what survives until there).
         loop->setAttr("no_split", Attribute::string(why));
@@ -158,9 +174,16 @@ public:
       // in the one loop when that fits, comes when the slice loop is checked again), so B is not
       // loaded once per slice.
       if (uneven && !fits && p.rows.size() > 1) p.cols = {{0, p.mma->result()->type().shape()[1]}};
+      if (halve) {
+        p.halfStep = halfStep(p);
+        const std::vector<int64_t>& c = p.mma->result()->type().shape();
+        p.rows = {{0, c[0]}};
+        p.cols = {{0, c[1]}};
+      }
       std::vector<Operation*> slices = split(p);
       *count += static_cast<int64_t>(slices.size()) - 1;
-      if (uneven && !fits)
+      // A loop of row ranges, or the loop with the K step halved, is checked again.
+      if ((uneven && !fits) || halve)
         for (Operation* s : slices) work.emplace_back(s, count);
     }
     int64_t most = 1;
@@ -229,6 +252,69 @@ private:
     int64_t m = 1;
     for (const auto& d : t_.dpas) m = std::max<int64_t>(m, d.m);
     return m;
+  }
+
+  // The GRFs of the packed DPAS copy of operand `which` (0 = A, 1 = B) when it is loaded per lane:
+  // loaded into dword slots, then packed, both live (0 for a 2D block load).
+  int64_t packedRegisters(const Plan& p, int which) const {
+    const OperandChain& ch = which == 0 ? p.a : p.b;
+    return loadIsPerLane(*ch.load, t_, false) ? vectorRegisters(p.mma->operand(which)->type(), t_) : 0;
+  }
+
+  // Whether a slice `w` columns wide leaves B per lane even in the interior loop: on a target
+  // without 2D block IO (dg2) B's rows are read by oword block messages, at least 16 bytes of a row
+  // (docs/passes.md "dg2 block reads"), so an 8-bit B slice narrower than 16 columns is gathered
+  // byte by byte in every loop (i8 8x8 slices: 64 gathers per K step of 64, ~1500 instructions).
+  bool narrowPerLaneB(const Plan& p, int64_t w) const {
+    return !t_.has2dBlockIO && p.b.transposes.empty() && w * (ir::elemBits(p.mma->operand(1)->type().elem()) / 8) < 16;
+  }
+
+  // The step the loop's K walk can take instead of its own, half of it, or 0 when it cannot
+  // (halveK). The K loop of a plain GEMM (a constant step S; the body only loads A and B for the
+  // tile_mma, advances them by S along K and prefetches them; the counter unused) computes the same
+  // with step S / 2 over the same K range, each operand tile half as deep: the same elements are
+  // loaded, in two steps, and added in the same order per element (K blocks ascending). S / 2 must
+  // be a whole number of the DPAS K of the operands' types.
+  int64_t halfStep(const Plan& p) const {
+    ir::Block& body = p.loop->region(0).block();
+    std::optional<int64_t> step = constantInt(p.loop->operand(2));
+    if (!step || *step <= 0 || *step % 2 || body.argument(0)->hasUses() || p.loop->numOperands() != 6) return 0;
+    const Type& a = p.mma->operand(0)->type();
+    const Type& b = p.mma->operand(1)->type();
+    const Type& c = p.mma->result()->type();
+    if (a.shape()[1] != *step) return 0;
+    int64_t dk = 0;
+    for (const targets::DpasShape& d : t_.dpas)
+      if (d.aType == ir::elemName(a.elem()) && d.bType == ir::elemName(b.elem()) && d.accType == ir::elemName(c.elem()))
+        dk = std::max<int64_t>(dk, d.k);
+    if (!dk || (*step / 2) % dk) return 0;
+    // Each operand advances by S along its K dimension and by 0 along the other.
+    for (const OperandChain* ch : {&p.a, &p.b}) {
+      int kd = ch->tileDim(ch == &p.a ? 1 : 0);
+      Operation* u = body.terminator()->operand(ch->iter)->definingOp();
+      if (!u || !u->is("tile.update_tile_offset")) return 0;
+      std::optional<int64_t> dK = constantInt(u->operand(1 + kd)), dO = constantInt(u->operand(2 - kd));
+      if (!dK || *dK != *step || !dO || *dO != 0) return 0;
+    }
+    for (auto& o : body.opList()) {
+      Operation* op = o.get();
+      bool chain = op == p.a.load || op == p.b.load || op == p.mma ||
+                   std::find(p.a.transposes.begin(), p.a.transposes.end(), op) != p.a.transposes.end() ||
+                   std::find(p.b.transposes.begin(), p.b.transposes.end(), op) != p.b.transposes.end() ||
+                   op == body.terminator()->operand(p.a.iter)->definingOp() ||
+                   op == body.terminator()->operand(p.b.iter)->definingOp();
+      bool ownPrefetch = op->is("tile.prefetch_tile") &&
+                         (op->operand(0) == body.argument(p.a.iter + 1) || op->operand(0) == body.argument(p.b.iter + 1));
+      if (!chain && !ownPrefetch && !op->is("arith.constant") && !op->is("scf.yield")) return 0;
+    }
+    return *step / 2;
+  }
+
+  static std::optional<int64_t> constantInt(const Value* v) {
+    const Operation* d = v->definingOp();
+    const Attribute* a = d && d->is("arith.constant") ? d->attr("value") : nullptr;
+    if (!a || !a->isa(AttrKind::Int)) return std::nullopt;
+    return a->getInt();
   }
 
   // Traces mma operand `which` (0 = A, 1 = B) back to a loop-carried tile.
@@ -432,15 +518,16 @@ private:
     return true;
   }
 
-  // The split with the fewest loaded registers per K step whose slice loop fits the large file.
-  std::string choose(Plan& p, const LoopRegisters& est) {
+  // The split with the fewest loaded registers per K step whose slice loop fits the large file. With
+  // `blockReadable`, only slices whose B rows a target without 2D block IO can still read by block
+  // messages in the interior loop (narrowPerLaneB).
+  std::string choose(Plan& p, const LoopRegisters& est, bool blockReadable) {
     const std::vector<int64_t>& c = p.mma->result()->type().shape();
     int64_t minRows = this->minRows();
     int64_t minCols = t_.subgroupSize;
     int64_t aRegs = loadRegisters(*p.a.load, t_, false), bRegs = loadRegisters(*p.b.load, t_, false);
     int64_t other = est.operands - aRegs - bRegs;
-    int64_t aPacked = loadIsPerLane(*p.a.load, t_, false) ? vectorRegisters(p.mma->operand(0)->type(), t_) : 0;
-    int64_t bPacked = loadIsPerLane(*p.b.load, t_, false) ? vectorRegisters(p.mma->operand(1)->type(), t_) : 0;
+    int64_t aPacked = packedRegisters(p, 0), bPacked = packedRegisters(p, 1);
     int64_t accRegs = vectorRegisters(p.mma->result()->type(), t_);
     int64_t carriedOther = est.carried - accRegs;
     std::optional<std::tuple<int64_t, int64_t, int64_t, int64_t>> best;  // cost, loops, -pn, pm
@@ -451,6 +538,7 @@ private:
       for (int64_t pn = 1; c[1] % pn == 0 && c[1] / pn >= minCols && (c[1] / pn) % minCols == 0 && (pn == 1 || !p.wholeCols);
            pn *= 2) {
         if (pm * pn == 1) continue;
+        if (blockReadable && narrowPerLaneB(p, c[1] / pn)) continue;
         // A band's partial reduction stays live across the band's other loops: reduced along N, one
         // register per row, replicated over the lanes (along M, a row of every band). ocloc spills it
         // around those loops unless the band is one DPAS M block high (RFC 2.2 on dg2, 16x16 and
@@ -545,7 +633,7 @@ private:
   std::vector<Operation*> split(Plan& p) {
     Operation* loop = p.loop;
     for (Operation* op : p.between) op->moveBefore(loop);
-    int64_t k = p.mma->operand(0)->type().shape()[1];
+    int64_t k = p.halfStep ? p.halfStep : p.mma->operand(0)->type().shape()[1];
     ir::Block& body = loop->region(0).block();
     std::vector<Operation*> slices;
     std::vector<Value*> fused = p.oneLoop ? fuse(p) : std::vector<Value*>{};
@@ -568,7 +656,8 @@ private:
           Value* accInit = sliceValue(b, loop->operand(3 + p.acc), r0, h, c0, w);
           ir::IRMapping map;
           Operation* s = b.insert(loop->clone(map));
-          s->setAttr("split", Attribute::intArray({static_cast<int64_t>(slices.size()), static_cast<int64_t>(p.count())}));
+          if (!p.halfStep)
+            s->setAttr("split", Attribute::intArray({static_cast<int64_t>(slices.size()), static_cast<int64_t>(p.count())}));
           s->removeAttr("no_split");
           // The accumulator: initial value, iteration value, mma result, loop result.
           Type accT = p.mma->result()->type().withShape({h, w});
@@ -579,6 +668,7 @@ private:
           // A: rows [r0, r0 + h) of its K columns; B: columns [c0, c0 + w) of its K rows.
           retypeOperand(p, p.a, map, s, 0, r0, h, k);
           retypeOperand(p, p.b, map, s, 1, c0, w, k);
+          if (p.halfStep) halveK(p, map, s);
           slices.push_back(s);
           accResult = s->result(p.acc);
         }
@@ -898,6 +988,38 @@ private:
       cur = {cur[1], cur[0]};
       map.lookup((*it)->result())->setType((*it)->result()->type().withShape(cur));
     }
+  }
+
+  // The loop `s` (a copy of p.loop, operand tiles already p.halfStep deep) walks K by p.halfStep:
+  // its step, each operand's advance along K, and its upper bound, rounded up so that it runs
+  // exactly twice the original's iterations: the original's last step loads S columns of A past
+  // its lower bound's last multiple of S, which may hold data (a K range ending before the memref's
+  // edge), and so does the new loop's last pair of steps.
+  void halveK(const Plan& p, ir::IRMapping& map, Operation* s) {
+    ir::Builder b;
+    b.setInsertionPoint(s);
+    b.setLoc(s->loc());
+    int64_t step = 2 * p.halfStep;
+    Value* half = b.constantIndex(p.halfStep);
+    s->setOperand(2, half);
+    ir::Block& body = p.loop->region(0).block();
+    for (const OperandChain* ch : {&p.a, &p.b}) {
+      int kd = ch->tileDim(ch == &p.a ? 1 : 0);
+      map.lookup(body.terminator()->operand(ch->iter))->definingOp()->setOperand(1 + kd, half);
+    }
+    Value* lb = s->operand(0);
+    Value* ub = s->operand(1);
+    std::optional<int64_t> l = constantInt(lb), u = constantInt(ub);
+    if (l && u) {
+      int64_t n = *u > *l ? (*u - *l + step - 1) / step : 0;
+      if (*l + n * step != *u) s->setOperand(1, b.constantIndex(*l + n * step));
+      return;
+    }
+    Type idx = Type::index();
+    Value* trips = b.create("arith.ceildivsi", {b.create("arith.subi", {ub, lb}, {idx})->result(), b.constantIndex(step)},
+                            {idx})->result();
+    s->setOperand(1, b.create("arith.addi", {lb, b.create("arith.muli", {trips, b.constantIndex(step)}, {idx})->result()},
+                              {idx})->result());
   }
 
   Operation* kernel_;

@@ -4,8 +4,10 @@
 // accumulator and loading only the operand slices it needs (docs/passes.md, "split-accumulators").
 // An accumulator whose M or N is not a power of two (24 = 16 + 8 rows) is cut into power-of-two
 // slices the same way, kept in the one loop when that fits: the later passes' linear layouts are
-// powers of two in each dimension. On a target without 2D block IO (dg2), a loop that no slicing
-// with block-readable B fits walks K by half its step instead when it can (halfStep, halveK).
+// powers of two in each dimension. So is a K step that is not (48 = 32 + 16): A's and B's tiles are
+// cut along K in the one loop and each slice's tile_mma becomes a chain over the K ranges. On a
+// target without 2D block IO (dg2), a loop that no slicing with block-readable B fits walks K by
+// half its step instead when it can (halfStep, halveK).
 //
 // Why: the kernel's wg_map fixes each subgroup's C tile; when its f32 accumulators alone fill the file
 // (a 32x64 tile on dg2's 8 lanes of 32-byte registers is all 256), ocloc spills thousands of registers
@@ -71,6 +73,9 @@ struct Plan {
   bool wholeCols = false;            // likewise along M: every slice has all columns (pn = 1)
   // The slices: each row range (offset, size) along M with each column range along N.
   std::vector<std::pair<int64_t, int64_t>> rows, cols;
+  // The one-loop form's ranges of the K step (one when it is a power of two): each slice's tile_mma
+  // becomes a chain of tile_mmas over them, on A and B tiles cut along K.
+  SliceRanges ks;
   bool oneLoop = false;  // the slices share the loop (power-of-two pieces), else a loop per slice
   int64_t halfStep = 0;  // > 0: no slices; the loop walks K by this step, half its own (halveK)
   size_t count() const { return rows.size() * cols.size(); }
@@ -138,13 +143,22 @@ public:
       // the other operand's load), else a loop per slice, each checked again below. When it cannot
       // be sliced, no later pass could lower it: the error says why (select-lowering shows it as
       // the reason for the portable path).
-      bool uneven = p.mma && !powerOfTwoTile(p.mma->result()->type());
+      // A K step that is not a power of two (48 = 32 + 16) likewise: A's and B's tiles are cut along
+      // K in the one loop, and each slice's tile_mma becomes a chain over the K ranges.
+      bool unevenAcc = p.mma && !powerOfTwoTile(p.mma->result()->type());
+      bool unevenK = p.mma && !std::has_single_bit(static_cast<uint64_t>(kStep(p)));
+      bool uneven = unevenAcc || unevenK;
       if (uneven && why.empty()) why = unevenSlices(p);
       if (uneven && !why.empty()) {
         const std::vector<int64_t>& c = p.mma->result()->type().shape();
-        diags_.error(p.mma->loc(), fmt::format("split-accumulators: a {}x{} accumulator is not a power of two in each "
-                                               "dimension and this loop cannot be split into power-of-two slices: {}",
-                                               c[0], c[1], why));
+        if (unevenAcc)
+          diags_.error(p.mma->loc(), fmt::format("split-accumulators: a {}x{} accumulator is not a power of two in each "
+                                                 "dimension and this loop cannot be split into power-of-two slices: {}",
+                                                 c[0], c[1], why));
+        else
+          diags_.error(p.mma->loc(), fmt::format("split-accumulators: the K step {} of this tile_mma is not a power of "
+                                                 "two and this loop cannot be cut into power-of-two K ranges: {}",
+                                                 kStep(p), why));
         ok_ = false;
         continue;
       }
@@ -155,25 +169,40 @@ public:
       // are cut, so too when its slices could come to that (an 8-bit B: 24x48 i8 K 64 is 24x48
       // K 32, where a K-64 8x16 row loop, which fits, made ocloc spill around its edge loop).
       // Otherwise slices whose B the interior loop still reads by block messages, else any.
+      // Only K uneven and the loop too big (and not halved): a register split first (K whole in its
+      // loops, which are checked again and cut along K then); when there is none, the K cut alone
+      // in this loop (it spills, and lower-xe warns with the reason).
       bool halve = false;
+      bool kOnly = uneven && p.rows.size() == 1 && p.cols.size() == 1;
+      std::string noSplit;
       if (why.empty()) {
         std::string sliced = uneven ? "" : choose(p, est, true);
         bool narrow = uneven ? narrowPerLaneB(p, t_.subgroupSize) : !sliced.empty();
-        if (!fits && !t_.has2dBlockIO && narrow && halfStep(p) > 0)
+        if (!fits && !t_.has2dBlockIO && narrow && halfStep(p) > 0) {
           halve = true;
-        else if (!uneven)
+        } else if (!uneven) {
           why = sliced.empty() ? "" : choose(p, est, false);
+        } else if (kOnly && !fits) {
+          SliceRanges rows = p.rows, cols = p.cols;
+          std::string w = choose(p, est, true);
+          if (!w.empty()) w = choose(p, est, false);
+          if (!w.empty()) {
+            noSplit = w;
+            p.rows = rows, p.cols = cols;
+          }
+        }
       }
       if (!why.empty()) {
         // lower-xe's spill warning names the reason (a loop attribute is what survives until there).
         loop->setAttr("no_split", Attribute::string(why));
         continue;
       }
-      p.oneLoop = uneven && fits;
+      p.oneLoop = uneven && (fits || !noSplit.empty());
+      if (!noSplit.empty()) loop->setAttr("no_split", Attribute::string(noSplit));
       // Too big for one loop: a loop per row range first, each keeping all the columns (their cut,
       // in the one loop when that fits, comes when the slice loop is checked again), so B is not
       // loaded once per slice.
-      if (uneven && !fits && p.rows.size() > 1) p.cols = {{0, p.mma->result()->type().shape()[1]}};
+      if (unevenAcc && !p.oneLoop && p.rows.size() > 1) p.cols = {{0, p.mma->result()->type().shape()[1]}};
       if (halve) {
         p.halfStep = halfStep(p);
         const std::vector<int64_t>& c = p.mma->result()->type().shape();
@@ -182,8 +211,9 @@ public:
       }
       std::vector<Operation*> slices = split(p);
       *count += static_cast<int64_t>(slices.size()) - 1;
-      // A loop of row ranges, or the loop with the K step halved, is checked again.
-      if ((uneven && !fits) || halve)
+      // A loop of row ranges, a K-uneven loop's register split, or the loop with the K step halved, is
+      // checked again.
+      if ((uneven && !p.oneLoop) || halve)
         for (Operation* s : slices) work.emplace_back(s, count);
     }
     int64_t most = 1;
@@ -234,18 +264,33 @@ private:
   // ranges of whole DPAS blocks (24 = 16 + 8 rows), or the reason there are none.
   std::string unevenSlices(Plan& p) {
     const std::vector<int64_t>& c = p.mma->result()->type().shape();
-    int64_t k = p.mma->operand(0)->type().shape()[1];
-    p.rows = powerOfTwoRanges(c[0], minRows());
-    p.cols = powerOfTwoRanges(c[1], t_.subgroupSize);
-    if (!std::has_single_bit(static_cast<uint64_t>(k))) return fmt::format("its K step {} is not a power of two", k);
+    int64_t k = kStep(p);
+    auto ranges = [](int64_t n, int64_t unit) {
+      return std::has_single_bit(static_cast<uint64_t>(n)) ? SliceRanges{{0, n}} : powerOfTwoRanges(n, unit);
+    };
+    p.rows = ranges(c[0], minRows());
+    p.cols = ranges(c[1], t_.subgroupSize);
+    p.ks = ranges(k, kUnit(p));
     if (p.rows.empty() || p.cols.empty())
       return fmt::format("it is not a whole number of {}x{} blocks", minRows(), t_.subgroupSize);
+    if (p.ks.empty()) return fmt::format("its K step {} is not a whole number of {}-element DPAS K blocks", k, kUnit(p));
     if (p.wholeRows && p.rows.size() > 1)
       return fmt::format("its reduction along dimension 1 after the loop is used whole, so every slice would need all {} rows", c[0]);
     if (p.wholeCols && p.cols.size() > 1)
       return fmt::format("its reduction along dimension 0 after the loop is used whole, so every slice would need all {} columns",
                          c[1]);
     return "";
+  }
+
+  static int64_t kStep(const Plan& p) { return p.mma->operand(0)->type().shape()[1]; }
+
+  // The K granule of a cut along K: the DPAS K depth of A's element type (16 for f16 and bf16, 32
+  // for i8), 8 for the FMA types (an f32 block message is at least 8 elements wide).
+  int64_t kUnit(const Plan& p) const {
+    std::string a(ir::elemName(p.mma->operand(0)->type().elem()));
+    for (const auto& d : t_.dpas)
+      if (d.aType == a) return d.k;
+    return 8;
   }
 
   int64_t minRows() const {
@@ -767,33 +812,34 @@ private:
   }
 
   // The tile shape of rows (A, mmaDim 0) or columns (B, mmaDim 1) [o, o + len) of an operand's
-  // K step, and that rectangle's offset in the tile.
+  // K range [k0, k0 + kl), and that rectangle's offset in the tile.
   static std::tuple<std::vector<int64_t>, int64_t, int64_t> operandSlice(const OperandChain& ch, int mmaDim, int64_t o,
-                                                                         int64_t len, int64_t k) {
-    std::vector<int64_t> mmaShape = mmaDim == 0 ? std::vector<int64_t>{len, k} : std::vector<int64_t>{k, len};
+                                                                         int64_t len, int64_t k0, int64_t kl) {
+    std::vector<int64_t> mmaShape = mmaDim == 0 ? std::vector<int64_t>{len, kl} : std::vector<int64_t>{kl, len};
     int td = ch.tileDim(mmaDim);
     std::vector<int64_t> tileShape = td == mmaDim ? mmaShape : std::vector<int64_t>{mmaShape[1], mmaShape[0]};
-    return {tileShape, td == 0 ? o : 0, td == 1 ? o : 0};
+    return {tileShape, td == 0 ? o : k0, td == 1 ? o : k0};
   }
 
   // The one-loop form (p.oneLoop): p.loop gets a loop-carried tile per range of A's rows (B's
-  // columns) when it has more than one, loaded, prefetched and advanced as the whole tile was, and
-  // an accumulator per slice with its own tile_mma. Returns each slice's loop result, in slice order.
-  // The whole accumulator and the sliced tiles stay until unfuse removes them.
+  // columns) and of K when there is more than one, loaded, prefetched and advanced as the whole tile
+  // was, and an accumulator per slice with its own tile_mma, a chain of them over the K ranges.
+  // Returns each slice's loop result, in slice order. The whole accumulator and the sliced tiles stay
+  // until unfuse removes them.
   std::vector<Value*> fuse(Plan& p) {
     Operation* loop = p.loop;
     ir::Block& body = loop->region(0).block();
     Operation* yield = body.terminator();
-    int64_t k = p.mma->operand(0)->type().shape()[1];
-    // Per range of operand `which`, the value its tile_mma reads.
+    // Per range of operand `which` and range of K (K innermost), the value its tile_mma reads.
     auto pieces = [&](const OperandChain& ch, int which, const std::vector<std::pair<int64_t, int64_t>>& ranges) {
       std::vector<Value*> vals;
-      if (ranges.size() == 1) return std::vector<Value*>{p.mma->operand(which)};
+      if (ranges.size() == 1 && p.ks.size() == 1) return std::vector<Value*>{p.mma->operand(which)};
       Value* arg = body.argument(ch.iter + 1);
       std::vector<Operation*> users;
       for (const ir::Use& u : arg->uses()) users.push_back(u.user);
-      for (auto [o, len] : ranges) {
-        auto [shape, r0, c0] = operandSlice(ch, which, o, len, k);
+      for (auto [o, len] : ranges)
+       for (auto [k0, kl] : p.ks) {
+        auto [shape, r0, c0] = operandSlice(ch, which, o, len, k0, kl);
         Type tt = arg->type().withShape(shape);
         loop->addOperand(sliceInit(ch.init, r0, shape[0], c0, shape[1]));
         Value* sliceArg = body.addArgument(tt);
@@ -843,8 +889,14 @@ private:
         accArg->setNameHint(body.argument(p.acc + 1)->nameHint());
         results.push_back(loop->addResult(accT));
         results.back()->setNameHint(loop->result(p.acc)->nameHint());
-        Operation* mma = inside.create(p.mma->name(), {as[im], bs[in], accArg}, {accT}, p.mma->attrs());
-        yield->addOperand(mma->result());
+        // Piece (range r, K range kk) of an operand: all of it when it was not cut.
+        auto piece = [&](const std::vector<Value*>& v, size_t r, size_t kk) {
+          return v.size() == 1 ? v[0] : v[r * p.ks.size() + kk];
+        };
+        Value* acc = accArg;
+        for (size_t kk = 0; kk < p.ks.size(); ++kk)
+          acc = inside.create(p.mma->name(), {piece(as, im, kk), piece(bs, in, kk), acc}, {accT}, p.mma->attrs())->result();
+        yield->addOperand(acc);
       }
     return results;
   }
@@ -856,13 +908,13 @@ private:
     Operation* loop = p.loop;
     ir::Block& body = loop->region(0).block();
     std::vector<unsigned> gone{p.acc};
-    if (p.rows.size() > 1) gone.push_back(p.a.iter);
-    if (p.cols.size() > 1) gone.push_back(p.b.iter);
+    if (p.rows.size() > 1 || p.ks.size() > 1) gone.push_back(p.a.iter);
+    if (p.cols.size() > 1 || p.ks.size() > 1) gone.push_back(p.b.iter);
     std::sort(gone.rbegin(), gone.rend());
     for (unsigned i : gone) body.terminator()->eraseOperand(i);
     p.mma->erase();
     for (const OperandChain* ch : {&p.a, &p.b}) {
-      if ((ch == &p.a ? p.rows : p.cols).size() == 1) continue;
+      if ((ch == &p.a ? p.rows : p.cols).size() == 1 && p.ks.size() == 1) continue;
       for (Operation* t : ch->transposes) t->erase();
       Value* arg = body.argument(ch->iter + 1);
       while (!arg->uses().empty()) arg->uses().back().user->erase();
@@ -973,7 +1025,7 @@ private:
   // its tile starts at a sliced init_tile and every value of the chain changes shape.
   void retypeOperand(const Plan& p, const OperandChain& ch, ir::IRMapping& map, Operation* s, int mmaDim, int64_t o,
                      int64_t len, int64_t k) {
-    auto [tileShape, r0, c0] = operandSlice(ch, mmaDim, o, len, k);
+    auto [tileShape, r0, c0] = operandSlice(ch, mmaDim, o, len, 0, k);
     s->setOperand(3 + ch.iter, sliceInit(ch.init, r0, tileShape[0], c0, tileShape[1]));
     ir::Block& body = p.loop->region(0).block();
     Value* arg = body.argument(ch.iter + 1);

@@ -196,12 +196,14 @@ Expected<DpasShape> dpasShape(Target target, ElemType type) {
   return s;
 }
 
-Expected<HwLayout> dpasLayout(Target target, ElemType type, Operand operand, int repDim0, int repDim1) {
+Expected<HwLayout> dpasLayout(Target target, ElemType type, Operand operand, int repDim0, int repDim1, int rowsM) {
   auto shape = dpasShape(target, type);
   if (!shape) return Error{shape.error()};
   if (!isPow2(repDim0) || !isPow2(repDim1))
     return Error{fmt::format("DPAS repetitions {}x{} must be powers of two", repDim0, repDim1)};
-  const int S = shape->subgroupSize, M = shape->m, N = shape->n, K = shape->k;
+  if (rowsM && (!isPow2(rowsM) || rowsM > shape->m || repDim0 != 1 || (target == Target::Pvc && type == ElemType::TF32)))
+    return Error{fmt::format("no {}-row DPAS layout (1, 2 or 4 rows, one repetition along them; not tf32)", rowsM)};
+  const int S = shape->subgroupSize, M = rowsM ? rowsM : shape->m, N = shape->n, K = shape->k;
   const int bits = elemBits(type);
   Bases reg, lane;
   int rows = 0, cols = 0;
@@ -261,6 +263,7 @@ Expected<HwLayout> dpasLayout(Target target, ElemType type, Operand operand, int
   HwLayout hw{make2D({{"register", reg}, {"lane", lane}}, int64_t(rows) * repDim0, int64_t(cols) * repDim1), pk,
               {int64_t(rows) * repDim0, int64_t(cols) * repDim1},
               fmt::format("dpas<{}, {}, {}>", toString(target), toString(type), toString(operand))};
+  if (rowsM && rowsM != shape->m && operand != Operand::B) hw.name.insert(hw.name.size() - 1, fmt::format(", m={}", rowsM));
   if (repDim0 > 1 || repDim1 > 1) hw.name.insert(hw.name.size() - 1, fmt::format(", rep={}x{}", repDim0, repDim1));
   return hw;
 }

@@ -82,9 +82,11 @@ Expected<DpasShape> dpasShape(Target target, ElemType type);
 // The operand layout of one DPAS, repeated repDim0 x repDim1 times along the operand's dim0 (rows) and
 // dim1 (columns) in registers: repetitions along dim0 come first (seed 000's iteration order).
 // `type` is the multiplicand type (bf16, f16, tf32, i8, u8); the C/D operand of an i8 DPAS is i32,
-// otherwise f32. Operand shapes: A m x k, B k x n, C m x n.
+// otherwise f32. Operand shapes: A m x k, B k x n, C m x n. `rows` other than 0 is a DPAS of fewer
+// rows than 8 (a repeat count of 1, 2 or 4, reference §4: its A and C hold only those rows; no
+// repetition along dim0 then).
 Expected<HwLayout> dpasLayout(Target target, ElemType type, Operand operand, int repDim0 = 1,
-                              int repDim1 = 1);
+                              int repDim1 = 1, int rows = 0);
 
 // ------------------------------------------------------------------ 2D block loads (reference §2)
 

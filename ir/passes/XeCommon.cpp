@@ -89,6 +89,17 @@ layout::Expected<layout::LinearLayout> dpasOperandLayout(const targets::Target& 
   if (!shape) return layout::Error{shape.error()};
   int64_t br = which == layout::Operand::A ? shape->m : which == layout::Operand::B ? shape->k : shape->m;
   int64_t bc = which == layout::Operand::A ? shape->k : shape->n;
+  // A and C of fewer rows than a DPAS block: the DPAS of that many rows when the target has one for
+  // this type (pvc bf16/f16 and dg2 bf16: 1, 2, 4 rows; reference §4).
+  if (which != layout::Operand::B && rows < br && isPow2(rows) && cols % bc == 0 && isPow2(cols / bc)) {
+    bool has = false;
+    for (const auto& d : t.dpas) has = has || (d.aType == ir::elemName(in) && d.m == rows);
+    if (has) {
+      auto hw = layout::dpasLayout(*lt, *le, which, 1, static_cast<int>(cols / bc), static_cast<int>(rows));
+      if (!hw) return layout::Error{hw.error()};
+      return hw->layout;
+    }
+  }
   if (rows % br != 0 || cols % bc != 0 || !isPow2(rows / br) || !isPow2(cols / bc))
     return layout::Error{fmt::format("operand {}x{} is not a power-of-two number of {}x{} DPAS blocks", rows, cols, br, bc)};
   auto hw = layout::dpasLayout(*lt, *le, which, static_cast<int>(rows / br), static_cast<int>(cols / bc));

@@ -119,6 +119,31 @@ TEST(Dpas, PvcBf16A) {
             "linear<{register=[[1,0],[2,0],[4,0]], lane=[[0,1],[0,2],[0,4],[0,8]]} -> {dim0=8, dim1=16}>");
 }
 
+TEST(Dpas, FewerRowsKeepOnlyThoseRows) {
+  // A DPAS of repeat count 4 (reference §4: pvc A <4 x i16>, C <4 x float>): element m of lane n is
+  // A[m][n] and C[m][n] for m < 4, so the layouts are the 8-row ones without the row-4 basis.
+  auto a = dpasLayout(Target::Pvc, ElemType::F16, Operand::A, 1, 1, 4);
+  ASSERT_TRUE(a) << a.error();
+  for (int n = 0; n < 16; ++n)
+    for (int m = 0; m < 4; ++m) EXPECT_EQ(at(a->layout, m, n), (std::vector<int32_t>{m, n}));
+  EXPECT_EQ(a->layout.print(), "linear<{register=[[1,0],[2,0]], lane=[[0,1],[0,2],[0,4],[0,8]]} -> {dim0=4, dim1=16}>");
+  EXPECT_EQ(a->name, "dpas<pvc, f16, A, m=4>");
+  // Repeat count 1 with two column repetitions (C 1x32): register r, lane n -> (0, 16r + n).
+  auto c = dpasLayout(Target::Pvc, ElemType::F16, Operand::C, 1, 2, 1);
+  ASSERT_TRUE(c) << c.error();
+  EXPECT_EQ(c->layout.print(), "linear<{register=[[0,16]], lane=[[0,1],[0,2],[0,4],[0,8]]} -> {dim0=1, dim1=32}>");
+  // dg2 bf16 A with 2 rows: two K-adjacent elements per dword (register bases [0,1] first), rows next.
+  auto d = dpasLayout(Target::Dg2, ElemType::BF16, Operand::A, 1, 1, 2);
+  ASSERT_TRUE(d) << d.error();
+  EXPECT_EQ(d->layout.print(), "linear<{register=[[0,1],[1,0]], lane=[[0,2],[0,4],[0,8]]} -> {dim0=2, dim1=16}>");
+  // No repetition along the rows of a short DPAS, no 3 rows, no tf32.
+  EXPECT_FALSE(dpasLayout(Target::Pvc, ElemType::F16, Operand::A, 2, 1, 4));
+  auto three = dpasLayout(Target::Pvc, ElemType::F16, Operand::A, 1, 1, 3);
+  ASSERT_FALSE(three);
+  EXPECT_EQ(three.error(), "no 3-row DPAS layout (1, 2 or 4 rows, one repetition along them; not tf32)");
+  EXPECT_FALSE(dpasLayout(Target::Pvc, ElemType::TF32, Operand::A, 1, 1, 4));
+}
+
 TEST(Dpas, PvcBf16BIsVnni) {
   // B <8 x i32> (16x16): dword i of lane n = B[2i][n] | B[2i+1][n] << 16; register 2i+h is half h.
   auto b = dpasLayout(Target::Pvc, ElemType::BF16, Operand::B);

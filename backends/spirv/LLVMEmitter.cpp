@@ -31,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
@@ -174,6 +175,7 @@ private:
   llvm::Value* convertScalar(llvm::Value* v, ElemKind from, ElemKind to, const ir::Operation& op);
   llvm::Value* bf16ToF32(llvm::Value* bits);
   llvm::Value* f32ToBf16(llvm::Value* f);
+  llvm::Value* floatToIntSat(llvm::Value* v, llvm::Type* dst);
   // i1 = every index in [0, dim) (unsigned compare also rejects negative indices), and the mask.
   llvm::Value* inBounds(const MemRefValue& m, const std::vector<llvm::Value*>& idx, llvm::Value* mask);
   llvm::Value* elementPtr(const MemRefValue& m, const std::vector<llvm::Value*>& idx, const ir::Operation& op);
@@ -627,6 +629,22 @@ llvm::Value* KernelEmitter::f32ToBf16(llvm::Value* f) {
   return b_.CreateTrunc(b_.CreateSelect(isNan, quiet, rounded), b_.getInt16Ty());
 }
 
+// Float to integer saturates and NaN gives 0, the interpreter's arith.convert (docs/run.md): a
+// bare fptosi is poison out of range (the CPU device turned 300.0 into -40 as i8 and 3e9 into
+// INT_MIN as i32). 2^(w-1) is exact in every float type or, for f16 and w >= 17, rounds to +inf,
+// which no finite f16 reaches (so fptosi is in range there). fptosi's value is only selected where
+// it is defined.
+llvm::Value* KernelEmitter::floatToIntSat(llvm::Value* v, llvm::Type* dst) {
+  unsigned w = dst->getIntegerBitWidth();
+  double lim = std::ldexp(1.0, static_cast<int>(w) - 1);
+  llvm::Value* r = b_.CreateFPToSI(v, dst);
+  r = b_.CreateSelect(b_.CreateFCmpOGE(v, llvm::ConstantFP::get(v->getType(), lim)),
+                      llvm::ConstantInt::get(dst, llvm::APInt::getSignedMaxValue(w)), r);
+  r = b_.CreateSelect(b_.CreateFCmpOLT(v, llvm::ConstantFP::get(v->getType(), -lim)),
+                      llvm::ConstantInt::get(dst, llvm::APInt::getSignedMinValue(w)), r);
+  return b_.CreateSelect(b_.CreateFCmpUNO(v, v), llvm::ConstantInt::get(dst, 0), r);
+}
+
 llvm::Value* KernelEmitter::convertScalar(llvm::Value* v, ElemKind from, ElemKind to, const ir::Operation& op) {
   if (from == to) return v;
   if (from == ElemKind::BF16) return convertScalar(bf16ToF32(v), ElemKind::F32, to, op);
@@ -636,7 +654,7 @@ llvm::Value* KernelEmitter::convertScalar(llvm::Value* v, ElemKind from, ElemKin
   if (fFrom && fTo) return b_.CreateFPCast(v, dst);
   if (fFrom && !fTo) {
     if (to == ElemKind::I1) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
-    return b_.CreateFPToSI(v, dst);
+    return floatToIntSat(v, dst);
   }
   if (from == ElemKind::I1) return fTo ? b_.CreateUIToFP(v, dst) : b_.CreateZExt(v, dst);  // unsigned, as MLIR: true is 1
   if (!fFrom && fTo) return b_.CreateSIToFP(v, dst);

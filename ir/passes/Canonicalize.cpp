@@ -185,7 +185,7 @@ std::optional<Const> foldConvert(const Const& c, ElemKind from, ElemKind to) {
     double t = std::trunc(c.f);
     unsigned w = widthOf(to);
     double lo = -std::ldexp(1.0, static_cast<int>(w) - 1), hi = std::ldexp(1.0, static_cast<int>(w) - 1);
-    if (!(t >= lo && t < hi)) return std::nullopt;  // out of range: undefined, not folded
+    if (!(t >= lo && t < hi)) return std::nullopt;  // out of range (it saturates at run time): not folded
     return Const{false, static_cast<int64_t>(t), 0};
   }
   if (!exactFloat(to) || !exactFloat(from)) return std::nullopt;

@@ -284,13 +284,24 @@ private:
 
   static int64_t kStep(const Plan& p) { return p.mma->operand(0)->type().shape()[1]; }
 
-  // The K granule of a cut along K: the DPAS K depth of A's element type (16 for f16 and bf16, 32
-  // for i8), 8 for the FMA types (an f32 block message is at least 8 elements wide).
+  // The K depth of the DPAS that takes the tile_mma's A, B and C types (16 for f16 and bf16, 32 for
+  // i8), or 0 when no DPAS does (the FMA path).
+  int64_t dpasK(const Plan& p) const {
+    const Type& a = p.mma->operand(0)->type();
+    const Type& b = p.mma->operand(1)->type();
+    const Type& c = p.mma->result()->type();
+    int64_t dk = 0;
+    for (const targets::DpasShape& d : t_.dpas)
+      if (d.aType == ir::elemName(a.elem()) && d.bType == ir::elemName(b.elem()) && d.accType == ir::elemName(c.elem()))
+        dk = std::max<int64_t>(dk, d.k);
+    return dk;
+  }
+
+  // The K granule of a cut along K: the DPAS K depth, 8 for the FMA types (an f32 block message is
+  // at least 8 elements wide).
   int64_t kUnit(const Plan& p) const {
-    std::string a(ir::elemName(p.mma->operand(0)->type().elem()));
-    for (const auto& d : t_.dpas)
-      if (d.aType == a) return d.k;
-    return 8;
+    int64_t dk = dpasK(p);
+    return dk ? dk : 8;
   }
 
   int64_t minRows() const {
@@ -324,14 +335,8 @@ private:
     ir::Block& body = p.loop->region(0).block();
     std::optional<int64_t> step = constantInt(p.loop->operand(2));
     if (!step || *step <= 0 || *step % 2 || body.argument(0)->hasUses() || p.loop->numOperands() != 6) return 0;
-    const Type& a = p.mma->operand(0)->type();
-    const Type& b = p.mma->operand(1)->type();
-    const Type& c = p.mma->result()->type();
-    if (a.shape()[1] != *step) return 0;
-    int64_t dk = 0;
-    for (const targets::DpasShape& d : t_.dpas)
-      if (d.aType == ir::elemName(a.elem()) && d.bType == ir::elemName(b.elem()) && d.accType == ir::elemName(c.elem()))
-        dk = std::max<int64_t>(dk, d.k);
+    if (kStep(p) != *step) return 0;
+    int64_t dk = dpasK(p);
     if (!dk || (*step / 2) % dk) return 0;
     // Each operand advances by S along its K dimension and by 0 along the other.
     for (const OperandChain* ch : {&p.a, &p.b}) {
@@ -678,7 +683,7 @@ private:
   std::vector<Operation*> split(Plan& p) {
     Operation* loop = p.loop;
     for (Operation* op : p.between) op->moveBefore(loop);
-    int64_t k = p.halfStep ? p.halfStep : p.mma->operand(0)->type().shape()[1];
+    int64_t k = p.halfStep ? p.halfStep : kStep(p);
     ir::Block& body = loop->region(0).block();
     std::vector<Operation*> slices;
     std::vector<Value*> fused = p.oneLoop ? fuse(p) : std::vector<Value*>{};

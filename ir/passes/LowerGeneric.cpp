@@ -9,6 +9,7 @@
 
 #include "ir/Module.h"
 #include "ir/ops/LaneOps.h"
+#include "ir/passes/Bf16Arith.h"
 #include "ir/passes/LoweredValues.h"
 #include "ir/passes/PassManager.h"
 #include "ir/passes/RegisterBudget.h"
@@ -836,29 +837,9 @@ void KernelLowering::lowerElementwise(Operation& op) {
     attrs["value"] = v.denseIsFloat() ? Attribute::denseFloat(results[0], v.denseFloats())
                                       : Attribute::denseInt(results[0], v.denseInts());
   }
-  // bf16 has no arithmetic of its own on the generic target: compute in f32 (exact widening) and
-  // round each bf16 result back to nearest even, as the interpreter rounds every bf16 op once.
-  auto withElem = [](const Type& t, ElemKind k) { return t.isVector() ? Type::vector(t.shape(), k) : Type::scalar(k); };
-  bool arithmetic = op.dialect() == "math" || (op.dialect() == "arith" && !op.is("arith.constant") &&
-                                               !op.is("arith.convert") && !op.is("arith.bitcast") && !op.is("arith.select"));
-  bool viaF32 = false;
-  if (arithmetic)
-    for (Value* v : operands) viaF32 = viaF32 || v->type().elem() == ElemKind::BF16;
-  if (viaF32) {
-    for (Value*& v : operands)
-      if (v->type().elem() == ElemKind::BF16)
-        v = b_.create("arith.convert", {v}, {withElem(v->type(), ElemKind::F32)})->result();
-    for (Type& t : results)
-      if (t.elem() == ElemKind::BF16) t = withElem(t, ElemKind::F32);
-  }
-  Operation* n = b_.create(op.name(), operands, results, attrs);
-  for (unsigned i = 0; i < op.numResults(); ++i) {
-    Value* r = n->result(i);
-    if (viaF32 && op.result(i)->type().elem() == ElemKind::BF16)
-      r = b_.create("arith.convert", {r}, {withElem(r->type(), ElemKind::BF16)})->result();
-    r->setNameHint(op.result(i)->nameHint());
-    vals_.set(op.result(i), {r});
-  }
+  // bf16 arithmetic runs in f32, one rounding per op (Bf16Arith.h).
+  std::vector<Value*> rs = createElementwise(b_, op, operands, results, attrs);
+  for (unsigned i = 0; i < op.numResults(); ++i) vals_.set(op.result(i), {rs[i]});
 }
 
 void KernelLowering::lowerFor(Operation& op) {

@@ -27,6 +27,8 @@
 //     when a loop's register estimate does not fit the default file (RegisterBudget.h, reference §7).
 #include "ir/passes/LowerXeKernel.h"
 
+#include "ir/passes/Bf16Arith.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -540,11 +542,9 @@ void KernelLowerXe::lowerElementwise(Operation& op) {
     attrs["value"] = v.denseIsFloat() ? Attribute::denseFloat(results[0], v.denseFloats())
                                       : Attribute::denseInt(results[0], v.denseInts());
   }
-  Operation* n = b_.create(op.name(), operands, results, attrs);
-  for (unsigned i = 0; i < op.numResults(); ++i) {
-    n->result(i)->setNameHint(op.result(i)->nameHint());
-    vals_.set(op.result(i), {n->result(i)});
-  }
+  // No bf16 ALU on pvc/dg2 either: bf16 arithmetic runs in f32, one rounding per op (Bf16Arith.h).
+  std::vector<Value*> rs = createElementwise(b_, op, operands, results, attrs);
+  for (unsigned i = 0; i < op.numResults(); ++i) vals_.set(op.result(i), {rs[i]});
 }
 
 void KernelLowerXe::lowerFor(Operation& op) {

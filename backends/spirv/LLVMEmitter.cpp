@@ -175,6 +175,7 @@ private:
   llvm::Value* convertScalar(llvm::Value* v, ElemKind from, ElemKind to, const ir::Operation& op);
   llvm::Value* bf16ToF32(llvm::Value* bits);
   llvm::Value* f32ToBf16(llvm::Value* f);
+  llvm::Value* toF32Odd(llvm::Value* v, ElemKind from);
   llvm::Value* floatToIntSat(llvm::Value* v, llvm::Type* dst);
   // i1 = every index in [0, dim) (unsigned compare also rejects negative indices), and the mask.
   llvm::Value* inBounds(const MemRefValue& m, const std::vector<llvm::Value*>& idx, llvm::Value* mask);
@@ -629,6 +630,44 @@ llvm::Value* KernelEmitter::f32ToBf16(llvm::Value* f) {
   return b_.CreateTrunc(b_.CreateSelect(isNan, quiet, rounded), b_.getInt16Ty());
 }
 
+// An i32/i64 (signed) or f64 value rounded to odd into f32: the f32 truncation of the value with its
+// last bit set when anything below it was lost. Rounding that to nearest even in bf16 (8 significant
+// bits, at least two fewer) is the single rounding of the original value, as the interpreter rounds
+// (Numeric.cpp): sitofp or fptrunc followed by f32ToBf16 rounded twice (2^24 + 2^16 + 1 gave 2^24,
+// not 2^24 + 2^17). Integers: the magnitude keeps its bits from the leading one down 23 or 24 places
+// (the position taken from uitofp's exponent, one too high when that rounded up to a power of two,
+// which still keeps 23), the last of them ORed with "a lower bit was set"; then uitofp is exact.
+// f64: fptrunc (nearest), stepped one toward zero when it rounded away from zero, then the last bit
+// set when inexact (an overflow to inf becomes FLT_MAX | 1, which rounds to inf again).
+llvm::Value* KernelEmitter::toF32Odd(llvm::Value* v, ElemKind from) {
+  llvm::Type* f32 = b_.getFloatTy();
+  llvm::Type* i32 = b_.getInt32Ty();
+  if (from == ElemKind::F64) {
+    llvm::Value* f = b_.CreateFPTrunc(v, f32);
+    llvm::Value* back = b_.CreateFPExt(f, v->getType());
+    llvm::Value* inexact = b_.CreateFCmpONE(back, v);
+    llvm::Value* zero = llvm::ConstantFP::get(v->getType(), 0.0);
+    llvm::Value* away = b_.CreateSelect(b_.CreateFCmpOLT(v, zero), b_.CreateFCmpOLT(back, v), b_.CreateFCmpOGT(back, v));
+    llvm::Value* u = b_.CreateBitCast(f, i32);
+    u = b_.CreateSelect(b_.CreateAnd(inexact, away), b_.CreateSub(u, b_.getInt32(1)), u);
+    u = b_.CreateSelect(inexact, b_.CreateOr(u, 1), u);
+    return b_.CreateBitCast(u, f32);
+  }
+  llvm::Type* it = v->getType();
+  llvm::Value* zero = llvm::ConstantInt::get(it, 0);
+  llvm::Value* neg = b_.CreateICmpSLT(v, zero);
+  llvm::Value* a = b_.CreateSelect(neg, b_.CreateSub(zero, v), v);  // INT_MIN: 2^(w-1) as unsigned
+  llvm::Value* e = b_.CreateAnd(b_.CreateLShr(b_.CreateBitCast(b_.CreateUIToFP(a, f32), i32), 23), 0xff);
+  llvm::Value* sh = b_.CreateSub(e, b_.getInt32(127 + 23));
+  sh = b_.CreateSelect(b_.CreateICmpSGT(sh, b_.getInt32(0)), sh, b_.getInt32(0));
+  sh = b_.CreateZExtOrTrunc(sh, it);
+  llvm::Value* mask = b_.CreateSub(b_.CreateShl(llvm::ConstantInt::get(it, 1), sh), llvm::ConstantInt::get(it, 1));
+  llvm::Value* sticky = b_.CreateZExt(b_.CreateICmpNE(b_.CreateAnd(a, mask), zero), it);
+  llvm::Value* r = b_.CreateOr(b_.CreateAnd(a, b_.CreateNot(mask)), b_.CreateShl(sticky, sh));
+  llvm::Value* g = b_.CreateUIToFP(r, f32);
+  return b_.CreateSelect(neg, b_.CreateFNeg(g), g);
+}
+
 // Float to integer saturates and NaN gives 0, the interpreter's arith.convert (docs/run.md): a
 // bare fptosi is poison out of range (the CPU device turned 300.0 into -40 as i8 and 3e9 into
 // INT_MIN as i32). 2^(w-1) is exact in every float type or, for f16 and w >= 17, rounds to +inf,
@@ -648,7 +687,10 @@ llvm::Value* KernelEmitter::floatToIntSat(llvm::Value* v, llvm::Type* dst) {
 llvm::Value* KernelEmitter::convertScalar(llvm::Value* v, ElemKind from, ElemKind to, const ir::Operation& op) {
   if (from == to) return v;
   if (from == ElemKind::BF16) return convertScalar(bf16ToF32(v), ElemKind::F32, to, op);
-  if (to == ElemKind::BF16) return f32ToBf16(convertScalar(v, from, ElemKind::F32, op));
+  if (to == ElemKind::BF16) {
+    bool wide = from == ElemKind::F64 || (ir::isIntElem(from) && from != ElemKind::I1 && regType(from, op)->getIntegerBitWidth() > 24);
+    return f32ToBf16(wide ? toF32Odd(v, from) : convertScalar(v, from, ElemKind::F32, op));
+  }
   llvm::Type* dst = regType(to, op);
   bool fFrom = isFloat(from), fTo = isFloat(to);
   if (fFrom && fTo) return b_.CreateFPCast(v, dst);

@@ -41,7 +41,7 @@ void execConstant(Executor& ex, const ir::Operation& op) {
   int64_t n = t.size();
   int64_t perLane = ex.lanes() > 0 ? n / ex.lanes() : n;
   auto put = [&](int64_t k, bool isF, double fv, int64_t iv) {
-    if (t.isFloat()) t.f[k] = roundToElem(isF ? fv : static_cast<double>(iv), t.elem);
+    if (t.isFloat()) t.f[k] = isF ? roundToElem(fv, t.elem) : roundIntToElem(iv, t.elem);
     else t.i[k] = wrapToElem(isF ? floatToIntSat(fv, t.elem) : iv, t.elem);
   };
   switch (v->kind()) {
@@ -253,7 +253,7 @@ void execConvert(Executor& ex, const ir::Operation& op) {
       // Integers widen signed, except i1, which is unsigned as in MLIR (extui / uitofp: true is 1
       // and 1.0, held here as 1 already); to i1 is "not zero", like float -> i1 (docs/ir.md).
       int64_t v = a.i[k];
-      if (r.isFloat()) r.f[k] = roundToElem(static_cast<double>(v), to);
+      if (r.isFloat()) r.f[k] = roundIntToElem(v, to);
       else r.i[k] = to == ElemKind::I1 ? (v != 0 ? 1 : 0) : wrapToElem(v, to);
     }
   }

@@ -104,6 +104,21 @@ double roundToElem(double d, ElemKind k) {
   }
 }
 
+double roundIntToElem(int64_t v, ElemKind k) {
+  if (k == ElemKind::F64) return static_cast<double>(v);
+  // Round to odd at 53 bits (keep the leading 53 bits, set the last if a lower one was set): then
+  // the double is exact and rounding it to k (at most 24 bits) is the single rounding of v.
+  uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  int len = 64 - std::countl_zero(u);
+  if (len > 53) {
+    int sh = len - 53;
+    uint64_t low = u & ((uint64_t(1) << sh) - 1);
+    u = (u >> sh << sh) | (low ? uint64_t(1) << sh : 0);
+  }
+  double d = static_cast<double>(u);
+  return roundToElem(v < 0 ? -d : d, k);
+}
+
 int64_t wrapToElem(int64_t v, ElemKind k) {
   switch (k) {
     case ElemKind::I1: return v & 1;

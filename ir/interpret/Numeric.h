@@ -22,6 +22,9 @@ float floatToTf32(float f);
 
 // Rounds `d` to the nearest value of float element kind `k` (RNE) and returns it as a double.
 double roundToElem(double d, ir::ElemKind k);
+// Rounds the integer `v` once to float element kind `k` (RNE): not via the nearest double, which
+// rounds twice for |v| > 2^53 (2^60 + 2^36 + 1 gave 2^60 in f32, not 2^60 + 2^37).
+double roundIntToElem(int64_t v, ir::ElemKind k);
 // Wraps `v` to the width of integer kind `k` (sign-extended; i1 is 0 or 1; index and i64 unchanged).
 int64_t wrapToElem(int64_t v, ir::ElemKind k);
 // The unsigned view of an integer of kind `k` (i1 0/1, i8 0..255, ...).

@@ -9,7 +9,11 @@ the bf16 quantum of its binade (2^(e-7), subnormals 2^-133), the nearest integer
 the largest finite bf16 (its quantum's half included) inf. Inputs: pairs whose sums, differences and
 products fall exactly halfway between two bf16 values (both ways of breaking the tie), overflow,
 subnormal results, signed zeros, inf and NaN, then random bit patterns. `check` also asserts that
-ties, overflows, subnormal results and NaNs occur, so the comparison covers them."""
+ties, overflows, subnormal results and NaNs occur, so the comparison covers them.
+    bf16_round.py gen-convert PREFIX / check-convert PREFIX: the same for bf16_convert.xt, i32, i64,
+                                f64 and f32 inputs (PREFIX.{i,l,d,f}.npy) converted to bf16
+                                (PREFIX.{yi,yl,yd,yf}.npy): values on and next to ties, ones that
+                                round twice through f32 (or through f64, for i64), overflow, NaN."""
 import math
 import random
 import struct
@@ -19,20 +23,24 @@ from fractions import Fraction
 ROWS, COLS = 16, 40
 
 
-def write(path, bits):
-    header = "{'descr': '<u2', 'fortran_order': False, 'shape': (%d, %d), }" % (ROWS, COLS)
+FORMATS = {"<u2": "H", "<i4": "i", "<i8": "q", "<f8": "d", "<f4": "f"}
+
+
+def write(path, values, descr="<u2"):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d), }" % (descr, ROWS, COLS)
     header += " " * (63 - (10 + len(header)) % 64) + "\n"
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
-        f.write(struct.pack("<%dH" % len(bits), *bits))
+        f.write(struct.pack("<%d%s" % (len(values), FORMATS[descr]), *values))
 
 
-def read(path):
+def read(path, descr="<u2"):
     b = open(path, "rb").read()
     n = struct.unpack("<H", b[8:10])[0]
-    assert "'<u2'" in b[10:10 + n].decode(), path
+    assert "'%s'" % descr in b[10:10 + n].decode(), path
     data = b[10 + n:]
-    return list(struct.unpack("<%dH" % (len(data) // 2), data))
+    fmt = FORMATS[descr]
+    return list(struct.unpack("<%d%s" % (len(data) // struct.calcsize(fmt), fmt), data))
 
 
 def value(bits):  # a bf16 bit pattern as a Python float (exact: the upper half of an f32)
@@ -137,6 +145,70 @@ def gen(prefix):
     write(prefix + ".z.npy", zs)
 
 
+def f32(v):  # the nearest f32 of a Python float (inputs of the f32 conversion)
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def gen_convert(prefix):
+    rnd = random.Random(11)
+    n = ROWS * COLS
+    ints, longs, doubles, floats = [], [], [], []
+    for k in range(9, 31):  # a tie at 2^k (quantum 2^(k-7)), just below and just above it
+        t = 2**k + 2**(k - 8)
+        ints += [t, t - 1, t + 1, -t, 2**k + 3 * 2**(k - 8)]
+    ints += [2**24 + 2**16 + 1, -(2**24 + 2**16 + 1), 2**31 - 1, -2**31, 0, 1, -1]
+    for k in range(9, 63):
+        t = 2**k + 2**(k - 8)
+        longs += [t, t + 1, -t - 1, t - 1]
+    longs += [2**60 + 2**36 + 1, -(2**60 + 2**36 + 1), 2**63 - 1, -2**63, 0]
+    for e in range(-130, 128, 3):  # a bf16 tie, ties missed by an f32 rounding, overflow, tiny values
+        t = 2.0**e * (1 + 2.0**-8)
+        doubles += [t, t * (1 + 2.0**-30), -t * (1 - 2.0**-30), 2.0**e * (1 + 3 * 2.0**-8)]
+    doubles += [3.4028234663852886e38, 3.5e38, 1e300, -1e300, 1e-300, -1e-300, 0.0, -0.0,
+                math.inf, -math.inf, math.nan]
+    for e in range(-133, 128, 2):
+        floats += [f32(2.0**e * (1 + 2.0**-8)) if e >= -126 else 2.0**e, f32(2.0**e * (1 + 2.0**-8 + 2.0**-20)) if e >= -120 else 0.0]
+    floats += [3.4028234663852886e38, -3.4028234663852886e38, math.inf, math.nan, -0.0]
+    while len(ints) < n:
+        ints.append(rnd.randint(-2**31, 2**31 - 1))
+    while len(longs) < n:
+        longs.append(rnd.randint(-2**63, 2**63 - 1))
+    while len(doubles) < n:
+        doubles.append(rnd.uniform(-1, 1) * 2.0**rnd.randint(-140, 130))
+    while len(floats) < n:
+        floats.append(struct.unpack("<f", struct.pack("<I", rnd.randrange(2**32)))[0])
+    write(prefix + ".i.npy", ints[:n], "<i4")
+    write(prefix + ".l.npy", longs[:n], "<i8")
+    write(prefix + ".d.npy", doubles[:n], "<f8")
+    write(prefix + ".f.npy", floats[:n], "<f4")
+
+
+def check_convert(prefix):
+    bad, ties, inf_nan = 0, 0, 0
+    for src, descr, out in (("i", "<i4", "yi"), ("l", "<i8", "yl"), ("d", "<f8", "yd"), ("f", "<f4", "yf")):
+        xs = read("%s.%s.npy" % (prefix, src), descr)
+        got = read("%s.%s.npy" % (prefix, out))
+        assert len(got) == len(xs), out
+        for i, (x, gb) in enumerate(zip(xs, got)):
+            if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+                want, tie = x, False
+                inf_nan += 1
+            else:
+                want, tie = round_bf16(Fraction(x))
+                if want == 0 and math.copysign(1, float(x)) < 0:
+                    want = -0.0
+            ties += tie
+            g = value(gb)
+            ok = math.isnan(g) if math.isnan(want) else (not math.isnan(g) and bits_of(want) == gb)
+            if not ok:
+                bad += 1
+                if bad <= 5:
+                    print("%s[%d]: %r: got %r (0x%04x), want %r" % (out, i, x, g, gb, want))
+    assert ties >= 100 and inf_nan >= 4, (ties, inf_nan)
+    print("bf16 conversions: %d mismatches; ties %d" % (bad, ties))
+    return 1 if bad else 0
+
+
 def check(prefix):
     xs, zs = read(prefix + ".x.npy"), read(prefix + ".z.npy")
     seen = {}
@@ -166,7 +238,5 @@ def check(prefix):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "gen":
-        gen(sys.argv[2])
-    else:
-        sys.exit(check(sys.argv[2]))
+    commands = {"gen": gen, "check": check, "gen-convert": gen_convert, "check-convert": check_convert}
+    sys.exit(commands[sys.argv[1]](sys.argv[2]))

@@ -197,23 +197,22 @@ void KernelLayouts::assignBroadcast(Operation* op) {
 void KernelLayouts::assignFor(Operation* op) {
   ir::Block& body = op->region(0).block();
   Operation* yield = body.terminator();
-  // An iteration value takes the layout of its initial value when it has one; a layout-less initial
-  // value (a splat) waits for what the body yields: the body is assigned first with the argument
-  // unassigned only when nothing else decides. For an accumulator, the body's tile_mma decides.
+  // Accumulators: an iteration value used as tile_mma's C gets the tile_mma's C layout, so a
+  // different layout of its initial value (an f32 FMA accumulator loaded from memory) is converted
+  // once before the loop and the result once after, not twice per iteration. Any other iteration
+  // value takes the layout of its initial value when it has one; a layout-less initial value (a
+  // splat) waits for what the body yields: the body is assigned first with the argument unassigned
+  // only when nothing else decides.
   for (unsigned i = 3; i < op->numOperands(); ++i) {
     Value* arg = body.argument(i - 2);
     if (!arg->type().isVector()) continue;
-    if (const layout::LinearLayout* l = layoutOf(op->operand(i))) setLayout(arg, *l);
-  }
-  // Accumulators: a layout-less iteration value used as tile_mma's C gets the DPAS C layout.
-  for (unsigned i = 3; i < op->numOperands(); ++i) {
-    Value* arg = body.argument(i - 2);
-    if (!arg->type().isVector() || layoutOf(arg)) continue;
     for (const ir::Use& u : arg->uses())
       if (u.user->is("tile.tile_mma") && u.index == 2) {
         setLayout(arg, mmaLayout(*u.user, layout::Operand::C));
         break;
       }
+    if (layoutOf(arg)) continue;
+    if (const layout::LinearLayout* l = layoutOf(op->operand(i))) setLayout(arg, *l);
   }
   // Other layout-less iteration values take the layout of their first consumer in the body (see
   // require), or else of what the body yields.

@@ -68,7 +68,11 @@ Value* KernelLowerXe::shuffleVaryingRegister(const Operation& op, const std::vec
     return std::vector<int64_t>(v.begin() + r * S_, v.begin() + (r + 1) * S_);
   };
   std::vector<int64_t> rr = row(regs), ll = row(lanes);
-  Value* srcLane = laneAffine(op, ll, "source lane");
+  // Every lane reading its own lane (a register permutation that differs per lane, resolve-layouts):
+  // selects between the source registers, no shuffle.
+  bool ownLane = true;
+  for (int64_t l = 0; l < S_; ++l) ownLane &= ll[static_cast<size_t>(l)] == l;
+  Value* srcLane = ownLane ? nullptr : laneAffine(op, ll, "source lane");
   Value* srcReg = laneAffine(op, rr, "source register");
   std::vector<int64_t> distinct(rr);
   std::sort(distinct.begin(), distinct.end());
@@ -76,7 +80,8 @@ Value* KernelLowerXe::shuffleVaryingRegister(const Operation& op, const std::vec
   Type i1 = Type::scalar(ElemKind::I1), et = Type::scalar(k);
   Value* acc = nullptr;
   for (int64_t s : distinct) {
-    Value* sh = b_.create("lane.shuffle", {src.at(static_cast<size_t>(s)), srcLane}, {et})->result();
+    Value* sh = ownLane ? src.at(static_cast<size_t>(s))
+                        : b_.create("lane.shuffle", {src.at(static_cast<size_t>(s)), srcLane}, {et})->result();
     if (!acc) {
       acc = sh;
       continue;

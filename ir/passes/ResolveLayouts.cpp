@@ -6,7 +6,8 @@
 //     `permutation = [source register of each destination register]`;
 //   - subgroup shuffles: `plan = "shuffle"`, `src_regs` and `src_lanes` (flattened [register][lane]
 //     tables: destination register r of lane l comes from register src_regs[r*S+l] of lane
-//     src_lanes[r*S+l]), and `shuffles` = the planner's instruction count;
+//     src_lanes[r*S+l]), and `shuffles` = the planner's instruction count; a register permutation
+//     that differs per lane is such a plan with every source lane the lane itself (`shuffles = 0`);
 //   - anything needing shared local memory: an error ("not implemented yet").
 // lower-xe implements exactly the plan recorded here and does no layout reasoning of its own.
 #include "ir/Module.h"
@@ -60,16 +61,16 @@ public:
           op->erase();
           break;
         case layout::ConversionKind::RegisterPermutation:
-          if (plan->laneDependentRegisters) {
-            ctx.diags.error(op->loc(), "resolve-layouts: a register permutation that differs per lane is not "
-                                       "implemented yet");
-            ok = false;
+          if (!plan->laneDependentRegisters) {
+            op->setAttr("plan", Attribute::string("permute"));
+            op->setAttr("permutation", Attribute::intArray(std::vector<int64_t>(plan->registerPermutation.begin(),
+                                                                                plan->registerPermutation.end())));
             break;
           }
-          op->setAttr("plan", Attribute::string("permute"));
-          op->setAttr("permutation", Attribute::intArray(std::vector<int64_t>(plan->registerPermutation.begin(),
-                                                                              plan->registerPermutation.end())));
-          break;
+          // Each lane keeps its own elements but takes them from other registers than lane 0 does:
+          // a shuffle plan whose every source lane is the lane itself, which lower-xe carries out with
+          // selects on the lane's bits and no cross-lane move (diagonalShuffles, LowerXeTranspose.cpp).
+          [[fallthrough]];
         case layout::ConversionKind::Shuffle: {
           std::vector<int64_t> regs, lanes;
           for (const auto& row : plan->sources)

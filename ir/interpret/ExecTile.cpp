@@ -208,7 +208,8 @@ void execAtomicRmw(Executor& ex, const ir::Operation& op) {
   std::string kind = enumValue(op, "kind");
   if (v.shape != t.shape || v.elem != t.elem) fail(op, "internal error: tile.atomic_rmw: the value does not match the tile (the verifier checks it)");
   bool fl = v.isFloat();
-  if (fl != (kind == "addf" || kind == "maxf" || kind == "minf" || kind == "assign"))
+  // assign (an exchange) takes any element type; the other kinds are float or integer ones.
+  if (kind != "assign" && fl != (kind == "addf" || kind == "maxf" || kind == "minf"))
     fail(op, "internal error: atomic kind '" + kind + "' does not fit element type " + std::string(ir::elemName(v.elem)) +
          " (the verifier checks it)");
   Tensor old(v.elem, v.shape);

@@ -18,6 +18,15 @@ inline bool laneReduceLowers(const std::string& kind, ElemKind elem) {
           elem == ElemKind::I64);
 }
 
+// The element type a tile.reduction of `elem` combines in: bf16 (no arithmetic on the targets) and
+// the f16 sums and products in f32, rounded once at the end as the interpreter does (an f16 sum of a
+// 64-wide row combined in f16 was 3 ulps off the exactly rounded sum: kernel-sweep, #11); max and min
+// round nothing, so f16 keeps them.
+inline ElemKind reductionElem(const std::string& kind, ElemKind elem) {
+  if (elem == ElemKind::BF16 || (elem == ElemKind::F16 && (kind == "add" || kind == "mul"))) return ElemKind::F32;
+  return elem;
+}
+
 // Registers lane.load, lane.store, lane.atomic, lane.broadcast, lane.shuffle, lane.reduce, lane.fma,
 // vector.extract, vector.insert and vector.from_elements with their verifiers. Idempotent.
 void registerLaneOps();

@@ -566,9 +566,9 @@ void KernelLowering::lowerReduction(Operation& op) {
   std::vector<int64_t> dims = op.attr("dims") ? op.attr("dims")->getIntArray() : std::vector<int64_t>{};
   if (st.rank() != 2 || dims.size() != 1) fail(op, "lower-generic: only reductions of one dimension of a rank-2 vector are implemented");
   std::string kind = op.attr("kind")->getString();
-  // bf16 (no arithmetic on the target) is reduced in f32 and rounded once at the end, as the
-  // interpreter does; every other type in its own.
-  ElemKind ek = st.elem() == ElemKind::BF16 ? ElemKind::F32 : st.elem();
+  // bf16, and f16 sums and products, are reduced in f32 and rounded once at the end, as the
+  // interpreter does (ir::reductionElem); every other type in its own.
+  ElemKind ek = ir::reductionElem(kind, st.elem());
   CoopLayout ls = layoutOf(st, op), lr = layoutOf(rt, op);
   std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op), ls.numRegs());
   if (ek != st.elem())

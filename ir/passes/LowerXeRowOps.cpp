@@ -7,7 +7,8 @@
 //     every lane of a group ends with the group's total;
 //   - broadcast: the operand is in the result's layout projected along d (a convert_layout before it
 //     otherwise), so each result register is one operand register: no instruction at all.
-// bf16 reductions run in f32 and round once (the target has no bf16 arithmetic), as the interpreter.
+// bf16 reductions, and f16 sums and products, run in f32 and round once (ir::reductionElem), as the
+// interpreter.
 #include "ir/ops/LaneOps.h"
 #include "ir/passes/LowerXeKernel.h"
 #include "ir/passes/XeRowLayouts.h"
@@ -48,7 +49,7 @@ void KernelLowerXe::lowerReduction(Operation& op) {
   const xe::Projection& p = *proj;
   std::string kind = op.attr("kind")->getString();
   if (kind.empty()) fail(op, "internal error: reduction without a kind (the verifier requires one)");
-  ElemKind ek = st.elem() == ElemKind::BF16 ? ElemKind::F32 : st.elem();
+  ElemKind ek = ir::reductionElem(kind, st.elem());
   std::vector<Value*> src = extractAll(vals_.get1(op.operand(0), op));
   if (ek != st.elem())
     for (Value*& v : src) v = b_.create("arith.convert", {v}, {Type::scalar(ek)})->result();

@@ -1191,11 +1191,14 @@ bool Checker::initTile(Expr& e, const Type* expected) {
   if (shapeArg) {
     for (NamedArg* na : {shapeArg, strideArg}) {
       Expr& list = *na->value;
-      if (list.args.size() != 2) {
-        rep_.error(DiagId::init_tile_shape_strides, na->nameRange, fmt::format("{} needs 2 values, got {}", na->name, list.args.size()));
+      // One value per dimension of the source (an i64 address is a matrix): the IR's init_tile
+      // describes every memref dimension.
+      if (list.args.size() != wantOffsets) {
+        rep_.error(DiagId::init_tile_shape_strides, na->nameRange,
+                   fmt::format("{} needs {} values, got {}", na->name, wantOffsets, list.args.size()));
         return false;
       }
-      for (size_t i = 0; i < 2; ++i) {
+      for (size_t i = 0; i < list.args.size(); ++i) {
         Type idx = Type::index();
         if (!expr(*list.args[i], &idx)) return false;
         if (!list.args[i]->type->isIndex()) {
@@ -1209,12 +1212,13 @@ bool Checker::initTile(Expr& e, const Type* expected) {
       if (x.kind == Expr::Kind::Int) return x.intValue;
       return std::nullopt;
     };
-    auto s0 = lit(*st.args[0]), s1 = lit(*st.args[1]);
+    auto s0 = lit(*st.args[wantOffsets - 2]), s1 = lit(*st.args[wantOffsets - 1]);
     if (s1 && *s1 == 1) colMajor = false;
     else if (s0 && *s0 == 1) colMajor = true;
     if (s0 && s1) layoutWhy = fmt::format("strides [{}, {}]", *s0, *s1);
     else layoutWhy = colMajor ? "strides [1, ?]" : "strides [?, 1]";
-    e.res.attrs["segments"] = Attribute::intArray({static_cast<int64_t>(wantOffsets), 2, 2});
+    int64_t n = static_cast<int64_t>(wantOffsets);
+    e.res.attrs["segments"] = Attribute::intArray({n, n, n});
   } else {
     const auto& s = srcT.strides();
     if (s.empty() || s.back() == 1) {
@@ -1237,8 +1241,15 @@ bool Checker::initTile(Expr& e, const Type* expected) {
             .note(src->def, fmt::format("'{}' is defined here", e.name));
         return false;
       }
-      e.res.implicitShape = true;
-      e.res.attrs["segments"] = Attribute::intArray({static_cast<int64_t>(wantOffsets), 2, 2});
+      if (srcT.rank() == 2) {
+        e.res.implicitShape = true;
+        e.res.attrs["segments"] = Attribute::intArray({2, 2, 2});
+      } else {
+        // A batch of matrices (rank > 2): the memref's own dense row-major view, its sizes read
+        // at run time by the lowering (an implicit shape of the inner two dimensions alone is not
+        // an init_tile the IR accepts: kernel-sweep, #11).
+        e.res.attrs["segments"] = Attribute::intArray({static_cast<int64_t>(wantOffsets), 0, 0});
+      }
     } else {
       e.res.attrs["segments"] = Attribute::intArray({static_cast<int64_t>(wantOffsets), 0, 0});
     }

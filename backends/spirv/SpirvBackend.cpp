@@ -11,6 +11,7 @@
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/IR/CFG.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
@@ -25,6 +26,7 @@
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <vector>
 
 namespace xtc::backend {
 
@@ -74,6 +76,48 @@ void dropFreezes(llvm::Module& m) {
           fr->replaceAllUsesWith(fr->getOperand(0));
           fr->eraseFromParent();
         }
+}
+
+// instcombine folds trunc(extractelement <8 x i32> v, j) into extractelement(bitcast v to <32 x i8>,
+// 4 j) (little-endian byte j of the element); SPIR-V vectors have 2, 3, 4, 8 or 16 components, so a
+// wider bitcast vector fails validation (an i32 -> i8 `as` of a 16x32 tile on pvc, whose 2D block
+// loads give <8 x i32> per 8 rows: kernel-sweep, #11). Each extract from such a bitcast of wider
+// integers is turned back into the scalar form: the source element, shifted and truncated.
+bool legalComponentCount(unsigned n) { return n == 2 || n == 3 || n == 4 || n == 8 || n == 16; }
+
+void scalarizeWideBitcasts(llvm::Module& m) {
+  std::vector<llvm::BitCastInst*> casts;  // collected first: the rewrite erases their users
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& i : bb)
+        if (auto* bc = llvm::dyn_cast<llvm::BitCastInst>(&i)) casts.push_back(bc);
+  for (llvm::BitCastInst* bc : casts) {
+    auto* dt = llvm::dyn_cast<llvm::FixedVectorType>(bc->getType());
+    auto* st = llvm::dyn_cast<llvm::FixedVectorType>(bc->getOperand(0)->getType());
+    if (!dt || !st || legalComponentCount(dt->getNumElements())) continue;
+    llvm::Type* de = dt->getElementType();
+    unsigned db = static_cast<unsigned>(de->getPrimitiveSizeInBits());
+    unsigned sb = static_cast<unsigned>(st->getElementType()->getPrimitiveSizeInBits());
+    if (!st->getElementType()->isIntegerTy() || db == 0 || sb % db != 0) continue;  // validation reports it
+    bool onlyConstExtracts = llvm::all_of(bc->users(), [](llvm::User* u) {
+      auto* ee = llvm::dyn_cast<llvm::ExtractElementInst>(u);
+      return ee && llvm::isa<llvm::ConstantInt>(ee->getIndexOperand());
+    });
+    if (!onlyConstExtracts) continue;
+    unsigned ratio = sb / db;
+    for (llvm::User* u : llvm::make_early_inc_range(bc->users())) {
+      auto* ee = llvm::cast<llvm::ExtractElementInst>(u);
+      uint64_t k = llvm::cast<llvm::ConstantInt>(ee->getIndexOperand())->getZExtValue();
+      llvm::IRBuilder<> b(ee);
+      llvm::Value* w = b.CreateExtractElement(bc->getOperand(0), b.getInt64(k / ratio));
+      if (k % ratio) w = b.CreateLShr(w, static_cast<uint64_t>((k % ratio) * db));
+      llvm::Value* r = b.CreateTrunc(w, b.getIntNTy(db));
+      if (!de->isIntegerTy()) r = b.CreateBitCast(r, de);
+      ee->replaceAllUsesWith(r);
+      ee->eraseFromParent();
+    }
+    bc->eraseFromParent();
+  }
 }
 
 // llvm-spirv-15 writes blocks in LLVM's order, and SPIR-V requires every block to appear after its
@@ -145,6 +189,7 @@ std::unique_ptr<llvm::Module> buildModule(const ir::Operation& module, const Bac
   if (!m) return nullptr;
   optimize(*m, options.optLevel);
   dropFreezes(*m);
+  scalarizeWideBitcasts(*m);
   orderBlocks(*m);
   std::string err;
   llvm::raw_string_ostream os(err);

@@ -237,7 +237,16 @@ bool Matcher::match() {
       return false;
     }
   }
-  return !msgs_.empty() && wrote_;
+  if (msgs_.empty() || !wrote_) return false;
+  // The statement is one OpAsmINTEL, whose string SPIR-V caps at 65535 words (262 140 bytes): a
+  // 32x64 f32 division per subgroup wrote 287 KB and llvm-spirv refused the module without a source
+  // location (kernel-sweep, #11). Its text is about 1100 bytes per register division (XeMath.h's
+  // expansion), 500 per exp and 100 per other node or message register (measured on x / z, exp(x) + z
+  // and x + z tiles); past 200 000 bytes the then-region is emitted op by op instead.
+  size_t bytes = 0;
+  for (const Node& n : nodes_) bytes += n.kind == Node::Div ? 1100 : n.kind == Node::Exp ? 500 : 100;
+  for (const Msg& m : msgs_) bytes += 100 * m.data.size();
+  return bytes <= 200000;
 }
 
 // Softmax's rows one per lane (issue 11, session 20). A statement that is exactly row softmax over 8

@@ -44,6 +44,7 @@ struct CompileCommandOptions {
   std::string stubDir;
   std::string emit = "spirv";
   std::string emulateXe;  // --emulate-xe[=all|except-block-io]; "" without the flag
+  bool poisonBadSurfaces = false;
   std::string xeCodegen = "visa";
   bool printLocs = false;
   bool verifyIsa = false;
@@ -102,6 +103,7 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
       co.target = opts.target;
       co.emulateXe = !opts.emulateXe.empty();
       co.emulateBlockIo = opts.emulateXe != "except-block-io";
+      co.poisonBadSurfaces = opts.poisonBadSurfaces;
       co.xeCodegen = opts.xeCodegen;
       co.optLevel = opts.optLevel;
       co.runBackend = emit == EmitKind::Spirv || emit == EmitKind::SpirvAsm;
@@ -187,6 +189,10 @@ void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitSta
                 "=except-block-io keeps the 1-D subgroup block reads/writes as Intel's builtins (a device with "
                 "cl_intel_subgroups block IO runs them)")
       ->check(CLI::IsMember({"all", "except-block-io"}));
+  cmd->add_flag("--poison-bad-surfaces", opts->poisonBadSurfaces,
+                "With --emulate-xe: a 2D block load/store whose surface breaks a rule of the hardware (base 64-byte "
+                "aligned, width 64 bytes to 2^24, pitch a multiple of 16 bytes and >= width) reads or writes a poison "
+                "value instead (to test that the kernel never sends one)");
   cmd->add_flag("--verify-isa", opts->verifyIsa,
                 "pvc/dg2: compile the SPIR-V with ocloc and check that every hardware call left its instruction");
   cmd->add_option("--xe-codegen", opts->xeCodegen,

@@ -90,6 +90,7 @@ bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& 
   // --emulate-xe keeps the IR of the vISA path (the backend then writes builtins): what it runs is
   // what ships.
   passes::PassContext ctx{diags, target, options.xeCodegen != "builtins"};
+  ctx.poisonBadSurfaces = options.poisonBadSurfaces;
   passes::PassManager pm(ctx, options.passOptions);
   std::vector<std::string> pipeline = targetPipeline(options.target);
   // --emulate-xe: the xe.* ops become portable lane-level ops (ir/passes/EmulateXe.cpp), so pvc/dg2

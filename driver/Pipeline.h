@@ -20,6 +20,9 @@ struct CompileOptions {
   // With emulateXe: false keeps the 1-D subgroup block reads/writes as Intel's block builtins (for a
   // device that has them, e.g. the CPU runtime), so only DPAS and the 2D messages are emulated.
   bool emulateBlockIo = true;
+  // With emulateXe: a 2D block message whose surface breaks a rule of reference §2.5 reads/writes a
+  // poison value (PassContext::poisonBadSurfaces; --poison-bad-surfaces).
+  bool poisonBadSurfaces = false;
   std::string xeCodegen = "visa";  // pvc: visa (inline vISA where builtins fall short) | builtins
   int optLevel = 2;                // LLVM optimization: 0 or 2
   bool runBackend = true;          // false: stop after the passes (--emit=ir)

@@ -43,6 +43,7 @@ struct RunOptions {
   unsigned device = 0;
   bool listDevices = false;
   std::string emulateXe;  // --emulate-xe[=all|except-block-io]; "" without the flag
+  bool poisonBadSurfaces = false;
   std::string xeCodegen = "visa";
   bool verifyIsa = false;
   unsigned slmSize = 0;  // --slm-size: instead of the device's (generic) or the target's (pvc/dg2) SLM size
@@ -364,6 +365,7 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
     co.target = opts.target;
     co.emulateXe = !opts.emulateXe.empty();
     co.emulateBlockIo = opts.emulateXe != "except-block-io";
+    co.poisonBadSurfaces = opts.poisonBadSurfaces;
     co.xeCodegen = opts.xeCodegen;
     if (opts.target != "generic" && !rt->device().intelXe && opts.emulateXe.empty()) {
       // Emulate only what the device lacks: a device with Intel's subgroup block IO (the CPU runtime)
@@ -503,6 +505,10 @@ void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus&
                 "pvc/dg2: define the Xe builtins portably (run on any OpenCL device); =except-block-io keeps the 1-D "
                 "block reads/writes (default without the flag on a device that has them but no DPAS)")
       ->check(CLI::IsMember({"all", "except-block-io"}));
+  cmd->add_flag("--poison-bad-surfaces", opts->poisonBadSurfaces,
+                "pvc, emulated: a 2D block load/store whose surface breaks a rule of the hardware (base 64-byte "
+                "aligned, width 64 bytes to 2^24, pitch a multiple of 16 bytes and >= width) reads or writes a poison "
+                "value instead (to test that the kernel never sends one)");
   cmd->add_option("--xe-codegen", opts->xeCodegen, "pvc: visa (inline vISA 2D stores/prefetches) or builtins")
       ->check(CLI::IsMember({"visa", "builtins"}));
   cmd->add_flag("--verify-isa", opts->verifyIsa,

@@ -57,8 +57,8 @@ struct EmulateError {};
 
 class XeEmulator {
 public:
-  XeEmulator(const targets::Target& t, DiagnosticEngine& d, bool keepBlockIo)
-      : S_(t.subgroupSize), target_(t.name), diags_(d), keepBlockIo_(keepBlockIo) {}
+  XeEmulator(const targets::Target& t, DiagnosticEngine& d, bool keepBlockIo, bool poison)
+      : S_(t.subgroupSize), target_(t.name), diags_(d), keepBlockIo_(keepBlockIo), poison_(poison) {}
   void run(Operation* kernel);
 
 private:
@@ -99,6 +99,41 @@ private:
     return b_.create("lane.load", {mem, row, col, inSurface(s, row, col, elemBytes)}, {Type::scalar(k)}, {{"padding", pad}})
         ->result();
   }
+  // --poison-bad-surfaces: whether the 2D message `op` (data of `elemBytes` bytes) keeps the surface
+  // rules of reference §2.5: base 64-byte aligned; width 64 .. 2^24 bytes, a multiple of 4; height
+  // 1 .. 2^24 rows; pitch >= width, a multiple of 16 bytes; x (in elements) a multiple of 4 bytes
+  // for 8- and 16-bit data. Null without the option. The operands are i32 (base i64), widened signed,
+  // so a "negative" one fails the unsigned range compares.
+  Value* surfaceLegal(Operation* op, int64_t elemBytes) {
+    if (!poison_) return nullptr;
+    Type i1 = Type::scalar(ElemKind::I1);
+    auto ule = [&](Value* a, Value* x) {
+      return b_.create("arith.cmpi", {a, x}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ule")}})->result();
+    };
+    auto zeroBits = [&](Value* v, int64_t mask) {
+      return b_.create("arith.cmpi", {bin("arith.andi", v, c(mask)), c(0)}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "eq")}})
+          ->result();
+    };
+    auto both = [&](Value* a, Value* x) { return bin("arith.andi", a, x, i1); };
+    Value* base = b_.create("arith.convert", {op->operand(0)}, {Type::index()})->result();
+    Value *w = idx(op->operand(1)), *h = idx(op->operand(2)), *p = idx(op->operand(3));
+    Value* ok = zeroBits(base, 63);
+    ok = both(ok, ule(bin("arith.subi", w, c(64)), c((int64_t(1) << 24) - 64)));
+    ok = both(ok, zeroBits(w, 3));
+    ok = both(ok, ule(bin("arith.subi", h, c(1)), c((int64_t(1) << 24) - 1)));
+    ok = both(ok, both(zeroBits(p, 15), ule(w, p)));
+    if (elemBytes < 4) ok = both(ok, zeroBits(bin("arith.muli", idx(op->operand(4)), c(elemBytes)), 3));
+    return ok;
+  }
+  // `v` (a register of element kind k), or the poison value where `ok` is false: a float far from any
+  // test's data (a GEMM over it overflows), a byte pattern for integers.
+  Value* poisoned(Value* ok, Value* v) {
+    if (!ok) return v;
+    ElemKind k = v->type().elem();
+    Value* bad = ir::isFloatElem(k) ? b_.constantFloat(k == ElemKind::F16 ? 60000.0 : 1e30, k)
+                                    : b_.constantInt(ir::elemBits(k) == 8 ? 0x5A : ir::elemBits(k) == 16 ? 0x5A5A : 0x5A5A5A5A, k);
+    return b_.create("arith.select", {ok, v, bad}, {v->type()})->result();
+  }
   Value* extract(Value* vec, int64_t i) {
     return b_.create("vector.extract", {vec}, {Type::scalar(vec->type().elem())}, {{"index", Attribute::integer(i)}})->result();
   }
@@ -114,6 +149,7 @@ private:
   std::string kernelTarget_;  // the kernel's own target attribute ("" if none), for the advice of a diagnostic
   DiagnosticEngine& diags_;
   bool keepBlockIo_;  // emulate-xe-except-block-io: the 1-D block messages stay xe.*
+  bool poison_;       // PassContext::poisonBadSurfaces
   ir::Builder b_;
   Value* lane_ = nullptr;
 };
@@ -149,6 +185,7 @@ void XeEmulator::load2d(Operation* op) {
   // (row, column) = (y + a constant, x + j q + a constant), no division by the lane.
   const bool wideRows = !vnni && W % (S_ * q) == 0;
   Value* col0 = vnni || wideRows ? bin("arith.addi", x, laneQ) : nullptr;
+  Value* legal = surfaceLegal(op, bits / 8);
   std::vector<Value*> regs;
   for (int64_t i = 0; i < rt.shape()[0]; ++i) {
     Value *row, *col;
@@ -166,7 +203,7 @@ void XeEmulator::load2d(Operation* op) {
       col = bin("arith.addi", bin("arith.addi", x, bin("arith.muli", bin("arith.divui", e, c(W * H)), c(W))),
                 bin("arith.remui", within, c(W)));
     }
-    regs.push_back(maskedLoad(surf, mem, row, col, bits / 8));
+    regs.push_back(poisoned(legal, maskedLoad(surf, mem, row, col, bits / 8)));
   }
   Value* v = b_.create("vector.from_elements", regs, {rt})->result();
   op->result()->replaceAllUsesWith(v);
@@ -192,13 +229,14 @@ void XeEmulator::load2dTransposed(Operation* op) {
   Surface surf = surface(op);
   Value* x = idx(op->operand(4));
   Value* row0 = bin("arith.addi", idx(op->operand(5)), lane_);
+  Value* legal = surfaceLegal(op, 4);
   std::vector<Value*> regs;
   for (int64_t k = 0; k < rt.shape()[0]; ++k) {
     int64_t e = k / q;
     Value* row = bin("arith.addi", row0, c(S_ * (e % groups)));
     Value* dword = bin("arith.addi", x, c(e / groups));
     Value* col = bin("arith.addi", bin("arith.muli", dword, c(q)), c(k % q));
-    regs.push_back(maskedLoad(surf, mem, row, col, 4 / q));
+    regs.push_back(poisoned(legal, maskedLoad(surf, mem, row, col, 4 / q)));
   }
   Value* v = b_.create("vector.from_elements", regs, {rt})->result();
   op->result()->replaceAllUsesWith(v);
@@ -219,9 +257,10 @@ void XeEmulator::store2d(Operation* op) {
   Surface surf = surface(op);
   Value* col = bin("arith.addi", idx(op->operand(4)), lane_);
   Value* y = idx(op->operand(5));
+  Value* legal = surfaceLegal(op, bits / 8);
   for (int64_t i = 0; i < H; ++i) {
     Value* row = bin("arith.addi", y, c(i));
-    b_.create("lane.store", {extract(val, i), mem, row, col, inSurface(surf, row, col, bits / 8)}, {});
+    b_.create("lane.store", {poisoned(legal, extract(val, i)), mem, row, col, inSurface(surf, row, col, bits / 8)}, {});
   }
   op->erase();
 }
@@ -394,7 +433,7 @@ public:
     bool ok = true;
     for (Operation* k : ir::moduleKernels(module)) {
       try {
-        XeEmulator(*ctx.target, ctx.diags, keepBlockIo_).run(k);
+        XeEmulator(*ctx.target, ctx.diags, keepBlockIo_, ctx.poisonBadSurfaces).run(k);
       } catch (const EmulateError&) {
         ok = false;
       }

@@ -28,6 +28,10 @@ struct PassContext {
   // takes a kernel's exp, division and lane reductions only then: its block arm is one statement,
   // where IGC's expansions of them do not run out of flags (LowerXeBlockRead.cpp mergeBlockGuards).
   bool inlineVisa = true;
+  // emulate-xe: a 2D block message whose surface breaks a rule of reference §2.5 (undefined on the
+  // hardware) reads, or writes, a poison value instead (--poison-bad-surfaces), so a test shows
+  // whether such a message ran.
+  bool poisonBadSurfaces = false;
 };
 
 class Pass {

@@ -45,6 +45,7 @@ struct CompileCommandOptions {
   std::string emit = "spirv";
   std::string emulateXe;  // --emulate-xe[=all|except-block-io]; "" without the flag
   bool poisonBadSurfaces = false;
+  bool surfaceFallback = false;
   std::string xeCodegen = "visa";
   bool printLocs = false;
   bool verifyIsa = false;
@@ -104,6 +105,7 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
       co.emulateXe = !opts.emulateXe.empty();
       co.emulateBlockIo = opts.emulateXe != "except-block-io";
       co.poisonBadSurfaces = opts.poisonBadSurfaces;
+      co.surfaceFallback = opts.surfaceFallback;
       co.xeCodegen = opts.xeCodegen;
       co.optLevel = opts.optLevel;
       co.runBackend = emit == EmitKind::Spirv || emit == EmitKind::SpirvAsm;
@@ -189,6 +191,11 @@ void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitSta
                 "=except-block-io keeps the 1-D subgroup block reads/writes as Intel's builtins (a device with "
                 "cl_intel_subgroups block IO runs them)")
       ->check(CLI::IsMember({"all", "except-block-io"}));
+  cmd->add_flag("--surface-fallback", opts->surfaceFallback,
+                "pvc: a 2D block message whose surface rules (pitch a multiple of 16 bytes, rows 64 bytes to 2^24, "
+                "1 to 2^24 rows) only the run time can check gets a per-lane fallback: its loop runs as an interior loop "
+                "(the 2D messages, when the rules hold) and an edge loop (per-lane), other messages under a guard; the "
+                "launcher stub then checks only the base alignment");
   cmd->add_flag("--poison-bad-surfaces", opts->poisonBadSurfaces,
                 "With --emulate-xe: a 2D block load/store whose surface breaks a rule of the hardware (base 64-byte "
                 "aligned, width 64 bytes to 2^24, pitch a multiple of 16 bytes and >= width) reads or writes a poison "

@@ -91,6 +91,7 @@ bool compileModule(std::unique_ptr<ir::Operation> module, const CompileOptions& 
   // what ships.
   passes::PassContext ctx{diags, target, options.xeCodegen != "builtins"};
   ctx.poisonBadSurfaces = options.poisonBadSurfaces;
+  ctx.surfaceFallback = options.surfaceFallback;
   passes::PassManager pm(ctx, options.passOptions);
   std::vector<std::string> pipeline = targetPipeline(options.target);
   // --emulate-xe: the xe.* ops become portable lane-level ops (ir/passes/EmulateXe.cpp), so pvc/dg2

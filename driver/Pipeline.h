@@ -23,6 +23,9 @@ struct CompileOptions {
   // With emulateXe: a 2D block message whose surface breaks a rule of reference §2.5 reads/writes a
   // poison value (PassContext::poisonBadSurfaces; --poison-bad-surfaces).
   bool poisonBadSurfaces = false;
+  // pvc: per-lane fallbacks for 2D block messages whose surface rules only the run time can check
+  // (PassContext::surfaceFallback; --surface-fallback).
+  bool surfaceFallback = false;
   std::string xeCodegen = "visa";  // pvc: visa (inline vISA where builtins fall short) | builtins
   int optLevel = 2;                // LLVM optimization: 0 or 2
   bool runBackend = true;          // false: stop after the passes (--emit=ir)

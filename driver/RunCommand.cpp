@@ -44,6 +44,7 @@ struct RunOptions {
   bool listDevices = false;
   std::string emulateXe;  // --emulate-xe[=all|except-block-io]; "" without the flag
   bool poisonBadSurfaces = false;
+  bool surfaceFallback = false;
   std::string xeCodegen = "visa";
   bool verifyIsa = false;
   unsigned slmSize = 0;  // --slm-size: instead of the device's (generic) or the target's (pvc/dg2) SLM size
@@ -366,6 +367,7 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
     co.emulateXe = !opts.emulateXe.empty();
     co.emulateBlockIo = opts.emulateXe != "except-block-io";
     co.poisonBadSurfaces = opts.poisonBadSurfaces;
+    co.surfaceFallback = opts.surfaceFallback;
     co.xeCodegen = opts.xeCodegen;
     if (opts.target != "generic" && !rt->device().intelXe && opts.emulateXe.empty()) {
       // Emulate only what the device lacks: a device with Intel's subgroup block IO (the CPU runtime)
@@ -505,6 +507,11 @@ void registerRunCommand(CLI::App& root, const GlobalOptions& global, ExitStatus&
                 "pvc/dg2: define the Xe builtins portably (run on any OpenCL device); =except-block-io keeps the 1-D "
                 "block reads/writes (default without the flag on a device that has them but no DPAS)")
       ->check(CLI::IsMember({"all", "except-block-io"}));
+  cmd->add_flag("--surface-fallback", opts->surfaceFallback,
+                "pvc: a 2D block message whose surface rules (pitch a multiple of 16 bytes, rows 64 bytes to 2^24, "
+                "1 to 2^24 rows) only the run time can check gets a per-lane fallback: its loop runs as an interior loop "
+                "(the 2D messages, when the rules hold) and an edge loop (per-lane), other messages under a guard; the "
+                "launcher stub then checks only the base alignment");
   cmd->add_flag("--poison-bad-surfaces", opts->poisonBadSurfaces,
                 "pvc, emulated: a 2D block load/store whose surface breaks a rule of the hardware (base 64-byte "
                 "aligned, width 64 bytes to 2^24, pitch a multiple of 16 bytes and >= width) reads or writes a poison "

@@ -144,9 +144,17 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
   s.type = tt;
   for (unsigned i = 1; i <= 2; ++i) s.offs.push_back(vals_.get1(op.operand(i), op));
   if (info.space == ir::MemSpace::Global) s.surf = surface(op, s);  // SLM: per-lane accesses (LowerXeSlm.cpp)
+  s.denseSurface = denseInit(op);
+  vals_.setTile(op.result(), s);
+}
+
+bool KernelLowerXe::denseInit(Operation& op) const {
   // The surface is the whole dense memref: no explicit shape, or the one the front end writes
   // (memref.dim 0 and 1 of the same memref, strides dim 1 and a constant 1; a static dim is its
   // constant, e.g. softmax's memref<?x64xf32>).
+  Value* src = op.operand(0);
+  const ir::TileInfo& info = op.result()->type().tileInfo();
+  if (!src->type().isMemRef() || src->type().rank() != 2) return false;
   auto constOf = [](Value* v) -> std::optional<int64_t> {
     const Operation* o = v->definingOp();
     const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
@@ -162,10 +170,9 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
   auto isOne = [&](Value* v) { return constOf(v) == int64_t(1); };
   const Attribute* seg = op.attr("segments");
   bool explicitShape = seg && seg->getIntArray().at(1) == 2;
-  s.denseSurface = info.space == ir::MemSpace::Global && src->type().strides().empty() &&
-                   (!explicitShape || (seg->getIntArray().at(2) == 2 && isDim(op.operand(3), 0) && isDim(op.operand(4), 1) &&
-                                       isDim(op.operand(5), 1) && isOne(op.operand(6))));
-  vals_.setTile(op.result(), s);
+  return info.space == ir::MemSpace::Global && src->type().isMemRef() && src->type().strides().empty() &&
+         (!explicitShape || (seg->getIntArray().at(2) == 2 && isDim(op.operand(3), 0) && isDim(op.operand(4), 1) &&
+                             isDim(op.operand(5), 1) && isOne(op.operand(6))));
 }
 
 void KernelLowerXe::lowerUpdateOffset(Operation& op) {
@@ -223,44 +230,60 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
   int64_t rows = rt.shape()[0], cols = rt.shape()[1];
   if (need(xe::tileLoadLayout(*m, rows, cols, static_cast<int>(S_)), op) != l)
     fail(op, "internal error: the load's layout is not the layout of its messages");
-  const Surface& s = t.surf;
-  int64_t perMsg = m->rows() * m->cols() / S_;
-  ElemKind ek = rt.elem();
-  ir::AttrMap attrs{{"elem_bits", Attribute::integer(m->elemBits)}, {"block_w", Attribute::integer(m->width)},
-                    {"block_h", Attribute::integer(m->height)},     {"array_len", Attribute::integer(m->arrayLength)},
-                    {"vnni", Attribute::boolean(m->vnni)},          {"transpose", Attribute::boolean(m->transpose)}};
-  std::vector<Value*> regs;
-  for (auto [r0, c0] : xe::messageOrigins(rows, cols, m->rows(), m->cols())) {
-    Value* x = toI32(transposedX(*m, addC(t.offs[1], c0)));
-    Value* y = toI32(addC(t.offs[0], r0));
-    Value* v = b_.create("xe.load_2d", {s.base, s.width, s.height, s.pitch, x, y}, {Type::vector({perMsg}, ek)}, attrs)
-                   ->result();
-    for (Value* e : extractAll(v)) regs.push_back(e);
-  }
-  if (pad) {
-    // Register r holds element (row, col) = the layout's register part + lane part; outside the
-    // surface (row >= height, col >= width / element bytes) it becomes the padding value.
-    std::vector<Value*> lane = laneCoords(l, op);
-    int64_t eb = ir::elemBits(ek) / 8;
-    Value* h = b_.create("arith.convert", {s.height}, {Type::index()})->result();
-    Value* w = b_.create("arith.divui", {b_.create("arith.convert", {s.width}, {Type::index()})->result(), cIndex(eb)},
-                         {Type::index()})
-                   ->result();
-    double pv = pad->isa(AttrKind::Float) ? pad->getFloat() : static_cast<double>(pad->getInt());
-    Value* pc = ir::isFloatElem(ek) ? b_.constantFloat(pv, ek) : b_.constantInt(static_cast<int64_t>(pv), ek);
-    Type i1 = Type::scalar(ElemKind::I1);
-    auto ult = [&](Value* a, Value* bnd) {
-      return b_.create("arith.cmpi", {a, bnd}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
-    };
-    for (size_t r = 0; r < regs.size(); ++r) {
-      std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
-      Value* row = add(t.offs[0], addC(lane[0], c[0]));
-      Value* col = add(t.offs[1], addC(lane[1], c[1]));
-      Value* in = b_.create("arith.andi", {ult(row, h), ult(col, w)}, {i1})->result();
-      regs[r] = b_.create("arith.select", {in, regs[r], pc}, {Type::scalar(ek)})->result();
+  // pvc: the 2D messages only where the surface keeps the rules of reference §2.5, else (or in the
+  // arm a run-time guard takes when they fail) the per-lane loads (LowerXeSurface.cpp).
+  Value* guard = nullptr;
+  Choice choice = surfaceChoice(t, &guard);
+  if (choice == Choice::PerLane) return vals_.set(op.result(), {perLaneLoadValue(op)});
+  auto blockValue = [&]() -> Value* {
+    const Surface& s = t.surf;
+    int64_t perMsg = m->rows() * m->cols() / S_;
+    ElemKind ek = rt.elem();
+    ir::AttrMap attrs{{"elem_bits", Attribute::integer(m->elemBits)}, {"block_w", Attribute::integer(m->width)},
+                      {"block_h", Attribute::integer(m->height)},     {"array_len", Attribute::integer(m->arrayLength)},
+                      {"vnni", Attribute::boolean(m->vnni)},          {"transpose", Attribute::boolean(m->transpose)}};
+    std::vector<Value*> regs;
+    for (auto [r0, c0] : xe::messageOrigins(rows, cols, m->rows(), m->cols())) {
+      Value* x = toI32(transposedX(*m, addC(t.offs[1], c0)));
+      Value* y = toI32(addC(t.offs[0], r0));
+      Value* v = b_.create("xe.load_2d", {s.base, s.width, s.height, s.pitch, x, y}, {Type::vector({perMsg}, ek)}, attrs)
+                     ->result();
+      for (Value* e : extractAll(v)) regs.push_back(e);
     }
-  }
-  vals_.set(op.result(), {fromElements(regs, ek)});
+    if (pad) {
+      // Register r holds element (row, col) = the layout's register part + lane part; outside the
+      // surface (row >= height, col >= width / element bytes) it becomes the padding value.
+      std::vector<Value*> lane = laneCoords(l, op);
+      int64_t eb = ir::elemBits(ek) / 8;
+      Value* h = b_.create("arith.convert", {s.height}, {Type::index()})->result();
+      Value* w = b_.create("arith.divui", {b_.create("arith.convert", {s.width}, {Type::index()})->result(), cIndex(eb)},
+                           {Type::index()})
+                     ->result();
+      double pv = pad->isa(AttrKind::Float) ? pad->getFloat() : static_cast<double>(pad->getInt());
+      Value* pc = ir::isFloatElem(ek) ? b_.constantFloat(pv, ek) : b_.constantInt(static_cast<int64_t>(pv), ek);
+      Type i1 = Type::scalar(ElemKind::I1);
+      auto ult = [&](Value* a, Value* bnd) {
+        return b_.create("arith.cmpi", {a, bnd}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
+      };
+      for (size_t r = 0; r < regs.size(); ++r) {
+        std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
+        Value* row = add(t.offs[0], addC(lane[0], c[0]));
+        Value* col = add(t.offs[1], addC(lane[1], c[1]));
+        Value* in = b_.create("arith.andi", {ult(row, h), ult(col, w)}, {i1})->result();
+        regs[r] = b_.create("arith.select", {in, regs[r], pc}, {Type::scalar(ek)})->result();
+      }
+    }
+    return fromElements(regs, ek);
+  };
+  if (choice == Choice::Block) return vals_.set(op.result(), {blockValue()});
+  Operation* ifOp = b_.create("scf.if", {guard}, {laneType(rt, op)}, {}, 2);
+  ir::Builder saved = b_;
+  b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
+  b_.create("scf.yield", {blockValue()}, {});
+  b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
+  b_.create("scf.yield", {perLaneLoadValue(op)}, {});
+  b_ = saved;
+  vals_.set(op.result(), {ifOp->result(0)});
 }
 
 void KernelLowerXe::lowerPrefetch(Operation& op) {
@@ -277,61 +300,84 @@ void KernelLowerXe::lowerPrefetch(Operation& op) {
   int64_t cache = locality >= 2 ? 4 : 2;  // 4: L1 and L3 cached; 2: L3 only (reference §1)
   // Blocking's `per_lane`: columns not provably whole dwords (no 2D message may start there).
   const Attribute* pl = op.attr("per_lane");
-  if (!(pl && pl->isa(AttrKind::Bool) && pl->getBool()) && prefetchBlocks(t, cache)) return;
-  // The line's row, column bytes and offset in 32 bits, as the surface's height, width and pitch
-  // are: with row < height and column bytes < width (compared after truncation) the offset is below
-  // height * pitch, inside the buffer (below 4 GiB: docs/abi.md), whatever the untruncated row was;
-  // a wrapped row prefetches another line of the surface, never an invalid address. In 64 bits each
-  // lane's row * pitch was a mul/mach pair and each compare 3 `cmp`s on dg2 (RFC 2.5's first slice
-  // loop, 15 prefetches a step).
-  Type i1 = Type::scalar(ElemKind::I1), i32 = Type::scalar(ElemKind::I32), i64 = Type::scalar(ElemKind::I64);
-  auto ult = [&](Value* a, Value* bnd) {
-    return b_.create("arith.cmpi", {a, bnd}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
-  };
-  auto bin = [&](const char* n, Value* a, Value* c) { return b_.create(n, {a, c}, {a->type()})->result(); };
-  auto c32 = [&](int64_t v) { return pro_.constantInt(v, ElemKind::I32); };
-  Value* row0 = toI32(t.offs[0]);
-  Value* col0 = bin("arith.muli", toI32(t.offs[1]), c32(eb));
-  Value *r0 = nullptr, *sum0 = nullptr, *colOk0 = nullptr;  // the first group's
-  auto prefetchAt = [&](Value* sum, Value* ok) {  // sum: the line's row * pitch + column bytes
-    Value* off = bin("arith.andi", sum, c32(~int64_t(3)));
-    off = b_.create("arith.select", {ok, off, c32(0)}, {i32})->result();
-    // Zero-extended (arith.convert widens signed; LLVM folds the mask into a zext).
-    Value* wide = bin("arith.andi", b_.create("arith.convert", {off}, {i64})->result(), pro_.constantInt(0xffffffff, ElemKind::I64));
-    b_.create("xe.prefetch_1d", {bin("arith.addi", s.base, wide)}, {}, {{"cache", Attribute::integer(cache)}});
-  };
-  for (int64_t first = 0; first < lines; first += S_) {
-    if (first % perRow == 0 && r0) {
-      // Line lane + first is row r0 + first / perRow at the first group's column (perRow divides
-      // first): its row is the first group's plus a constant, its offset the first group's plus that
-      // constant times the pitch (the same mod 2^32), its column bound the first group's; no lane
-      // parts of its own; lanes past the last line only when the group is the last, partial one.
-      // (RFC 2.5's L2 tiles, 8 and 4 groups of 4 lines per row: per group in the dg2 statement 4
-      // instructions and 3 loop-invariant registers fewer, no row * pitch product.)
-      Value* r = bin("arith.addi", r0, c32(first / perRow));
-      Value* ok = b_.create("arith.andi", {ult(r, s.height), colOk0}, {i1})->result();
-      if (first + S_ > lines) ok = b_.create("arith.andi", {ult(addC(laneId_, first), cIndex(lines)), ok}, {i1})->result();
-      prefetchAt(bin("arith.addi", sum0, bin("arith.muli", s.pitch, c32(first / perRow))), ok);
-      continue;
+  // pvc: the 2D prefetches only where the surface keeps the rules (LowerXeSurface.cpp), as the loads.
+  auto perLane = [&]() {
+    // The line's row, column bytes and offset in 32 bits, as the surface's height, width and pitch
+    // are: with row < height and column bytes < width (compared after truncation) the offset is below
+    // height * pitch, inside the buffer (below 4 GiB: docs/abi.md), whatever the untruncated row was;
+    // a wrapped row prefetches another line of the surface, never an invalid address. In 64 bits each
+    // lane's row * pitch was a mul/mach pair and each compare 3 `cmp`s on dg2 (RFC 2.5's first slice
+    // loop, 15 prefetches a step).
+    Type i1 = Type::scalar(ElemKind::I1), i32 = Type::scalar(ElemKind::I32), i64 = Type::scalar(ElemKind::I64);
+    auto ult = [&](Value* a, Value* bnd) {
+      return b_.create("arith.cmpi", {a, bnd}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
+    };
+    auto bin = [&](const char* n, Value* a, Value* c) { return b_.create(n, {a, c}, {a->type()})->result(); };
+    auto c32 = [&](int64_t v) { return pro_.constantInt(v, ElemKind::I32); };
+    Value* row0 = toI32(t.offs[0]);
+    Value* col0 = bin("arith.muli", toI32(t.offs[1]), c32(eb));
+    Value *r0 = nullptr, *sum0 = nullptr, *colOk0 = nullptr;  // the first group's
+    auto prefetchAt = [&](Value* sum, Value* ok) {  // sum: the line's row * pitch + column bytes
+      Value* off = bin("arith.andi", sum, c32(~int64_t(3)));
+      off = b_.create("arith.select", {ok, off, c32(0)}, {i32})->result();
+      // Zero-extended (arith.convert widens signed; LLVM folds the mask into a zext).
+      Value* wide = bin("arith.andi", b_.create("arith.convert", {off}, {i64})->result(), pro_.constantInt(0xffffffff, ElemKind::I64));
+      b_.create("xe.prefetch_1d", {bin("arith.addi", s.base, wide)}, {}, {{"cache", Attribute::integer(cache)}});
+    };
+    for (int64_t first = 0; first < lines; first += S_) {
+      if (first % perRow == 0 && r0) {
+        // Line lane + first is row r0 + first / perRow at the first group's column (perRow divides
+        // first): its row is the first group's plus a constant, its offset the first group's plus that
+        // constant times the pitch (the same mod 2^32), its column bound the first group's; no lane
+        // parts of its own; lanes past the last line only when the group is the last, partial one.
+        // (RFC 2.5's L2 tiles, 8 and 4 groups of 4 lines per row: per group in the dg2 statement 4
+        // instructions and 3 loop-invariant registers fewer, no row * pitch product.)
+        Value* r = bin("arith.addi", r0, c32(first / perRow));
+        Value* ok = b_.create("arith.andi", {ult(r, s.height), colOk0}, {i1})->result();
+        if (first + S_ > lines) ok = b_.create("arith.andi", {ult(addC(laneId_, first), cIndex(lines)), ok}, {i1})->result();
+        prefetchAt(bin("arith.addi", sum0, bin("arith.muli", s.pitch, c32(first / perRow))), ok);
+        continue;
+      }
+      Value* line = addC(laneId_, first);
+      Value* row = toI32(bin("arith.divui", line, cIndex(perRow)));
+      Value* part = toI32(bin("arith.remui", line, cIndex(perRow)));
+      Value* r = bin("arith.addi", row0, row);
+      Value* colBytes = bin("arith.addi", col0, bin("arith.muli", part, c32(64)));
+      Value* inRows = b_.create("arith.andi", {ult(line, cIndex(lines)), ult(r, s.height)}, {i1})->result();
+      Value* colOk = ult(colBytes, s.width);
+      Value* ok = b_.create("arith.andi", {inRows, colOk}, {i1})->result();
+      Value* sum = bin("arith.addi", bin("arith.muli", r, s.pitch), colBytes);
+      if (first == 0) std::tie(r0, sum0, colOk0) = std::tuple(r, sum, colOk);
+      prefetchAt(sum, ok);
     }
-    Value* line = addC(laneId_, first);
-    Value* row = toI32(bin("arith.divui", line, cIndex(perRow)));
-    Value* part = toI32(bin("arith.remui", line, cIndex(perRow)));
-    Value* r = bin("arith.addi", row0, row);
-    Value* colBytes = bin("arith.addi", col0, bin("arith.muli", part, c32(64)));
-    Value* inRows = b_.create("arith.andi", {ult(line, cIndex(lines)), ult(r, s.height)}, {i1})->result();
-    Value* colOk = ult(colBytes, s.width);
-    Value* ok = b_.create("arith.andi", {inRows, colOk}, {i1})->result();
-    Value* sum = bin("arith.addi", bin("arith.muli", r, s.pitch), colBytes);
-    if (first == 0) std::tie(r0, sum0, colOk0) = std::tuple(r, sum, colOk);
-    prefetchAt(sum, ok);
+  };
+  if (!(pl && pl->isa(AttrKind::Bool) && pl->getBool()) && prefetchBlocks(t, cache, false)) {
+    Value* guard = nullptr;
+    Choice choice = surfaceChoice(t, &guard);
+    if (choice == Choice::Block) {
+      prefetchBlocks(t, cache);
+      return;
+    }
+    if (choice == Choice::Guarded) {
+      Operation* ifOp = b_.create("scf.if", {guard}, {}, {}, 2);
+      ir::Builder saved = b_;
+      b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
+      prefetchBlocks(t, cache);
+      b_.create("scf.yield", {}, {});
+      b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
+      perLane();
+      b_.create("scf.yield", {}, {});
+      b_ = saved;
+      return;
+    }
   }
+  perLane();
 }
 
 // The 2D block stores of a store_tile (see the contract at the top), or false when its value is not
 // laid out as whole store messages.
 bool KernelLowerXe::storeBlocks(Operation& op, const TileState& t, const layout::LinearLayout& l,
-                                const std::vector<Value*>& regs) {
+                                const std::vector<Value*>& regs, bool emit) {
   const Type& vt = op.operand(0)->type();
   int64_t rows = vt.shape()[0], cols = vt.shape()[1], bits = ir::elemBits(vt.elem());
   const targets::BlockShape* shape = nullptr;
@@ -353,6 +399,7 @@ bool KernelLowerXe::storeBlocks(Operation& op, const TileState& t, const layout:
     if (!idx) return false;
     blocks.push_back({{r0, c0}, *idx});
   }
+  if (!emit) return true;
   const Surface& s = t.surf;
   ir::AttrMap attrs{{"elem_bits", Attribute::integer(bits)}, {"block_w", Attribute::integer(S_)},
                     {"block_h", Attribute::integer(h)},       {"array_len", Attribute::integer(1)},
@@ -369,7 +416,7 @@ bool KernelLowerXe::storeBlocks(Operation& op, const TileState& t, const layout:
 
 // 2D block prefetches of a prefetch_tile (see the contract at the top), or false when no prefetch
 // shape of the table tiles it. A prefetch has no result, so any shape covering the tile will do.
-bool KernelLowerXe::prefetchBlocks(const TileState& t, int64_t cache) {
+bool KernelLowerXe::prefetchBlocks(const TileState& t, int64_t cache, bool emit) {
   int64_t rows = t.type.shape()[0], cols = t.type.shape()[1], bits = ir::elemBits(t.type.elem());
   const targets::BlockShape* shape = nullptr;
   for (const targets::BlockShape& s : t_.blockPrefetches)
@@ -377,6 +424,7 @@ bool KernelLowerXe::prefetchBlocks(const TileState& t, int64_t cache) {
         (!shape || s.height > shape->height))
       shape = &s;
   if (!shape) return false;
+  if (!emit) return true;
   int64_t w = shape->width, h = shape->height, blocks = shape->arrayLength;
   const Surface& s = t.surf;
   ir::AttrMap attrs{{"elem_bits", Attribute::integer(bits)}, {"block_w", Attribute::integer(w)},
@@ -399,7 +447,28 @@ void KernelLowerXe::lowerStoreTile(Operation& op) {
   std::vector<Value*> regs = extractAll(vals_.get1(op.operand(0), op));
   if (t.type.tileInfo().space == ir::MemSpace::Slm) return lowerSlmStore(op, t, l, regs);
   const Attribute* pl = op.attr("per_lane");  // blocking: columns not provably whole dwords
-  if (!(pl && pl->isa(AttrKind::Bool) && pl->getBool()) && storeBlocks(op, t, l, regs)) return;
+  if (!(pl && pl->isa(AttrKind::Bool) && pl->getBool()) && storeBlocks(op, t, l, regs, false)) {
+    // pvc: the 2D stores only where the surface keeps the rules (LowerXeSurface.cpp), as the loads;
+    // the per-lane stores clip at the memref bounds, as the 2D stores at the (dense) surface's.
+    Value* guard = nullptr;
+    Choice choice = surfaceChoice(t, &guard);
+    if (choice == Choice::Block) {
+      storeBlocks(op, t, l, regs);
+      return;
+    }
+    if (choice == Choice::Guarded) {
+      Operation* ifOp = b_.create("scf.if", {guard}, {}, {}, 2);
+      ir::Builder saved = b_;
+      b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
+      storeBlocks(op, t, l, regs);
+      b_.create("scf.yield", {}, {});
+      b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
+      perLaneWrites("lane.store", t, l, regs, {}, op);
+      b_.create("scf.yield", {}, {});
+      b_ = saved;
+      return;
+    }
+  }
   if (lowerBlockWriteStore(op, t, l, regs)) return;  // dg2 row block writes (LowerXeBlockRead.cpp)
   perLaneWrites("lane.store", t, l, regs, {}, op);
 }
@@ -559,8 +628,9 @@ void KernelLowerXe::lowerFor(Operation& op) {
     worstLoop_ = &op;
   }
   worstLoopRegs_.epilogue = epilogue;
-  // dg2: a loop walking tiles that block reads can read becomes an interior and an edge loop.
-  if (lowerForVersioned(op)) return;
+  // dg2: a loop walking tiles that block reads can read becomes an interior and an edge loop; pvc:
+  // one whose 2D messages' surfaces only the run time can check (LowerXeSurface.cpp).
+  if (lowerForVersioned(op) || lowerForSurfaces(op)) return;
   vals_.rebuildFor(op, b_, [this](ir::Block& body) { lowerBlock(body); });
 }
 
@@ -625,6 +695,8 @@ void KernelLowerXe::run() {
   for (Operation* op : body.opsSnapshot()) old.push_back(op->remove());
   for (auto& op : old) sliceBarrier_ = sliceBarrier_ || (op->is("scf.for") && op->hasAttr("split") && holdsBarrier(*op));
   for (Value* a : body.arguments()) vals_.set(a, {a});
+  // The launcher stub leaves the pitch and width rules to such a kernel (docs/stubs.md).
+  if (surfaceFallback_ && t_.kind == targets::TargetKind::Pvc) kernel_->setAttr("surface_fallback", Attribute::boolean(true));
   b_.setInsertionPointToEnd(&body);
   b_.setLoc(kernel_->loc());
   laneId_ = b_.create("gpu.lane_id", {}, {Type::index()})->result();
@@ -676,7 +748,7 @@ public:
     for (Operation* k : ir::moduleKernels(module)) {
       if (k->hasAttr("target")) continue;  // already lowered (lane-level input)
       try {
-        KernelLowerXe(k, *ctx.target, ctx.diags, ctx.inlineVisa).run();
+        KernelLowerXe(k, *ctx.target, ctx.diags, ctx.inlineVisa, ctx.surfaceFallback).run();
       } catch (const LowerError&) {
         ok = false;
       }

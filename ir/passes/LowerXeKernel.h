@@ -53,8 +53,9 @@ struct TileState {
 
 class KernelLowerXe {
 public:
-  KernelLowerXe(Operation* k, const targets::Target& t, DiagnosticEngine& d, bool inlineVisa = true)
-      : kernel_(k), t_(t), S_(t.subgroupSize), diags_(d), inlineVisa_(inlineVisa) {}
+  KernelLowerXe(Operation* k, const targets::Target& t, DiagnosticEngine& d, bool inlineVisa = true,
+                bool surfaceFallback = false)
+      : kernel_(k), t_(t), S_(t.subgroupSize), diags_(d), inlineVisa_(inlineVisa), surfaceFallback_(surfaceFallback) {}
   void run();
 
 private:
@@ -189,8 +190,32 @@ private:
   static bool holdsBarrier(Operation& loop);     // a gpu.barrier at any depth
   bool sliceBarrier_ = false;  // a slice loop (split-accumulators) holds a barrier: none is versioned
   void lowerStoreTile(Operation& op);
-  bool storeBlocks(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
-  bool prefetchBlocks(const TileState& t, int64_t cache);
+  // `emit` false: only whether the store (prefetch) has a block form; nothing is built.
+  bool storeBlocks(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs,
+                   bool emit = true);
+  bool prefetchBlocks(const TileState& t, int64_t cache, bool emit = true);
+  // LowerXeSurface.cpp (pvc): the 2D block messages' surface rules (reference §2.5), which the run
+  // time decides for a dynamic memref. surfaceRule: whether the tile's surface keeps them (known
+  // at compile time, or an i1 value); surfaceChoice: how a 2D message at this point is emitted.
+  struct SurfaceRule {
+    std::optional<bool> known;
+    Value* ok = nullptr;  // when !known
+  };
+  SurfaceRule surfaceRule(const TileState& t);
+  enum class Choice { Block, PerLane, Guarded };
+  Choice surfaceChoice(const TileState& t, Value** guard);
+  // A loop whose 2D messages' surfaces are not all known to keep the rules: an interior loop (the 2D
+  // messages, unguarded) that runs every iteration when the rules hold and none otherwise, then an
+  // edge loop (per-lane messages) for the rest; false when nothing needs it (nothing emitted).
+  bool lowerForSurfaces(Operation& op);
+  // The tile state a tile value of the tile-level IR has where `user` reads it, traced through loop
+  // arguments, offset updates and init_tile (whose memref must be lowered): enough for surfaceRule
+  // on a dense surface; nullopt otherwise.
+  std::optional<TileState> traceTile(Value* v, const Operation& user);
+  bool denseInit(Operation& init) const;  // init_tile's surface is its whole dense global memref
+  enum class SurfaceMode { Guard, Block, PerLane };
+  SurfaceMode surfaceMode_ = SurfaceMode::Guard;  // inside lowerForSurfaces' interior / edge loop
+  std::map<std::pair<const Value*, int64_t>, SurfaceRule> surfaceRules_;  // per (memref, element bytes)
   void lowerPrefetch(Operation& op);
   void lowerMma(Operation& op);
   void lowerConvert(Operation& op);
@@ -241,6 +266,7 @@ private:
   int64_t S_;
   DiagnosticEngine& diags_;
   bool inlineVisa_;  // PassContext::inlineVisa
+  bool surfaceFallback_;  // PassContext::surfaceFallback
   ir::Builder b_, pro_;
   Value* laneId_ = nullptr;
   std::map<int64_t, Value*> constIndex_;

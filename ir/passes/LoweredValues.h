@@ -43,6 +43,7 @@ public:
     return it->second;
   }
   bool hasTile(ir::Value* v) const { return tiles_.count(v) != 0; }
+  bool has(ir::Value* v) const { return map_.count(v) != 0; }
   void set(ir::Value* old, std::vector<ir::Value*> news) { map_[old] = std::move(news); }
   void setTile(ir::Value* old, TileState s) {
     map_[old] = s.offs;

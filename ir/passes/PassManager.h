@@ -32,6 +32,10 @@ struct PassContext {
   // hardware) reads, or writes, a poison value instead (--poison-bad-surfaces), so a test shows
   // whether such a message ran.
   bool poisonBadSurfaces = false;
+  // lower-xe (pvc): a 2D block message whose surface rules (reference §2.5) only the run time can
+  // check gets a per-lane fallback (--surface-fallback; LowerXeSurface.cpp). Off: the rules are
+  // the caller's, as the launcher stub checks them.
+  bool surfaceFallback = false;
 };
 
 class Pass {

@@ -28,6 +28,8 @@ std::vector<ErrorName> stubErrorNames() {
        "the grid is larger than the runtime can launch"},
       {c(StubError::BadAlignment), "XTC_STUB_ERROR_BAD_ALIGNMENT",
        "a buffer base the 2D block IO cannot take (pvc: 64-byte aligned; a sub-buffer's offset counts)"},
+      {c(StubError::BadWidth), "XTC_STUB_ERROR_BAD_WIDTH",
+       "a row width the 2D block IO cannot take (pvc: rows must be 64 bytes to 2^24 bytes long)"},
   };
 }
 

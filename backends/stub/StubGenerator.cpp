@@ -236,10 +236,15 @@ private:
                      commentSafe(k.rule.pretty[1]), commentSafe(k.rule.pretty[2]));
     s += " * Arguments in kernel order: each memref is a buffer followed by one int64_t per dynamic\n"
          " * dimension (dense row-major); scalars by value (index as int64_t, f16/bf16 as uint16_t bits).\n";
-    if (m.checkPitch)
+    if (m.checkPitch && !m.surfaceFallback)
       s += " * 2D block IO: rows of 2-D or higher memrefs with a dynamic last dimension must be a\n"
-           " * multiple of 16 bytes (XTC_STUB_ERROR_BAD_PITCH otherwise), and their buffers must start\n"
-           " * on a 64-byte boundary (XTC_STUB_ERROR_BAD_ALIGNMENT otherwise).\n";
+           " * multiple of 16 bytes (XTC_STUB_ERROR_BAD_PITCH otherwise) and 64 bytes to 2^24 bytes long\n"
+           " * (XTC_STUB_ERROR_BAD_WIDTH otherwise), and their buffers must start on a 64-byte boundary\n"
+           " * (XTC_STUB_ERROR_BAD_ALIGNMENT otherwise).\n";
+    else if (m.checkPitch)
+      s += " * 2D block IO: the buffers of 2-D or higher memrefs must start on a 64-byte boundary\n"
+           " * (XTC_STUB_ERROR_BAD_ALIGNMENT otherwise); rows of any length are taken (the kernel was\n"
+           " * compiled with --surface-fallback).\n";
     s += " */\n";
     s += fmt::format("#define {}_SG_SIZE {}\n", fn(k, ""), m.sgSize);
     s += fmt::format("#define {0}_WG_SIZE_X {1}\n#define {0}_WG_SIZE_Y {2}\n#define {0}_WG_SIZE_Z {3}\n", fn(k, ""),
@@ -426,9 +431,13 @@ private:
       }
       muls.push_back(fmt::format("xtc_bytes[{}] > (uint64_t)INT64_MAX", bi));
       s += fmt::format("  if ({}) return XTC_STUB_ERROR_SIZE_OVERFLOW;\n", join(muls, " ||\n      "));
-      if (m.checkPitch && p.type.rank() >= 2 && !p.dimNames.back().empty())
+      if (m.checkPitch && !m.surfaceFallback && p.type.rank() >= 2 && !p.dimNames.back().empty()) {
         s += fmt::format("  if (((uint64_t){} * {}u) % 16u != 0u) return XTC_STUB_ERROR_BAD_PITCH;\n",
                          p.dimNames.back(), stub::elemBytes(p.type.elem()));
+        // Rows of 64 bytes to 2^24 (reference §2.5): a bf16 matrix of 16 columns has 32-byte rows.
+        s += fmt::format("  if ((uint64_t){0} * {1}u < 64u || (uint64_t){0} * {1}u > UINT64_C(16777216)) return XTC_STUB_ERROR_BAD_WIDTH;\n",
+                         p.dimNames.back(), stub::elemBytes(p.type.elem()));
+      }
       ++bi;
     }
     s += "  /* Launch rule */\n";

@@ -40,6 +40,7 @@ enum class StubError : int32_t {
   NegativeGrid = 0x7E000007,    // the launch rule gives a negative number of workgroups
   GridTooLarge = 0x7E000008,    // the grid does not fit the runtime's launch parameters
   BadAlignment = 0x7E000009,    // a buffer base the 2D block IO cannot take (pvc: 64-byte aligned)
+  BadWidth = 0x7E00000A,        // rows the 2D block IO cannot take (pvc: 64 bytes to 2^24)
 };
 
 // A kernel's build_options (written in Level Zero's spelling by the lowering) in the spelling Intel's

@@ -32,6 +32,9 @@ struct KernelModel {
   // 2D block IO targets (pvc): memrefs of rank >= 2 with a dynamic innermost dimension must have a
   // row pitch that is a multiple of 16 bytes; checked at launch.
   bool checkPitch = false;
+  // lower-xe's `surface_fallback` (--surface-fallback): the kernel itself takes per-lane paths where
+  // a surface breaks the pitch or width rule, so only the base alignment is checked.
+  bool surfaceFallback = false;
 };
 
 // The C type a scalar of element kind `k` is passed as (index -> int64_t, bf16/f16 -> uint16_t

@@ -34,7 +34,14 @@ int main(void) {
   EXPECT_RC(fx_widen_cl_sync(q, S3, 64, D, 64, 16), XTC_STUB_ERROR_BUFFER_TOO_SMALL);
   /* widen is a pvc kernel: rows must be multiples of 16 bytes (bf16: 8 elements, f32: 4). */
   EXPECT_RC(fx_widen_cl_sync(q, S, 12, D, 16, 16), XTC_STUB_ERROR_BAD_PITCH);
-  EXPECT_RC(fx_widen_cl_sync(q, S, 16, D, 6, 16), XTC_STUB_ERROR_BAD_PITCH);
+  EXPECT_RC(fx_widen_cl_sync(q, S, 64, D, 6, 16), XTC_STUB_ERROR_BAD_PITCH);
+  /* ... and 64 bytes to 2^24 long: S of 16 bf16 (32 bytes), D of 8 f32 (32 bytes), S of 2^23 + 8
+   * bf16 (2^24 + 16 bytes; refused before the buffer size is looked at); 32 bf16 and 16 f32 (64
+   * bytes) are the shortest rows taken. */
+  EXPECT_RC(fx_widen_cl_sync(q, S, 16, D, 16, 16), XTC_STUB_ERROR_BAD_WIDTH);
+  EXPECT_RC(fx_widen_cl_sync(q, S, 64, D, 8, 16), XTC_STUB_ERROR_BAD_WIDTH);
+  EXPECT_RC(fx_widen_cl_sync(q, S, (INT64_C(1) << 23) + 8, D, 64, 16), XTC_STUB_ERROR_BAD_WIDTH);
+  EXPECT_RC(fx_widen_grid(32, 16, 16, g), 0);
   /* The launch rule ceildiv(S_dim1, bs): bs = 0 divides by zero, bs < 0 gives a negative grid. */
   EXPECT_RC(fx_widen_cl_sync(q, S, 64, D, 64, 0), XTC_STUB_ERROR_LAUNCH_RULE);
   EXPECT_RC(fx_widen_cl_sync(q, S, 64, D, 64, -1), XTC_STUB_ERROR_NEGATIVE_GRID);
@@ -87,6 +94,8 @@ int main(void) {
   /* Every code has a name. */
   CHECK(strncmp(fx_error_string(XTC_STUB_ERROR_BAD_PITCH), "XTC_STUB_ERROR_BAD_PITCH: ", 26) == 0, "%s",
         fx_error_string(XTC_STUB_ERROR_BAD_PITCH));
+  CHECK(strncmp(fx_error_string(XTC_STUB_ERROR_BAD_WIDTH), "XTC_STUB_ERROR_BAD_WIDTH: ", 26) == 0, "%s",
+        fx_error_string(XTC_STUB_ERROR_BAD_WIDTH));
   CHECK(strcmp(fx_error_string(CL_INVALID_KERNEL_ARGS), "CL_INVALID_KERNEL_ARGS") == 0, "%s",
         fx_error_string(CL_INVALID_KERNEL_ARGS));
   CHECK(strcmp(fx_error_string(-9999), "unknown error code") == 0, "%s", fx_error_string(-9999));

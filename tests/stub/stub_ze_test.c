@@ -39,8 +39,10 @@ int main(void) {
     EXPECT_RC(fx_widen_ze_sync(ctx, dev, Sa + 1, 64, D, 64, 16), XTC_STUB_ERROR_BAD_ALIGNMENT);
     EXPECT_RC(fx_widen_ze_sync(ctx, dev, Sa + 8, 64, D, 64, 16), XTC_STUB_ERROR_BAD_ALIGNMENT); /* 16 B: not 64 */
   }
-  /* 2^33 workgroups do not fit Level Zero's 32-bit group counts. */
-  EXPECT_RC(fx_widen_ze_sync(ctx, dev, S, INT64_C(1) << 33, D, INT64_C(1) << 33, 1), XTC_STUB_ERROR_GRID_TOO_LARGE);
+  /* 2^32 workgroups (axpy: 64 elements each) do not fit Level Zero's 32-bit group counts. (widen's
+   * rows can no longer be that long: at most 2^24 bytes, XTC_STUB_ERROR_BAD_WIDTH.) */
+  EXPECT_RC(fx_axpy_ze_sync(ctx, dev, X, INT64_C(1) << 38, Y, INT64_C(1) << 38, 1.0f), XTC_STUB_ERROR_GRID_TOO_LARGE);
+  EXPECT_RC(fx_widen_ze_sync(ctx, dev, S, INT64_C(1) << 33, D, INT64_C(1) << 33, 1), XTC_STUB_ERROR_BAD_WIDTH);
 
   /* Nothing above called the runtime (the handles are stand-ins the loader would dereference): the
    * checks come before any Level Zero call, in the documented order. */

@@ -99,6 +99,7 @@ TEST(StubGenerator, HeaderDeclaresOneTypedLaunchFunctionPerKernelAndRuntime) {
   EXPECT_TRUE(contains(h, "#define fx_axpy_SG_SIZE 16\n"));
   EXPECT_TRUE(contains(h, "#define XTC_STUB_ERROR_NULL_BUFFER 0x7E000001"));
   EXPECT_TRUE(contains(h, "#define XTC_STUB_ERROR_BAD_PITCH 0x7E000005"));
+  EXPECT_TRUE(contains(h, "#define XTC_STUB_ERROR_BAD_WIDTH 0x7E00000A"));
   EXPECT_TRUE(contains(h, "extern \"C\" {"));
   // Generic target: no 2D block IO, so no pitch rule.
   EXPECT_FALSE(contains(f.source, "XTC_STUB_ERROR_BAD_PITCH;"));
@@ -154,7 +155,18 @@ TEST(StubGenerator, PvcChecksRowPitchesOfDynamicInnerDimensions) {
   lowered(k, {16, 1, 1}, 16, "pvc");
   backend::StubFiles f = gen(*m, c);
   EXPECT_TRUE(contains(f.source, "if (((uint64_t)S_dim1 * 2u) % 16u != 0u) return XTC_STUB_ERROR_BAD_PITCH;")) << f.source;
+  EXPECT_TRUE(contains(f.source, "if ((uint64_t)S_dim1 * 2u < 64u || (uint64_t)S_dim1 * 2u > UINT64_C(16777216)) return "
+                                 "XTC_STUB_ERROR_BAD_WIDTH;"))
+      << f.source;
   EXPECT_FALSE(contains(f.source, "T_dim0 * 2u"));
+  // A kernel compiled with --surface-fallback (lower-xe's surface_fallback) takes any rows: only the
+  // base alignment is left to check.
+  k->setAttr("surface_fallback", Attribute::boolean(true));
+  backend::StubFiles g = gen(*m, c);
+  EXPECT_FALSE(contains(g.source, "return XTC_STUB_ERROR_BAD_PITCH;"));
+  EXPECT_FALSE(contains(g.source, "return XTC_STUB_ERROR_BAD_WIDTH;"));
+  EXPECT_TRUE(contains(g.source, "XTC_STUB_ERROR_BAD_ALIGNMENT"));
+  EXPECT_TRUE(contains(g.header, "rows of any length are taken"));
   // Static dimensions count in the byte size the buffer must have.
   EXPECT_TRUE(contains(f.source, "!xtc_mul_u64(xtc_bytes[0], UINT64_C(4), &xtc_bytes[0])"));
   EXPECT_TRUE(contains(f.source, "!xtc_mul_u64(xtc_bytes[1], UINT64_C(32), &xtc_bytes[1])"));

@@ -4,7 +4,8 @@
 // run time knows its sizes (a bf16 matrix of 16 columns has 32-byte rows; one of 129 columns a
 // 258-byte pitch). So, for a tile whose surface is its whole dense memref (the surface lower-xe
 // builds: width = pitch = columns x element bytes, height = rows):
-//  - known at compile time (static dims): the 2D messages, or the per-lane accesses when a rule fails;
+//  - known at compile time (static dims): the 2D messages, or the per-lane accesses when a rule fails
+//    (also without --surface-fallback, which only adds the run-time checks below);
 //  - else a loop holding such messages is versioned (lowerForSurfaces): an interior loop with the 2D
 //    messages as before, unguarded, over every iteration when the rules hold for every surface the
 //    loop's messages use and over none otherwise, then an edge loop with the per-lane accesses over
@@ -37,7 +38,7 @@ bool perLaneAttr(const Operation& op) {
 }  // namespace
 
 KernelLowerXe::SurfaceRule KernelLowerXe::surfaceRule(const TileState& t) {
-  if (!surfaceFallback_ || t_.kind != targets::TargetKind::Pvc || !t.denseSurface) return {true, nullptr};
+  if (t_.kind != targets::TargetKind::Pvc || !t.denseSurface) return {true, nullptr};
   const Type& mt = t.mem->type();
   int64_t eb = ir::elemBits(mt.elem()) / 8;
   auto key = std::make_pair(static_cast<const Value*>(t.mem), eb);
@@ -49,7 +50,9 @@ KernelLowerXe::SurfaceRule KernelLowerXe::surfaceRule(const TileState& t) {
   bool staticFails = (cols != ir::kDynamic && ((cols * eb) % 16 != 0 || cols * eb < 64 || cols * eb > kMaxSurface)) ||
                      (rows != ir::kDynamic && (rows < 1 || rows > kMaxSurface));
   SurfaceRule r{!staticFails, nullptr};
-  if (staticFails || (cols != ir::kDynamic && rows != ir::kDynamic)) return surfaceRules_[key] = r;
+  // Without --surface-fallback a dynamic dim is the caller's (the launcher stub checks it), but a
+  // static one that breaks a rule still takes the per-lane accesses: no input makes it legal.
+  if (staticFails || !surfaceFallback_ || (cols != ir::kDynamic && rows != ir::kDynamic)) return surfaceRules_[key] = r;
   Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
   auto cmp = [&](const char* pred, Value* a, Value* b) {
     return pro_.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();

@@ -7,8 +7,10 @@
 //     VNNI: one block as wide as the subgroup); elements outside the surface (row >= height, column bytes >= width)
 //     read 0, as the hardware pads them. The element is addressed through the memref whose
 //     xe.base_address is the message's base (so the pitch must be the memref's row pitch, which is
-//     what lower-xe produces); the surface's 2D rules (alignment, pitch multiple of 16 B) are not
-//     checked, so emulation also runs shapes real hardware would reject;
+//     what lower-xe produces); the surface's 2D rules (alignment, pitch multiple of 16 B, width at
+//     least 64 B) are not checked, so emulation also runs shapes real hardware would reject, unless
+//     --poison-bad-surfaces (surfaceLegal): then such a load reads, and such a store writes, a poison
+//     value, so a test shows that a kernel sent one;
 //   - xe.dpas -> a loop over the S lanes holding A (scf.for, not unrolled: the CPU runtime builds it
 //     fast), per (k, m): A[m][k] broadcast from the lane that holds it (p = K/S elements of a row
 //     per lane: lane k/p, register p*m + k%p), B[k][n] from this lane's register k; bf16/f16 are

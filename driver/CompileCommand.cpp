@@ -192,14 +192,9 @@ void registerCompileCommand(CLI::App& root, const GlobalOptions& global, ExitSta
                 "cl_intel_subgroups block IO runs them)")
       ->check(CLI::IsMember({"all", "except-block-io"}));
   cmd->add_flag("--surface-fallback", opts->surfaceFallback,
-                "pvc: a 2D block message whose surface rules (pitch a multiple of 16 bytes, rows 64 bytes to 2^24, "
-                "1 to 2^24 rows) only the run time can check gets a per-lane fallback: its loop runs as an interior loop "
-                "(the 2D messages, when the rules hold) and an edge loop (per-lane), other messages under a guard; the "
-                "launcher stub then checks only the base alignment");
+                kSurfaceFallbackHelp);
   cmd->add_flag("--poison-bad-surfaces", opts->poisonBadSurfaces,
-                "With --emulate-xe: a 2D block load/store whose surface breaks a rule of the hardware (base 64-byte "
-                "aligned, width 64 bytes to 2^24, pitch a multiple of 16 bytes and >= width) reads or writes a poison "
-                "value instead (to test that the kernel never sends one)");
+                kPoisonBadSurfacesHelp);
   cmd->add_flag("--verify-isa", opts->verifyIsa,
                 "pvc/dg2: compile the SPIR-V with ocloc and check that every hardware call left its instruction");
   cmd->add_option("--xe-codegen", opts->xeCodegen,

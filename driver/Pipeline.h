@@ -14,6 +14,17 @@
 
 namespace xtc::driver {
 
+// The help of the flags `xtc compile` and `xtc run` share.
+inline constexpr const char* kSurfaceFallbackHelp =
+    "pvc: a 2D block message whose surface rules (pitch a multiple of 16 bytes, rows 64 bytes to 2^24, 1 to 2^24 "
+    "rows) only the run time can check gets a per-lane fallback: its loop runs as an interior loop (the 2D messages, "
+    "when the rules hold) and an edge loop (per-lane), other messages under a guard; the launcher stub then checks "
+    "only the base alignment";
+inline constexpr const char* kPoisonBadSurfacesHelp =
+    "With --emulate-xe (given, or chosen by xtc run): a 2D block load/store whose surface breaks a rule of the "
+    "hardware (base 64-byte aligned, width 64 bytes to 2^24, pitch a multiple of 16 bytes and >= width) reads or "
+    "writes a poison value instead (to test that the kernel never sends one)";
+
 struct CompileOptions {
   std::string target = "generic";  // pvc | dg2 | generic
   bool emulateXe = false;          // pvc/dg2 SPIR-V with portable definitions of the Xe builtins

@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <variant>
 
 namespace xtc::backend {
@@ -367,7 +368,9 @@ std::variant<llvm::Value*, std::string> loadAsm(const ir::Operation& op, XeEmitC
 // A plain d16 load of one block 16 wide x H rows (reference §2.5: d16 16x1..32x{1,2}; no builtin
 // reads a single block, §2.2), inline vISA lsc_load_block2d d16.1x16xHnn in both codegen modes. The
 // response is H rows of 32 bytes; as a <H x i16> value IGC puts register i of lane j at byte
-// 2 (16 i + j): the element (y + i, x + j), zero outside the surface.
+// 2 (16 i + j): the element (y + i, x + j), zero outside the surface. One row (H = 1, the A operand
+// of a 1-row DPAS) is half a GRF that the message still writes whole: it is taken as <2 x i16> (one
+// GRF, so no other value can share the register the response pads) and element 1 is dropped.
 std::optional<std::string> emitLoad2dD16x1(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   int64_t h = op.intAttr("block_h", 0);
   if (op.intAttr("elem_bits", 0) != 16 || op.intAttr("block_w", 0) != 16 || op.intAttr("array_len", 1) != 1 ||
@@ -375,7 +378,8 @@ std::optional<std::string> emitLoad2dD16x1(const ir::Operation& op, XeEmitContex
     return std::nullopt;
   const ir::Type& rt = op.result()->type();
   if (rt.shape()[0] != h || ir::elemBits(rt.elem()) != 16) return "xe.load_2d: the result does not hold one 16-bit register per row";
-  auto v = loadAsm(op, ctx, b, llvm::FixedVectorType::get(b.getInt16Ty(), static_cast<unsigned>(h)), fmt::format("d16.1x16x{}nn", h));
+  const unsigned slots = static_cast<unsigned>(std::max<int64_t>(h, 2));
+  auto v = loadAsm(op, ctx, b, llvm::FixedVectorType::get(b.getInt16Ty(), slots), fmt::format("d16.1x16x{}nn", h));
   if (auto* e = std::get_if<std::string>(&v)) return *e;
   llvm::Type* regTy = rt.elem() == ir::ElemKind::F16 ? b.getHalfTy() : b.getInt16Ty();  // bf16, i16: raw bits
   std::vector<llvm::Value*> regs;
@@ -449,7 +453,8 @@ std::optional<uint32_t> headerShape(const ir::Operation& op, const XeEmitContext
   if (!op.is("xe.load_2d") || !plain) return std::nullopt;
   if (bits == 16 && w == 16 && h == 8 && n == 2) return shapeDword(16, 8, 1);  // emitLoad2d's two halves
   if (n != 1 || !inTable(op, ctx.target.blockLoads)) return std::nullopt;
-  if (bits == 32 || (bits == 16 && w == 16 && h % 2 == 0) || (bits == 8 && w == 32 && h % 2 == 0)) return shapeDword(w, h, 1);
+  // d16 one row: emitLoad2dD16x1 pads its response to a whole GRF.
+  if (bits == 32 || (bits == 16 && w == 16 && (h % 2 == 0 || h == 1)) || (bits == 8 && w == 32 && h % 2 == 0)) return shapeDword(w, h, 1);
   return std::nullopt;
 }
 

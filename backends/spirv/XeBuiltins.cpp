@@ -259,7 +259,6 @@ const std::vector<DpasForm>& dpasForms() {
     for (bool pvc : {true, false})
       for (unsigned m : {8u, 4u, 2u, 1u})
         for (ElemKind in : {ElemKind::BF16, ElemKind::F16}) {
-          if (in == ElemKind::F16 && m != 8 && !pvc) continue;  // dg2 f16: M = 8 only (no probe below 8)
           f.push_back({pvc ? TargetKind::Pvc : TargetKind::Dg2, in, ElemKind::F32, m, 16,
                        name(in == ElemKind::BF16, pvc, m), pvc ? 16u : 32u, m, fmt::format(R"(\bdpas\.8x{} )", m)});
         }

@@ -90,7 +90,7 @@ layout::Expected<layout::LinearLayout> dpasOperandLayout(const targets::Target& 
   int64_t br = which == layout::Operand::A ? shape->m : which == layout::Operand::B ? shape->k : shape->m;
   int64_t bc = which == layout::Operand::A ? shape->k : shape->n;
   // A and C of fewer rows than a DPAS block: the DPAS of that many rows when the target has one for
-  // this type (pvc bf16/f16 and dg2 bf16: 1, 2, 4 rows; reference §4).
+  // this type (pvc and dg2 bf16/f16: 1, 2, 4 rows; reference §4, dg2 f16 probed: dpas_dg2_f16_m*.ir).
   if (which != layout::Operand::B && rows < br && isPow2(rows) && cols % bc == 0 && isPow2(cols / bc)) {
     bool has = false;
     for (const auto& d : t.dpas) has = has || (d.aType == ir::elemName(in) && d.m == rows);

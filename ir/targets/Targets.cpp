@@ -38,8 +38,11 @@ Target makePvc() {
   t.blockLoads.push_back({32, 8, 16, 1, false, true});
   // Plain d16 loads 16 wide x {8,16} rows x 1 block (§2.5: d16 16x1..32x{1,2}), inline vISA in both
   // modes (no builtin reads one block, §2.2; probes visa_load_2d_d16_1x16xH.ir): the A operand of a
-  // K-16 DPAS (gemm_f16, sg_gemm_f16), rows 0..7 and 8..15 each one operand.
-  for (unsigned h : {8u, 16u}) t.blockLoads.push_back({16, 16, h, 1});
+  // K-16 DPAS (gemm_f16, sg_gemm_f16), rows 0..7 and 8..15 each one operand. 1, 2 and 4 rows
+  // (probes visa_load_2d_d16_1x16x{1,2,4}.ir; issue #10): the whole A operand of a 1/2/4-row DPAS at
+  // K step 16 (sg_gemm_bf16_4x16, sg_gemm_f16_1x32), read per row before. After the taller forms, so
+  // a tile both tile keeps its message.
+  for (unsigned h : {8u, 16u, 4u, 2u, 1u}) t.blockLoads.push_back({16, 16, h, 1});
   // Plain d32 loads, 16 wide x H rows x 1 block (§2.5 line ~84: d32 16x1..32x1 is legal; issues #10,
   // #11): inline vISA in both codegen modes (no builtin is proven, backends/spirv/VisaEmitter.cpp),
   // each with a tests/isa/builtins/visa_load_2d_d32_1x16xH.ir probe. H <= 8 like the stores: taller
@@ -63,6 +66,9 @@ Target makePvc() {
   // with a tests/isa/builtins/visa_*.ir probe: the 2D store of one DPAS C block (d32 16x8), and 2D
   // prefetches of 64-byte rows (d16, 2 blocks of 16) 8 or 32 rows high. lower-xe uses only these.
   t.blockStores.push_back({32, 16, 8, 1});
+  // d32 stores 16 wide x {1, 2, 4} rows (§2.5; probe visa_store_2d_d32_16xH.ir; issue #10): the C of
+  // a 1/2/4-row DPAS tile, one message where it was one per-lane store per row.
+  for (unsigned h : {1u, 2u, 4u}) t.blockStores.push_back({32, 16, h, 1});
   // d16 stores 16 wide x {1, 2, 4, 8} rows (§2.5: stores are 1 block, H in {1,2,4,8}, d16 16 wide;
   // probe visa_store_2d_d16_16xH.ir): f16/bf16 tiles, lane = column, register = row, the payload
   // laid out as the d16 load's response (§2.3).
@@ -92,8 +98,12 @@ Target makeDg2() {
   t.hasDpas = true;
   t.has2dBlockIO = false;  // §2.5: the 2D block IO extension exists only on minimum-subgroup-16 devices
   t.hasFp64 = false;       // measured: an f64 cross-lane probe fails in ocloc for dg2 (docs/hardware.md)
-  for (unsigned m : {8u, 4u, 2u, 1u}) t.dpas.push_back({"bf16", "bf16", "f32", m, 8, 16});
-  t.dpas.push_back({"f16", "f16", "f32", 8, 8, 16});
+  // f16 M = 4, 2, 1 as bf16's (issue #10; the same overloads with f16 in the name, not in the
+  // reference's table: probes dpas_dg2_f16_m{1,2,4}.ir, each a dpas.8xM in the ISA).
+  for (unsigned m : {8u, 4u, 2u, 1u}) {
+    t.dpas.push_back({"bf16", "bf16", "f32", m, 8, 16});
+    t.dpas.push_back({"f16", "f16", "f32", m, 8, 16});
+  }
   t.dpas.push_back({"i8", "i8", "i32", 8, 8, 32});  // u8: no unsigned 8-bit type in the IR
   // Inline vISA: the f32 row-sum tree (VisaEmitter.h, probe visa_reduce_dg2_add_f32.ir) and the
   // interior DPAS K loop as one statement (Dg2VisaLoop.h, forms measured by tests/isa/measure/dg2-visa.sh).

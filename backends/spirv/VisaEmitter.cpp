@@ -428,7 +428,9 @@ std::optional<std::string> emitLoad2dD8(const ir::Operation& op, XeEmitContext& 
     return std::nullopt;
   const ir::Type& rt = op.result()->type();
   if (rt.shape()[0] != 2 * h || ir::elemBits(rt.elem()) != 8) return "xe.load_2d: the result does not hold two i8 registers per row";
-  auto v = loadAsm(op, ctx, b, llvm::FixedVectorType::get(b.getInt16Ty(), static_cast<unsigned>(h)), fmt::format("d8.1x32x{}nn", h));
+  // One row: padded to a whole GRF as emitLoad2dD16x1's.
+  const unsigned slots = static_cast<unsigned>(std::max<int64_t>(h, 2));
+  auto v = loadAsm(op, ctx, b, llvm::FixedVectorType::get(b.getInt16Ty(), slots), fmt::format("d8.1x32x{}nn", h));
   if (auto* e = std::get_if<std::string>(&v)) return *e;
   // Per slot, not as one <2H x i8> bitcast: SPIR-V vectors have at most 16 components.
   std::vector<llvm::Value*> regs;
@@ -453,8 +455,9 @@ std::optional<uint32_t> headerShape(const ir::Operation& op, const XeEmitContext
   if (!op.is("xe.load_2d") || !plain) return std::nullopt;
   if (bits == 16 && w == 16 && h == 8 && n == 2) return shapeDword(16, 8, 1);  // emitLoad2d's two halves
   if (n != 1 || !inTable(op, ctx.target.blockLoads)) return std::nullopt;
-  // d16 one row: emitLoad2dD16x1 pads its response to a whole GRF.
-  if (bits == 32 || (bits == 16 && w == 16 && (h % 2 == 0 || h == 1)) || (bits == 8 && w == 32 && h % 2 == 0)) return shapeDword(w, h, 1);
+  // d16/d8 one row: emitLoad2dD16x1 and emitLoad2dD8 pad the response to a whole GRF.
+  if (bits == 32 || (bits == 16 && w == 16 && (h % 2 == 0 || h == 1)) || (bits == 8 && w == 32 && (h % 2 == 0 || h == 1)))
+    return shapeDword(w, h, 1);
   return std::nullopt;
 }
 

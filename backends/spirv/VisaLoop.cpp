@@ -157,7 +157,7 @@ struct Shape {
 // box of two such loads is one message, not two (no example has such a box: their statements are
 // byte-identical). Last, the A of a 1/2/4-row DPAS at K step 16 (issue #10): d16 plain 1x16x4
 // (visa_loop_bf16_4x16), 1x16x2 (visa_loop_f16_2x16), 1x16x1 (visa_loop_f16_1x32; its 32-byte row
-// padded to a GRF, blockBytes).
+// padded to a GRF, blockBytes); the i8 ones, d8 1x32x4, 1x32x2, 1x32x1 (visa_loop_i8_{4,2,1}x16).
 constexpr Shape kLoadShapes[] = {
     {16, 16, 32, 2, false}, {16, 16, 32, 2, true}, {16, 16, 16, 2, true}, {16, 16, 32, 1, false},
     {16, 16, 24, 2, false}, {16, 16, 24, 1, false},
@@ -167,7 +167,7 @@ constexpr Shape kLoadShapes[] = {
     {8, 32, 16, 1, false},  {8, 16, 32, 4, true},   {8, 16, 32, 2, true},   {8, 16, 32, 1, true},  {32, 8, 16, 1, false, true},
     {32, 8, 8, 1, false},   {32, 16, 8, 1, false},  {16, 16, 4, 2, false}, {16, 16, 32, 1, true},
     {16, 16, 16, 1, true},  {8, 32, 8, 1, false},   {16, 16, 4, 1, false}, {16, 16, 2, 1, false},
-    {16, 16, 1, 1, false}};
+    {16, 16, 1, 1, false},  {8, 32, 4, 1, false},   {8, 32, 2, 1, false},  {8, 32, 1, 1, false}};
 // Prefetches (cached only), tried in this order when merging: d16 2x16x32 and 2x16x16
 // (visa_loop_if), 2x16x8 (visa_loop_f16_32x32); one block (issue #10: 16-column prefetch tiles)
 // 1x16x32 (visa_loop_f16_pf_32x16_k32), 1x16x16 and 1x16x8 (visa_loop_f16_pf_8x16: B's two 8-row
@@ -460,14 +460,14 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
     if (curIf_ >= 0) return false;
     const std::vector<Elem>*acc = elems(op.operand(0)), *a = elems(op.operand(1)), *b = elems(op.operand(2));
     if (!acc || !a || !b || op.intAttr("n", 0) != 16) return false;
-    // Only the forms the visa_loop_* probes prove: bf16/f16 -> f32 with K = 16 and M = 8, 4, 2 or 1
-    // (the short tiles, issue #10: visa_loop_bf16_4x16, visa_loop_f16_2x16, visa_loop_f16_1x32), s8 ->
-    // s32 with K = 32 and M = 8 (others: per op).
+    // Only the forms the visa_loop_* probes prove: bf16/f16 -> f32 with K = 16, s8 -> s32 with K = 32,
+    // M = 8, 4, 2 or 1 (the short tiles, issue #10: visa_loop_bf16_4x16, visa_loop_f16_2x16,
+    // visa_loop_f16_1x32, visa_loop_i8_{4,2,1}x16; others: per op).
     ElemKind in = op.operand(1)->type().elem(), ak = op.operand(0)->type().elem();
     int64_t m = op.intAttr("m", 0), k = op.intAttr("k", 0);
     bool fp = (in == ElemKind::BF16 || in == ElemKind::F16) && ak == ElemKind::F32 && k == 16;
     bool i8 = in == ElemKind::I8 && ak == ElemKind::I32 && k == 32;
-    bool rows = m == 8 || (fp && (m == 4 || m == 2 || m == 1));
+    bool rows = m == 8 || m == 4 || m == 2 || m == 1;
     if ((!fp && !i8) || op.operand(2)->type().elem() != in || ak != accKind_ || !rows ||
         static_cast<int64_t>(acc->size()) != m)
       return false;

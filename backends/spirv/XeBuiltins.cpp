@@ -267,6 +267,16 @@ const std::vector<DpasForm>& dpasForms() {
                  16, 8, R"(\bdpas\.8x8 )"});
     f.push_back({TargetKind::Dg2, ElemKind::I8, ElemKind::I32, 8, 32, "_Z36intel_sub_group_i8_i8_matrix_mad_k32Dv8_iS_S_", 32,
                  8, R"(\bdpas\.8x8 )"});
+    // s8 of 4, 2 and 1 rows (issue #10; not in the reference's table, probes dpas_{pvc,dg2}_i8_m{1,2,4}.ir):
+    // A short[m] (pvc) or int[m] (dg2), accumulator int[m]; a one-row form takes scalars.
+    for (bool pvc : {true, false})
+      for (int64_t m : {4, 2, 1}) {
+        char a = pvc ? 's' : 'i';
+        std::string n = m == 1 ? fmt::format("{}Dv8_ii", a) : fmt::format("Dv{}_{}Dv8_i{}", m, a, pvc ? fmt::format("Dv{}_i", m) : "S_");
+        f.push_back({pvc ? TargetKind::Pvc : TargetKind::Dg2, ElemKind::I8, ElemKind::I32, m, 32,
+                     "_Z36intel_sub_group_i8_i8_matrix_mad_k32" + n, pvc ? 16u : 32u, static_cast<unsigned>(m),
+                     fmt::format(R"(\bdpas\.8x{} )", m)});
+      }
     return f;
   }();
   return forms;

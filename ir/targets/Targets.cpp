@@ -26,7 +26,8 @@ Target makePvc() {
     t.dpas.push_back({"bf16", "bf16", "f32", m, 16, 16});
     t.dpas.push_back({"f16", "f16", "f32", m, 16, 16});
   }
-  t.dpas.push_back({"i8", "i8", "i32", 8, 16, 32});
+  // i8 of 4, 2, 1 rows (issue #10; probes dpas_pvc_i8_m{1,2,4}.ir: not in the reference's table).
+  for (unsigned m : {8u, 4u, 2u, 1u}) t.dpas.push_back({"i8", "i8", "i32", m, 16, 32});
   // §2.2 (builtins, measured): u16 16xMx2 for M in 1,2,4,8; u8 32xMx2; VNNI 16x16 (d16) and
   // 16x32 (d8); transposed d32 8x16.
   for (unsigned m : {1u, 2u, 4u, 8u}) {
@@ -62,6 +63,9 @@ Target makePvc() {
   // 32 (8x32, one DPAS A block) was read per lane, no other table shape tiling it. After the 16-row
   // form, so a tile both tile keeps its message.
   t.blockLoads.push_back({8, 32, 8, 1});
+  // 4, 2 and 1 rows (probes visa_load_2d_d8_1x32x{1,2,4}.ir; issue #10): the A of a 1/2/4-row i8 DPAS
+  // at K step 32, one message where it was one per-lane load per row. After the taller forms.
+  for (unsigned h : {4u, 2u, 1u}) t.blockLoads.push_back({8, 32, h, 1});
   // Inline vISA (issue #13, backends/spirv/VisaEmitter.cpp; no builtin exists, reference §3), each
   // with a tests/isa/builtins/visa_*.ir probe: the 2D store of one DPAS C block (d32 16x8), and 2D
   // prefetches of 64-byte rows (d16, 2 blocks of 16) 8 or 32 rows high. lower-xe uses only these.
@@ -104,7 +108,8 @@ Target makeDg2() {
     t.dpas.push_back({"bf16", "bf16", "f32", m, 8, 16});
     t.dpas.push_back({"f16", "f16", "f32", m, 8, 16});
   }
-  t.dpas.push_back({"i8", "i8", "i32", 8, 8, 32});  // u8: no unsigned 8-bit type in the IR
+  // u8: no unsigned 8-bit type in the IR. 4, 2, 1 rows: probes dpas_dg2_i8_m{1,2,4}.ir (issue #10).
+  for (unsigned m : {8u, 4u, 2u, 1u}) t.dpas.push_back({"i8", "i8", "i32", m, 8, 32});
   // Inline vISA: the f32 row-sum tree (VisaEmitter.h, probe visa_reduce_dg2_add_f32.ir) and the
   // interior DPAS K loop as one statement (Dg2VisaLoop.h, forms measured by tests/isa/measure/dg2-visa.sh).
   t.spirvExtensions = {"SPV_INTEL_subgroups", "SPV_INTEL_inline_assembly"};

@@ -868,7 +868,8 @@ void KernelLowerXe::mergeBlockGuards(ir::Block& body) {
       o->erase();
       continue;
     }
-    if (!sums.count(o->result())) continue;
+    // (An op without a result, e.g. a prefetch before the guard, is no such offset.)
+    if (o->numResults() != 1 || !sums.count(o->result())) continue;
     bool inside = true;
     for (const ir::Use& u : o->result()->uses()) inside = inside && merged->isAncestorOf(u.user);
     if (!inside) continue;

@@ -268,11 +268,11 @@ private:
     auto ranges = [](int64_t n, int64_t unit) {
       return std::has_single_bit(static_cast<uint64_t>(n)) ? SliceRanges{{0, n}} : powerOfTwoRanges(n, unit);
     };
-    p.rows = ranges(c[0], minRows());
+    p.rows = ranges(c[0], rowUnit(p));
     p.cols = ranges(c[1], t_.subgroupSize);
     p.ks = ranges(k, kUnit(p));
     if (p.rows.empty() || p.cols.empty())
-      return fmt::format("it is not a whole number of {}x{} blocks", minRows(), t_.subgroupSize);
+      return fmt::format("it is not a whole number of {}x{} blocks", rowUnit(p), t_.subgroupSize);
     if (p.ks.empty()) return fmt::format("its K step {} is not a whole number of {}-element DPAS K blocks", k, kUnit(p));
     if (p.wholeRows && p.rows.size() > 1)
       return fmt::format("its reduction along dimension 1 after the loop is used whole, so every slice would need all {} rows", c[0]);
@@ -284,16 +284,22 @@ private:
 
   static int64_t kStep(const Plan& p) { return p.mma->operand(0)->type().shape()[1]; }
 
-  // The K depth of the DPAS that takes the tile_mma's A, B and C types (16 for f16 and bf16, 32 for
-  // i8), or 0 when no DPAS does (the FMA path).
-  int64_t dpasK(const Plan& p) const {
+  // The target's DPAS shapes that take the tile_mma's A, B and C types (none: the FMA path).
+  std::vector<const targets::DpasShape*> dpasShapes(const Plan& p) const {
     const Type& a = p.mma->operand(0)->type();
     const Type& b = p.mma->operand(1)->type();
     const Type& c = p.mma->result()->type();
-    int64_t dk = 0;
+    std::vector<const targets::DpasShape*> out;
     for (const targets::DpasShape& d : t_.dpas)
       if (d.aType == ir::elemName(a.elem()) && d.bType == ir::elemName(b.elem()) && d.accType == ir::elemName(c.elem()))
-        dk = std::max<int64_t>(dk, d.k);
+        out.push_back(&d);
+    return out;
+  }
+
+  // The K depth of the DPAS that takes the tile_mma's types (16 for f16 and bf16, 32 for i8), or 0.
+  int64_t dpasK(const Plan& p) const {
+    int64_t dk = 0;
+    for (const targets::DpasShape* d : dpasShapes(p)) dk = std::max<int64_t>(dk, d->k);
     return dk;
   }
 
@@ -302,6 +308,14 @@ private:
   int64_t kUnit(const Plan& p) const {
     int64_t dk = dpasK(p);
     return dk ? dk : 8;
+  }
+
+  // The M granule of a cut into uneven row ranges: the fewest rows a DPAS of the tile_mma's types
+  // takes (1 where the short forms exist: 3 rows = 2 + 1, 12 = 8 + 4), else minRows().
+  int64_t rowUnit(const Plan& p) const {
+    int64_t m = 0;
+    for (const targets::DpasShape* d : dpasShapes(p)) m = m ? std::min<int64_t>(m, d->m) : d->m;
+    return m ? m : minRows();
   }
 
   int64_t minRows() const {

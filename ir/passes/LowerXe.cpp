@@ -276,14 +276,23 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
     return fromElements(regs, ek);
   };
   if (choice == Choice::Block) return vals_.set(op.result(), {blockValue()});
-  Operation* ifOp = b_.create("scf.if", {guard}, {laneType(rt, op)}, {}, 2);
-  ir::Builder saved = b_;
-  b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
-  b_.create("scf.yield", {blockValue()}, {});
-  b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
-  b_.create("scf.yield", {perLaneLoadValue(op)}, {});
-  b_ = saved;
+  Operation* ifOp = guardedIf(guard, laneType(rt, op), blockValue, [&] { return perLaneLoadValue(op); });
   vals_.set(op.result(), {ifOp->result(0)});
+}
+
+Operation* KernelLowerXe::guardedIf(Value* guard, const std::optional<Type>& result, const std::function<Value*()>& block,
+                                    const std::function<Value*()>& fallback) {
+  std::vector<Type> types;
+  if (result) types.push_back(*result);
+  Operation* ifOp = b_.create("scf.if", {guard}, types, {}, 2);
+  ir::Builder saved = b_;
+  for (unsigned arm = 0; arm < 2; ++arm) {
+    b_.setInsertionPointToEnd(&ifOp->region(arm).addBlock());
+    Value* v = (arm == 0 ? block : fallback)();
+    b_.create("scf.yield", v ? std::vector<Value*>{v} : std::vector<Value*>{}, {});
+  }
+  b_ = saved;
+  return ifOp;
 }
 
 void KernelLowerXe::lowerPrefetch(Operation& op) {
@@ -359,15 +368,15 @@ void KernelLowerXe::lowerPrefetch(Operation& op) {
       return;
     }
     if (choice == Choice::Guarded) {
-      Operation* ifOp = b_.create("scf.if", {guard}, {}, {}, 2);
-      ir::Builder saved = b_;
-      b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
-      prefetchBlocks(t, cache);
-      b_.create("scf.yield", {}, {});
-      b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
-      perLane();
-      b_.create("scf.yield", {}, {});
-      b_ = saved;
+      guardedIf(
+          guard, std::nullopt, [&]() -> Value* {
+            prefetchBlocks(t, cache);
+            return nullptr;
+          },
+          [&]() -> Value* {
+            perLane();
+            return nullptr;
+          });
       return;
     }
   }
@@ -457,15 +466,15 @@ void KernelLowerXe::lowerStoreTile(Operation& op) {
       return;
     }
     if (choice == Choice::Guarded) {
-      Operation* ifOp = b_.create("scf.if", {guard}, {}, {}, 2);
-      ir::Builder saved = b_;
-      b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
-      storeBlocks(op, t, l, regs);
-      b_.create("scf.yield", {}, {});
-      b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
-      perLaneWrites("lane.store", t, l, regs, {}, op);
-      b_.create("scf.yield", {}, {});
-      b_ = saved;
+      guardedIf(
+          guard, std::nullopt, [&]() -> Value* {
+            storeBlocks(op, t, l, regs);
+            return nullptr;
+          },
+          [&]() -> Value* {
+            perLaneWrites("lane.store", t, l, regs, {}, op);
+            return nullptr;
+          });
       return;
     }
   }

@@ -437,14 +437,8 @@ bool KernelLowerXe::lowerBlockReadLoad(Operation& op, const std::function<Value*
   }
   Value* guard = blockGuard(t, rt);
   compactGuards_.push_back(compactGuard(t, rt));
-  Operation* ifOp = b_.create("scf.if", {guard}, {laneType(rt, op)}, {}, 2);
+  Operation* ifOp = guardedIf(guard, laneType(rt, op), [&] { return rowReads(t, rt, *plan, op); }, perLane);
   guards_.push_back(ifOp);
-  ir::Builder saved = b_;
-  b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
-  b_.create("scf.yield", {rowReads(t, rt, *plan, op)}, {});
-  b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
-  b_.create("scf.yield", {perLane()}, {});
-  b_ = saved;
   vals_.set(op.result(), {ifOp->result(0)});
   return true;
 }
@@ -723,22 +717,21 @@ bool KernelLowerXe::lowerBlockWriteStore(Operation& op, const TileState& t, cons
   if (!plan || std::any_of(plan->begin(), plan->end(), [](const RowRead& m) { return m.perLane; })) return false;  // no lane write
   Value* guard = blockGuard(t, vt);
   compactGuards_.push_back(compactGuard(t, vt));
-  Operation* ifOp = b_.create("scf.if", {guard}, {}, {}, 2);
-  guards_.push_back(ifOp);
-  ir::Builder saved = b_;
-  b_.setInsertionPointToEnd(&ifOp->region(0).addBlock());
-  for (const RowRead& m : *plan) {
-    std::vector<Value*> part;
-    for (int64_t r : m.regs) part.push_back(regs[static_cast<size_t>(r)]);
-    ir::AttrMap attrs;
-    if (m.q > 1) attrs["elem_bits"] = Attribute::integer(m.q * ir::elemBits(vt.elem()));
-    b_.create("xe.block_write", {fromElements(part, vt.elem()), t.mem, addC(t.offs[0], m.row), addC(t.offs[1], m.col)}, {}, attrs);
-  }
-  b_.create("scf.yield", {}, {});
-  b_.setInsertionPointToEnd(&ifOp->region(1).addBlock());
-  perLaneWrites("lane.store", t, l, regs, {}, op);
-  b_.create("scf.yield", {}, {});
-  b_ = saved;
+  auto blockWrites = [&]() -> Value* {
+    for (const RowRead& m : *plan) {
+      std::vector<Value*> part;
+      for (int64_t r : m.regs) part.push_back(regs[static_cast<size_t>(r)]);
+      ir::AttrMap attrs;
+      if (m.q > 1) attrs["elem_bits"] = Attribute::integer(m.q * ir::elemBits(vt.elem()));
+      b_.create("xe.block_write", {fromElements(part, vt.elem()), t.mem, addC(t.offs[0], m.row), addC(t.offs[1], m.col)}, {}, attrs);
+    }
+    return nullptr;
+  };
+  guards_.push_back(
+      guardedIf(guard, std::nullopt, blockWrites, [&]() -> Value* {
+            perLaneWrites("lane.store", t, l, regs, {}, op);
+            return nullptr;
+          }));
   return true;
 }
 

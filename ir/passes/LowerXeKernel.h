@@ -151,6 +151,12 @@ private:
   // range it narrows to drops no tile the 4 GiB ABI allows; null otherwise (nothing emitted).
   Value* rangeCondition(ir::Builder& b, const std::vector<const CompactParts*>& parts);
   bool lowerBlockReadLoad(Operation& op, const std::function<Value*()>& perLane);
+  // A two-armed scf.if on a subgroup-uniform `guard`: `block` emits the then arm (the block or 2D
+  // messages), `fallback` the else arm (per lane); each returns the value its arm yields, or null
+  // when the if has no result (`result` empty: stores, prefetches). The guards of lower-xe
+  // (LowerXeBlockRead.cpp, LowerXeSurface.cpp) all take this form.
+  Operation* guardedIf(Value* guard, const std::optional<Type>& result, const std::function<Value*()>& block,
+                       const std::function<Value*()>& fallback);
   // A store_tile of `regs` (lane layout `l`) through row block writes under blockGuard, the per-lane
   // stores the fallback; false when the layout or memref does not allow it (nothing emitted).
   bool lowerBlockWriteStore(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);

@@ -42,7 +42,7 @@ Target makePvc() {
   // K-16 DPAS (gemm_f16, sg_gemm_f16), rows 0..7 and 8..15 each one operand. 1, 2 and 4 rows
   // (probes visa_load_2d_d16_1x16x{1,2,4}.ir; issue #10): the whole A operand of a 1/2/4-row DPAS at
   // K step 16 (sg_gemm_bf16_4x16, sg_gemm_f16_1x32), read per row before. After the taller forms, so
-  // a tile both tile keeps its message.
+  // a tile that both forms tile keeps the taller message.
   for (unsigned h : {8u, 16u, 4u, 2u, 1u}) t.blockLoads.push_back({16, 16, h, 1});
   // Plain d32 loads, 16 wide x H rows x 1 block (§2.5 line ~84: d32 16x1..32x1 is legal; issues #10,
   // #11): inline vISA in both codegen modes (no builtin is proven, backends/spirv/VisaEmitter.cpp),
@@ -61,7 +61,7 @@ Target makePvc() {
   t.blockLoads.push_back({8, 32, 16, 1});
   // The same 8 rows high (probe visa_load_2d_d8_1x32x8.ir; issue #10): an 8-row i8 A tile at K step
   // 32 (8x32, one DPAS A block) was read per lane, no other table shape tiling it. After the 16-row
-  // form, so a tile both tile keeps its message.
+  // form, so a tile that both forms tile keeps the taller message.
   t.blockLoads.push_back({8, 32, 8, 1});
   // 4, 2 and 1 rows (probes visa_load_2d_d8_1x32x{1,2,4}.ir; issue #10): the A of a 1/2/4-row i8 DPAS
   // at K step 32, one message where it was one per-lane load per row. After the taller forms.
@@ -81,7 +81,7 @@ Target makePvc() {
   t.blockPrefetches.push_back({16, 16, 32, 2});
   // One block of 32-byte rows, 8 or 32 rows (probes visa_prefetch_2d_d16_1x16x{8,32}.ir; issue #10):
   // a prefetch_tile 16 columns wide (an Mx16 A at K step 16, a 32x16 B) went per lane before. After
-  // the two-block forms, so a tile both tile at one height keeps its message.
+  // the two-block forms, so a tile that both forms tile at one height keeps the two-block message.
   t.blockPrefetches.push_back({16, 16, 8, 1});
   t.blockPrefetches.push_back({16, 16, 32, 1});
   t.spirvExtensions = {"SPV_INTEL_subgroups", "SPV_INTEL_vector_compute", "SPV_INTEL_inline_assembly"};

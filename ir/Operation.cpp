@@ -114,6 +114,11 @@ int64_t Operation::intAttr(const std::string& n, int64_t dflt) const {
   return a && a->kind() == AttrKind::Int ? a->getInt() : dflt;
 }
 
+bool Operation::boolAttr(const std::string& n) const {
+  const Attribute* a = attr(n);
+  return a && a->kind() == AttrKind::Bool && a->getBool();
+}
+
 Region& Operation::addRegion() {
   regions_.push_back(std::make_unique<Region>(this));
   return *regions_.back();

@@ -122,6 +122,9 @@ public:
   void setAttr(const std::string& n, Attribute a) { attrs_[n] = std::move(a); }
   void removeAttr(const std::string& n) { attrs_.erase(n); }
   int64_t intAttr(const std::string& n, int64_t dflt) const;
+  // True only for a Bool attribute n that is true: flags such as `per_lane`, `vnni`, `transpose`
+  // are absent, false, or true.
+  bool boolAttr(const std::string& n) const;
 
   // Regions.
   unsigned numRegions() const { return static_cast<unsigned>(regions_.size()); }

@@ -27,11 +27,6 @@ namespace xtc::backend {
 
 namespace {
 
-bool flag(const ir::Operation& op, const char* n) {
-  const ir::Attribute* a = op.attr(n);
-  return a && a->isa(ir::AttrKind::Bool) && a->getBool();
-}
-
 // The six surface operands of a message: base, width-1, height-1, pitch-1, x, y (reference §2.1).
 std::vector<llvm::Value*> surfaceArgs(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   auto minus1 = [&](unsigned i) { return b.CreateSub(ctx.get(op.operand(i)).at(0), b.getInt32(1)); };
@@ -215,7 +210,7 @@ bool inTable(const ir::Operation& op, const std::vector<targets::BlockShape>& ta
   for (const targets::BlockShape& s : table)
     if (op.intAttr("elem_bits", 0) == s.elemBits && op.intAttr("block_w", 0) == s.width &&
         op.intAttr("block_h", 0) == s.height && op.intAttr("array_len", 1) == s.arrayLength &&
-        flag(op, "vnni") == s.vnni && flag(op, "transpose") == s.transpose)
+        op.boolAttr("vnni") == s.vnni && op.boolAttr("transpose") == s.transpose)
       return true;
   return false;
 }
@@ -320,7 +315,7 @@ std::string emitPrefetch2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IR
 // 8 movs per operand; gemm_bf16: 137 -> 97 movs per K step, 4 more sends).
 std::optional<std::string> emitLoad2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   if (ctx.target.kind != targets::TargetKind::Pvc || op.intAttr("elem_bits", 0) != 16 || op.intAttr("block_w", 0) != 16 ||
-      op.intAttr("block_h", 0) != 8 || op.intAttr("array_len", 1) != 2 || flag(op, "vnni") || flag(op, "transpose"))
+      op.intAttr("block_h", 0) != 8 || op.intAttr("array_len", 1) != 2 || op.boolAttr("vnni") || op.boolAttr("transpose"))
     return std::nullopt;  // the builtins (XeBuiltins.cpp)
   const ir::Type& rt = op.result()->type();
   if (rt.shape()[0] != 16 || ir::elemBits(rt.elem()) != 16) return std::nullopt;
@@ -374,7 +369,7 @@ std::variant<llvm::Value*, std::string> loadAsm(const ir::Operation& op, XeEmitC
 std::optional<std::string> emitLoad2dD16x1(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   int64_t h = op.intAttr("block_h", 0);
   if (op.intAttr("elem_bits", 0) != 16 || op.intAttr("block_w", 0) != 16 || op.intAttr("array_len", 1) != 1 ||
-      flag(op, "vnni") || flag(op, "transpose"))
+      op.boolAttr("vnni") || op.boolAttr("transpose"))
     return std::nullopt;
   const ir::Type& rt = op.result()->type();
   if (rt.shape()[0] != h || ir::elemBits(rt.elem()) != 16) return "xe.load_2d: the result does not hold one 16-bit register per row";
@@ -397,7 +392,7 @@ std::optional<std::string> emitLoad2dD16x1(const ir::Operation& op, XeEmitContex
 // j the response's dword 16 i + j: the element (y + i, x + j) when W = 16, (y + 2 i + j / 8, x + j % 8)
 // when W = 8 (zero outside the surface).
 std::optional<std::string> emitLoad2dD32(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
-  if (op.intAttr("elem_bits", 0) != 32 || op.intAttr("array_len", 1) != 1 || flag(op, "vnni") || flag(op, "transpose"))
+  if (op.intAttr("elem_bits", 0) != 32 || op.intAttr("array_len", 1) != 1 || op.boolAttr("vnni") || op.boolAttr("transpose"))
     return std::nullopt;
   int64_t w = op.intAttr("block_w", 0), h = op.intAttr("block_h", 0);
   const int64_t n = w * h / 16;  // registers per lane
@@ -424,7 +419,7 @@ std::optional<std::string> emitLoad2dD32(const ir::Operation& op, XeEmitContext&
 std::optional<std::string> emitLoad2dD8(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuilder<>& b) {
   int64_t h = op.intAttr("block_h", 0);
   if (op.intAttr("elem_bits", 0) != 8 || op.intAttr("block_w", 0) != 32 || op.intAttr("array_len", 1) != 1 ||
-      flag(op, "vnni") || flag(op, "transpose"))
+      op.boolAttr("vnni") || op.boolAttr("transpose"))
     return std::nullopt;
   const ir::Type& rt = op.result()->type();
   if (rt.shape()[0] != 2 * h || ir::elemBits(rt.elem()) != 8) return "xe.load_2d: the result does not hold two i8 registers per row";
@@ -449,7 +444,7 @@ std::optional<std::string> emitLoad2dD8(const ir::Operation& op, XeEmitContext& 
 std::optional<uint32_t> headerShape(const ir::Operation& op, const XeEmitContext& ctx) {
   int64_t bits = op.intAttr("elem_bits", 0), w = op.intAttr("block_w", 0), h = op.intAttr("block_h", 0),
           n = op.intAttr("array_len", 1);
-  bool plain = !flag(op, "vnni") && !flag(op, "transpose");
+  bool plain = !op.boolAttr("vnni") && !op.boolAttr("transpose");
   if (op.is("xe.store_2d") && inTable(op, ctx.target.blockStores)) return shapeDword(w, h, 1);
   if (op.is("xe.prefetch_2d") && inTable(op, ctx.target.blockPrefetches)) return shapeDword(w, h, n);
   if (!op.is("xe.load_2d") || !plain) return std::nullopt;

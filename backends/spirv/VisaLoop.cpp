@@ -58,11 +58,6 @@ using ir::ElemKind;
 
 constexpr int64_t kGrf = 64;  // bytes per register (pvc)
 
-bool flag(const ir::Operation& op, const char* n) {
-  const ir::Attribute* a = op.attr(n);
-  return a && a->isa(ir::AttrKind::Bool) && a->getBool();
-}
-
 enum class Src : uint8_t { Load, Acc, Dpas };
 struct Elem {
   Src kind;
@@ -417,7 +412,7 @@ bool LoopMatcher::walkOp(const ir::Operation& op) {
     std::optional<Sym> x = sym(op.operand(4)), y = sym(op.operand(5));
     if (!x || !y || y->div != 1) return false;
     Msg m{&op, *x, *y, op.intAttr("elem_bits", 0), op.intAttr("block_w", 0), op.intAttr("block_h", 0),
-          op.intAttr("array_len", 1), flag(op, "vnni"), op.is("xe.prefetch_2d"), true, flag(op, "transpose")};
+          op.intAttr("array_len", 1), op.boolAttr("vnni"), op.is("xe.prefetch_2d"), true, op.boolAttr("transpose")};
     if ((m.transpose && (m.prefetch || m.bits != 32)) || (x->div != 1 && !m.transpose)) return false;
     if (m.bits != 8 && m.bits != 16 && m.bits != 32) return false;
     if (m.prefetch) {

@@ -191,11 +191,6 @@ llvm::Type* regTypeOf(llvm::IRBuilder<>& b, ElemKind k) {
   }
 }
 
-bool flag(const ir::Operation& op, const char* n) {
-  const ir::Attribute* a = op.attr(n);
-  return a && a->isa(ir::AttrKind::Bool) && a->getBool();
-}
-
 // One 2D block load builtin (reference §2.2): the message it reads and the LLVM result type
 // (<retCount x i<retBits>>). All measured rows of §2.2 except u16 shapes other than 16xHx2.
 struct LoadForm {
@@ -291,7 +286,7 @@ std::string emitLoad2d(const ir::Operation& op, XeEmitContext& ctx, llvm::IRBuil
     return fmt::format("xe.load_2d on target '{}': 2D block IO exists only on pvc (reference §2.5)", ctx.target.name);
   int64_t bits = op.intAttr("elem_bits", 0), w = op.intAttr("block_w", 0), h = op.intAttr("block_h", 0),
           n = op.intAttr("array_len", 0);
-  bool vnni = flag(op, "vnni"), tr = flag(op, "transpose");
+  bool vnni = op.boolAttr("vnni"), tr = op.boolAttr("transpose");
   const LoadForm* form = nullptr;
   for (const LoadForm& f : loadForms())
     if (f.bits == bits && f.w == w && f.h == h && f.n == n && f.vnni == vnni && f.transpose == tr) form = &f;

@@ -140,7 +140,7 @@ bool buildKernelModel(const ir::Operation& kernel, DiagnosticEngine& diags, Kern
     }
     out.checkPitch = tgt->has2dBlockIO;
   }
-  if (const ir::Attribute* f = kernel.attr("surface_fallback")) out.surfaceFallback = f->isa(ir::AttrKind::Bool) && f->getBool();
+  out.surfaceFallback = kernel.boolAttr("surface_fallback");
   if (const ir::Attribute* b = kernel.attr("build_options")) {
     if (!b->isa(ir::AttrKind::String)) {
       fail(fmt::format("host stub: kernel '{}' has a non-string build_options attribute {}", out.name, b->str()));

@@ -43,11 +43,6 @@ int64_t lanesOf(Executor& ex, const ir::Operation& op) {
   return ex.lanes();
 }
 
-bool boolAttr(const ir::Operation& op, const char* name) {
-  const ir::Attribute* a = op.attr(name);
-  return a && a->kind() == ir::AttrKind::Bool && a->getBool();
-}
-
 void execBaseAddress(Executor& ex, const ir::Operation& op) {
   int64_t L = lanesOf(ex, op);
   const MemRefVal& m = ex.memref(op, 0);
@@ -104,8 +99,8 @@ Message message(const ir::Operation& op, ir::ElemKind t, int64_t regs, int64_t L
   m.W = attrInt(op, "block_w", 0);
   m.H = attrInt(op, "block_h", 0);
   m.A = attrInt(op, "array_len", 1);
-  m.vnni = boolAttr(op, "vnni");
-  m.transpose = boolAttr(op, "transpose");
+  m.vnni = op.boolAttr("vnni");
+  m.transpose = op.boolAttr("transpose");
   int64_t tb = elemBytes(t);
   if (m.eb <= 0 || m.W <= 0 || m.H <= 0 || m.A <= 0) fail(op, "internal error: interpreter: " + op.name() + ": elem_bits, block_w, block_h and array_len must be positive");
   if ((m.vnni || m.transpose) && tb > 4) fail(op, "internal error: interpreter: " + op.name() + ": VNNI and transposed messages need registers of at most 32 bits");
@@ -178,7 +173,7 @@ void execStore2d(Executor& ex, const ir::Operation& op) {
   Surface s = surface(ex, op);
   const Tensor& v = ex.tensor(op, 6);
   if (v.shape.size() != 2 || v.shape[0] != L) fail(op, "internal error: interpreter: xe.store_2d: the value is not a register vector");
-  if (boolAttr(op, "vnni") || boolAttr(op, "transpose") || attrInt(op, "array_len", 1) != 1)
+  if (op.boolAttr("vnni") || op.boolAttr("transpose") || attrInt(op, "array_len", 1) != 1)
     fail(op, "xe.store_2d writes one plain block (no VNNI, transpose or array)");
   ir::ElemKind t = v.elem;
   int64_t n = v.shape[1];

@@ -69,11 +69,6 @@ std::string positiveIntAttr(const Operation& op, const char* name, int64_t* out)
   return "";
 }
 
-bool boolAttr(const Operation& op, const char* name) {
-  const Attribute* a = op.attr(name);
-  return a && a->isa(AttrKind::Bool) && a->getBool();
-}
-
 // xe.base_address %mem -> i64
 std::string verifyBaseAddress(const Operation& op) {
   XTC_CHECK(ops::numOperands(op, 1));
@@ -108,7 +103,7 @@ std::string verifyBlock2d(const Operation& op, unsigned firstOperand, unsigned d
   XTC_CHECK(positiveIntAttr(op, "block_w", &w));
   XTC_CHECK(positiveIntAttr(op, "block_h", &h));
   XTC_CHECK(positiveIntAttr(op, "array_len", &n));
-  bool vnni = boolAttr(op, "vnni"), tr = boolAttr(op, "transpose");
+  bool vnni = op.boolAttr("vnni"), tr = op.boolAttr("transpose");
   XTC_REQUIRE(!(vnni && tr), "a 2D block message cannot be both VNNI and transposed");
   XTC_REQUIRE(!tr || bits == 32, "transposed 2D block messages need elem_bits = 32");
   XTC_REQUIRE(!vnni || bits < 32, "VNNI 2D block messages need 8- or 16-bit elements");
@@ -151,7 +146,7 @@ std::string verifyStore2d(const Operation& op) {
   int64_t n = 0;
   XTC_CHECK(verifyBlock2d(op, 0, elemBits(v.elem()), &n));
   XTC_REQUIRE(op.intAttr("array_len", 1) == 1, "2D block stores write one block (array_len = 1)");
-  XTC_REQUIRE(!boolAttr(op, "vnni") && !boolAttr(op, "transpose"), "2D block stores are neither VNNI nor transposed");
+  XTC_REQUIRE(!op.boolAttr("vnni") && !op.boolAttr("transpose"), "2D block stores are neither VNNI nor transposed");
   return laneCount(n, v.shape()[0], "the value");
 }
 

@@ -162,10 +162,8 @@ void XeEmulator::load2d(Operation* op) {
   const Type& rt = op->result()->type();
   int64_t bits = op->intAttr("elem_bits", 0), W = op->intAttr("block_w", 0), H = op->intAttr("block_h", 0),
           A = op->intAttr("array_len", 1);
-  const Attribute* vn = op->attr("vnni");
-  const Attribute* tr = op->attr("transpose");
-  bool vnni = vn && vn->isa(ir::AttrKind::Bool) && vn->getBool();
-  if (tr && tr->isa(ir::AttrKind::Bool) && tr->getBool()) return load2dTransposed(op);
+  bool vnni = op->boolAttr("vnni");
+  if (op->boolAttr("transpose")) return load2dTransposed(op);
   if (mt.rank() != 2 || ir::elemBits(mt.elem()) != bits || rt.elem() != mt.elem())
     fail(*op, fmt::format("a d{} message on {} is not emulated yet", bits, mt.str()));
   if (vnni && (W != S_ || A != 1))

@@ -238,7 +238,7 @@ void KernelLayouts::assignOp(Operation* op) {
   if (n == "scf.if") return assignIf(op);
   if (n == "tile.load_tile") {
     const Type& t = op->operand(0)->type();
-    if (const Attribute* pl = op->attr("per_lane"); pl && pl->isa(ir::AttrKind::Bool) && pl->getBool()) {
+    if (op->boolAttr("per_lane")) {
       setLayout(op->result(), perLaneLayout(op));
       return;
     }

@@ -218,7 +218,7 @@ Value* KernelLowerXe::perLaneLoadValue(Operation& op) {
 void KernelLowerXe::lowerLoadTile(Operation& op) {
   if (const TileState& t = vals_.tile(op.operand(0), op); slmPanels_.count(t.mem))
     return lowerSlmBlockLoad(op, t, slmPanels_.at(t.mem));  // LowerXeSlm.cpp
-  if (const Attribute* pl = op.attr("per_lane"); pl && pl->isa(AttrKind::Bool) && pl->getBool()) return lowerPerLaneLoad(op);
+  if (op.boolAttr("per_lane")) return lowerPerLaneLoad(op);
   const TileState& t = vals_.tile(op.operand(0), op);
   auto m = xe::messageOf(op);
   if (!m) fail(op, "the load is not blocked (run blocking first)");
@@ -307,8 +307,6 @@ void KernelLowerXe::lowerPrefetch(Operation& op) {
   if (const Attribute* a = op.attr("locality"))
     locality = a->isa(AttrKind::Int) ? a->getInt() : a->isa(AttrKind::Enum) ? std::atoll(a->getString().c_str()) : 3;
   int64_t cache = locality >= 2 ? 4 : 2;  // 4: L1 and L3 cached; 2: L3 only (reference §1)
-  // Blocking's `per_lane`: columns not provably whole dwords (no 2D message may start there).
-  const Attribute* pl = op.attr("per_lane");
   // pvc: the 2D prefetches only where the surface keeps the rules (LowerXeSurface.cpp), as the loads.
   auto perLane = [&]() {
     // The line's row, column bytes and offset in 32 bits, as the surface's height, width and pitch
@@ -360,7 +358,8 @@ void KernelLowerXe::lowerPrefetch(Operation& op) {
       prefetchAt(sum, ok);
     }
   };
-  if (!(pl && pl->isa(AttrKind::Bool) && pl->getBool()) && prefetchBlocks(t, cache, false)) {
+  // Blocking's `per_lane`: columns not provably whole dwords (no 2D message may start there).
+  if (!op.boolAttr("per_lane") && prefetchBlocks(t, cache, false)) {
     Value* guard = nullptr;
     Choice choice = surfaceChoice(t, &guard);
     if (choice == Choice::Block) {
@@ -455,8 +454,8 @@ void KernelLowerXe::lowerStoreTile(Operation& op) {
   const layout::LinearLayout& l = laneLayout(vt, op);
   std::vector<Value*> regs = extractAll(vals_.get1(op.operand(0), op));
   if (t.type.tileInfo().space == ir::MemSpace::Slm) return lowerSlmStore(op, t, l, regs);
-  const Attribute* pl = op.attr("per_lane");  // blocking: columns not provably whole dwords
-  if (!(pl && pl->isa(AttrKind::Bool) && pl->getBool()) && storeBlocks(op, t, l, regs, false)) {
+  // blocking's `per_lane`: columns not provably whole dwords
+  if (!op.boolAttr("per_lane") && storeBlocks(op, t, l, regs, false)) {
     // pvc: the 2D stores only where the surface keeps the rules (LowerXeSurface.cpp), as the loads;
     // the per-lane stores clip at the memref bounds, as the 2D stores at the (dense) surface's.
     Value* guard = nullptr;

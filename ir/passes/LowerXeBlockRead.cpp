@@ -480,8 +480,7 @@ bool KernelLowerXe::lowerForVersioned(Operation& op) {
   ir::Block& body = op.region(0).block();
   Operation* yield = body.terminator();
   for (auto& o : body.opList()) {
-    const Attribute* pl = o->attr("per_lane");
-    if (!o->is("tile.load_tile") || !pl || !pl->isa(AttrKind::Bool) || !pl->getBool()) continue;
+    if (!o->is("tile.load_tile") || !o->boolAttr("per_lane")) continue;
     Value* tv = o->operand(0);
     if (!tv->isBlockArgument() || tv->ownerBlock() != &body || tv->index() == 0) continue;
     unsigned j = tv->index() - 1;

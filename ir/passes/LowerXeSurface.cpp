@@ -30,11 +30,6 @@ constexpr int64_t kMaxSurface = int64_t(1) << 24;  // largest width (bytes) and 
 
 bool isGlobalTile(const Value* v) { return v->type().isTile() && v->type().tileInfo().space == ir::MemSpace::Global; }
 
-bool perLaneAttr(const Operation& op) {
-  const Attribute* pl = op.attr("per_lane");
-  return pl && pl->isa(AttrKind::Bool) && pl->getBool();
-}
-
 }  // namespace
 
 KernelLowerXe::SurfaceRule KernelLowerXe::surfaceRule(const TileState& t) {
@@ -110,7 +105,7 @@ bool KernelLowerXe::lowerForSurfaces(Operation& op) {
   op.walk([&](Operation* o) {
     if (o == &op || !traced) return;
     unsigned tileOperand = o->is("tile.store_tile") ? 1 : 0;
-    if (!(o->is("tile.load_tile") || o->is("tile.store_tile") || o->is("tile.prefetch_tile")) || perLaneAttr(*o) ||
+    if (!(o->is("tile.load_tile") || o->is("tile.store_tile") || o->is("tile.prefetch_tile")) || o->boolAttr("per_lane") ||
         !isGlobalTile(o->operand(tileOperand)))
       return;
     std::optional<TileState> t = traceTile(o->operand(tileOperand), *o);

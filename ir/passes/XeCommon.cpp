@@ -14,10 +14,8 @@ std::optional<Message> messageOf(const ir::Operation& load) {
   m.width = static_cast<int>(load.intAttr("block_w", 16));
   m.height = static_cast<int>(load.intAttr("block_h", 8));
   m.arrayLength = static_cast<int>(load.intAttr("array_len", 1));
-  const Attribute* v = load.attr("vnni");
-  m.vnni = v && v->isa(ir::AttrKind::Bool) && v->getBool();
-  const Attribute* t = load.attr("transpose");
-  m.transpose = t && t->isa(ir::AttrKind::Bool) && t->getBool();
+  m.vnni = load.boolAttr("vnni");
+  m.transpose = load.boolAttr("transpose");
   if (m.transpose && load.numOperands() > 0 && load.operand(0)->type().isTile())
     if (int bits = static_cast<int>(ir::elemBits(load.operand(0)->type().elem())); bits != m.elemBits) m.dataBits = bits;
   return m;

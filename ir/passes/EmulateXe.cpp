@@ -6,8 +6,9 @@
 //     (reference §2.3) puts there (plain: any power-of-two width whose blocks fill whole registers;
 //     VNNI: one block as wide as the subgroup); elements outside the surface (row >= height, column bytes >= width)
 //     read 0, as the hardware pads them. The element is addressed through the memref whose
-//     xe.base_address is the message's base (so the pitch must be the memref's row pitch, which is
-//     what lower-xe produces); the surface's 2D rules (alignment, pitch multiple of 16 B, width at
+//     xe.base_address is the message's base: at the same (row, column) when the pitch is provably
+//     the memref's row pitch (lower-xe's dense surfaces), else at the memref's flat element
+//     row * pitch / element bytes + column (an init_tile view's row stride); the surface's 2D rules (alignment, pitch multiple of 16 B, width at
 //     least 64 B) are not checked, so emulation also runs shapes real hardware would reject, unless
 //     --poison-bad-surfaces (surfaceLegal): then such a load reads, and such a store writes, a poison
 //     value, so a test shows that a kernel sent one;
@@ -44,6 +45,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace xtc::passes {
 
@@ -94,12 +97,62 @@ private:
     Value* inCols = ult(bin("arith.muli", col, c(elemBytes)), s.width);
     return bin("arith.andi", ult(row, s.height), inCols, Type::scalar(ElemKind::I1));
   }
-  // A masked lane.load of mem[row, col]: 0 outside the surface, as the hardware pads.
-  Value* maskedLoad(const Surface& s, Value* mem, Value* row, Value* col, int64_t elemBytes) {
-    ElemKind k = mem->type().elem();
+  // How a message's surface elements map to its memref: pitchElems null when the message's pitch
+  // (operand 3, bytes) is provably the memref's row pitch (memref.dim 1 x element bytes, as lower-xe
+  // builds a dense surface, or that constant), so surface (row, col) is memref (row, col); else the
+  // pitch in elements and the memref's row width (at least 1). Why: a view with its own row stride
+  // (init_tile ..., shape = [..], strides = [s, 1]) is a surface of pitch s x element bytes over a
+  // memref whose rows may have another width; the hardware addresses base + row * pitch + col bytes.
+  struct Addressing {
+    Value* mem;
+    Value* pitchElems = nullptr;
+    Value* width = nullptr;
+  };
+  Addressing addressing(Operation* op, Value* mem, int64_t elemBytes) {
+    Addressing a{mem};
+    if (pitchIsRowPitch(op->operand(3), mem, elemBytes)) return a;
+    a.pitchElems = bin("arith.divui", idx(op->operand(3)), c(elemBytes));
+    Value* w = b_.create("memref.dim", {mem}, {Type::index()}, {{"index", Attribute::integer(1)}})->result();
+    a.width = bin("arith.maxsi", w, c(1));
+    return a;
+  }
+  static bool pitchIsRowPitch(Value* pitch, Value* mem, int64_t elemBytes) {
+    auto constOf = [](Value* v) -> std::optional<int64_t> {
+      const Operation* o = v->definingOp();
+      const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
+      if (!a || !a->isa(ir::AttrKind::Int)) return std::nullopt;
+      return a->getInt();
+    };
+    int64_t n = mem->type().rank() == 2 ? mem->type().shape()[1] : ir::kDynamic;
+    auto isWidth = [&](Value* v) {
+      const Operation* o = v->definingOp();
+      if (o && o->is("memref.dim") && o->operand(0) == mem && o->intAttr("index", -1) == 1) return true;
+      return n != ir::kDynamic && constOf(v) == n;
+    };
+    if (n != ir::kDynamic && constOf(pitch) == n * elemBytes) return true;
+    Operation* o = pitch->definingOp();
+    if (o && o->is("arith.convert")) {
+      pitch = o->operand(0);
+      o = pitch->definingOp();
+    }
+    if (elemBytes == 1 && isWidth(pitch)) return true;
+    if (!o || !o->is("arith.muli")) return false;
+    return (isWidth(o->operand(0)) && constOf(o->operand(1)) == elemBytes) ||
+           (isWidth(o->operand(1)) && constOf(o->operand(0)) == elemBytes);
+  }
+  // The memref (row, col) of surface element (row, col).
+  std::pair<Value*, Value*> at(const Addressing& a, Value* row, Value* col) {
+    if (!a.pitchElems) return {row, col};
+    Value* flat = bin("arith.addi", bin("arith.muli", row, a.pitchElems), col);
+    return {bin("arith.divui", flat, a.width), bin("arith.remui", flat, a.width)};
+  }
+  // A masked lane.load of surface element (row, col): 0 outside the surface, as the hardware pads.
+  Value* maskedLoad(const Surface& s, const Addressing& a, Value* row, Value* col, int64_t elemBytes) {
+    ElemKind k = a.mem->type().elem();
     Attribute pad = ir::isFloatElem(k) ? Attribute::floating(0.0, k) : Attribute::integer(0, k);
-    return b_.create("lane.load", {mem, row, col, inSurface(s, row, col, elemBytes)}, {Type::scalar(k)}, {{"padding", pad}})
-        ->result();
+    Value* in = inSurface(s, row, col, elemBytes);
+    auto [r, cl] = at(a, row, col);
+    return b_.create("lane.load", {a.mem, r, cl, in}, {Type::scalar(k)}, {{"padding", pad}})->result();
   }
   // --poison-bad-surfaces: whether the 2D message `op` (data of `elemBytes` bytes) keeps the surface
   // rules of reference §2.5: base 64-byte aligned; width 64 .. 2^24 bytes, a multiple of 4; height
@@ -178,6 +231,7 @@ void XeEmulator::load2d(Operation* op) {
   b_.setInsertionPoint(op);
   b_.setLoc(op->loc());
   Surface surf = surface(op);
+  Addressing addr = addressing(op, mem, bits / 8);
   Value* x = idx(op->operand(4));
   Value* y = idx(op->operand(5));
   Value* laneQ = q == 1 ? lane_ : bin("arith.muli", lane_, c(q));
@@ -203,7 +257,7 @@ void XeEmulator::load2d(Operation* op) {
       col = bin("arith.addi", bin("arith.addi", x, bin("arith.muli", bin("arith.divui", e, c(W * H)), c(W))),
                 bin("arith.remui", within, c(W)));
     }
-    regs.push_back(poisoned(legal, maskedLoad(surf, mem, row, col, bits / 8)));
+    regs.push_back(poisoned(legal, maskedLoad(surf, addr, row, col, bits / 8)));
   }
   Value* v = b_.create("vector.from_elements", regs, {rt})->result();
   op->result()->replaceAllUsesWith(v);
@@ -227,6 +281,7 @@ void XeEmulator::load2dTransposed(Operation* op) {
   b_.setInsertionPoint(op);
   b_.setLoc(op->loc());
   Surface surf = surface(op);
+  Addressing addr = addressing(op, mem, tb / 8);
   Value* x = idx(op->operand(4));
   Value* row0 = bin("arith.addi", idx(op->operand(5)), lane_);
   Value* legal = surfaceLegal(op, 4);
@@ -236,7 +291,7 @@ void XeEmulator::load2dTransposed(Operation* op) {
     Value* row = bin("arith.addi", row0, c(S_ * (e % groups)));
     Value* dword = bin("arith.addi", x, c(e / groups));
     Value* col = bin("arith.addi", bin("arith.muli", dword, c(q)), c(k % q));
-    regs.push_back(poisoned(legal, maskedLoad(surf, mem, row, col, 4 / q)));
+    regs.push_back(poisoned(legal, maskedLoad(surf, addr, row, col, 4 / q)));
   }
   Value* v = b_.create("vector.from_elements", regs, {rt})->result();
   op->result()->replaceAllUsesWith(v);
@@ -255,12 +310,15 @@ void XeEmulator::store2d(Operation* op) {
   b_.setInsertionPoint(op);
   b_.setLoc(op->loc());
   Surface surf = surface(op);
+  Addressing addr = addressing(op, mem, bits / 8);
   Value* col = bin("arith.addi", idx(op->operand(4)), lane_);
   Value* y = idx(op->operand(5));
   Value* legal = surfaceLegal(op, bits / 8);
   for (int64_t i = 0; i < H; ++i) {
     Value* row = bin("arith.addi", y, c(i));
-    b_.create("lane.store", {poisoned(legal, extract(val, i)), mem, row, col, inSurface(surf, row, col, bits / 8)}, {});
+    Value* in = inSurface(surf, row, col, bits / 8);
+    auto [r, cl] = at(addr, row, col);
+    b_.create("lane.store", {poisoned(legal, extract(val, i)), mem, r, cl, in}, {});
   }
   op->erase();
 }

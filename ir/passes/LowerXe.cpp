@@ -145,7 +145,38 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
   for (unsigned i = 1; i <= 2; ++i) s.offs.push_back(vals_.get1(op.operand(i), op));
   if (info.space == ir::MemSpace::Global) s.surf = surface(op, s);  // SLM: per-lane accesses (LowerXeSlm.cpp)
   s.denseSurface = denseInit(op);
+  const Attribute* seg = op.attr("segments");
+  if (info.space == ir::MemSpace::Global && !s.denseSurface && seg && seg->getIntArray().at(1) == 2) {
+    // An explicit view (surface() checked the unit inner stride): the 2D messages address it through
+    // their surface; per-lane accesses through viewAccess.
+    s.viewRows = vals_.get1(op.operand(3), op);
+    s.viewCols = vals_.get1(op.operand(4), op);
+    s.viewStride = vals_.get1(op.operand(5), op);
+    if (!isMemRefDim(op.operand(5), src, 1)) {
+      Value* w = pro_.create("memref.dim", {s.mem}, {Type::index()}, {{"index", Attribute::integer(1)}})->result();
+      s.viewWidth = pro_.create("arith.maxsi", {w, cIndex(1)}, {Type::index()})->result();
+    }
+  }
   vals_.setTile(op.result(), s);
+}
+
+void KernelLowerXe::viewAccess(const TileState& t, std::vector<Value*>& idx, Value** mask) {
+  if (!t.viewRows) return;
+  // Unsigned compares: a negative row or column is outside the view too.
+  Value* in = andI1(cmpIndex("ult", idx[0], t.viewRows), cmpIndex("ult", idx[1], t.viewCols));
+  *mask = *mask ? andI1(*mask, in) : in;
+  if (!t.viewWidth) return;  // the view's rows are the memref's: same (row, col)
+  Value* flat = add(indexOp("arith.muli", idx[0], t.viewStride), idx[1]);
+  idx = {indexOp("arith.divui", flat, t.viewWidth), indexOp("arith.remui", flat, t.viewWidth)};
+}
+
+bool KernelLowerXe::isMemRefDim(Value* v, Value* mem, int64_t d) {
+  // memref.dim d of `mem`, or a constant equal to its static dimension d.
+  const Operation* o = v->definingOp();
+  if (o && o->is("memref.dim") && o->operand(0) == mem && o->intAttr("index", -1) == d) return true;
+  int64_t n = mem->type().shape()[static_cast<size_t>(d)];
+  const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
+  return n != ir::kDynamic && a && a->isa(AttrKind::Int) && a->getInt() == n;
 }
 
 bool KernelLowerXe::denseInit(Operation& op) const {
@@ -155,19 +186,12 @@ bool KernelLowerXe::denseInit(Operation& op) const {
   Value* src = op.operand(0);
   const ir::TileInfo& info = op.result()->type().tileInfo();
   if (!src->type().isMemRef() || src->type().rank() != 2) return false;
-  auto constOf = [](Value* v) -> std::optional<int64_t> {
+  auto isDim = [&](Value* v, int64_t d) { return isMemRefDim(v, src, d); };
+  auto isOne = [](Value* v) {
     const Operation* o = v->definingOp();
     const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
-    if (!a || !a->isa(AttrKind::Int)) return std::nullopt;
-    return a->getInt();
+    return a && a->isa(AttrKind::Int) && a->getInt() == 1;
   };
-  auto isDim = [&](Value* v, int64_t d) {
-    const Operation* o = v->definingOp();
-    if (o && o->is("memref.dim") && o->operand(0) == src && o->intAttr("index", -1) == d) return true;
-    int64_t n = src->type().shape()[static_cast<size_t>(d)];
-    return n != ir::kDynamic && constOf(v) == n;
-  };
-  auto isOne = [&](Value* v) { return constOf(v) == int64_t(1); };
   const Attribute* seg = op.attr("segments");
   bool explicitShape = seg && seg->getIntArray().at(1) == 2;
   return info.space == ir::MemSpace::Global && src->type().isMemRef() && src->type().strides().empty() &&
@@ -208,6 +232,7 @@ Value* KernelLowerXe::perLaneLoadValue(Operation& op) {
     std::vector<Value*> idx{row, col};
     Value* mask = nullptr;
     swizzleSlm(t, idx, &mask);
+    viewAccess(t, idx, &mask);
     std::vector<Value*> operands{t.mem, idx[0], idx[1]};
     if (mask) operands.push_back(mask);
     regs.push_back(b_.create("lane.load", operands, {Type::scalar(ek)}, attrs)->result());

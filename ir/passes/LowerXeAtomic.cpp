@@ -1,6 +1,7 @@
 // lower-xe, per-lane writes: tile.atomic_rmw, and the tile.store_tile that no 2D block message
 // takes. Both become one lane op per register at the element the lane layout puts there (row, col =
-// register part + lane part); the lane op itself drops what falls outside the memref (the clipping).
+// register part + lane part); the lane op itself drops what falls outside the memref (the clipping),
+// and a tile over an explicit view also what falls outside the view's shape (viewAccess).
 // An atomic is never a 2D message: the hardware has no block atomic, so per lane is the only form
 // (the backend emits lane.atomic as a core SPIR-V atomic, float kinds as a compare-exchange loop).
 // A replicated layout (zero lane bases, e.g. a row reduction's result) writes from the lanes whose
@@ -27,10 +28,11 @@ std::vector<Value*> KernelLowerXe::perLaneWrites(const std::string& name, const 
   std::vector<Value*> results;
   for (int64_t r = 0; r < static_cast<int64_t>(regs.size()); ++r) {
     std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
-    Value* row = add(t.offs[0], addC(lane[0], c[0]));
-    Value* col = add(t.offs[1], addC(lane[1], c[1]));
-    std::vector<Value*> operands{regs[static_cast<size_t>(r)], t.mem, row, col};
-    if (mask) operands.push_back(mask);
+    std::vector<Value*> idx{add(t.offs[0], addC(lane[0], c[0])), add(t.offs[1], addC(lane[1], c[1]))};
+    Value* m = mask;
+    viewAccess(t, idx, &m);
+    std::vector<Value*> operands{regs[static_cast<size_t>(r)], t.mem, idx[0], idx[1]};
+    if (m) operands.push_back(m);
     std::vector<Type> types;
     if (name != "lane.store") types.push_back(regs[static_cast<size_t>(r)]->type());
     Operation* w = b_.create(name, operands, types, attrs);

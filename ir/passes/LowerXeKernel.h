@@ -49,6 +49,11 @@ struct TileState {
   std::vector<Value*> offs;
   Surface surf;
   bool denseSurface = false;  // global, no explicit shape/strides: the surface is the whole memref
+  // A global tile whose explicit shape (and row stride) is not its memref's own: the view's rows,
+  // columns and row stride (index values) that per-lane accesses keep to (viewAccess); null otherwise.
+  // viewWidth: the memref's row width (at least 1), set when the row stride is not provably it, so
+  // view element (r, c) is memref element (r * stride + c) / width, (r * stride + c) % width.
+  Value *viewRows = nullptr, *viewCols = nullptr, *viewStride = nullptr, *viewWidth = nullptr;
 };
 
 class KernelLowerXe {
@@ -219,6 +224,7 @@ private:
   // on a dense surface; nullopt otherwise.
   std::optional<TileState> traceTile(Value* v, const Operation& user);
   bool denseInit(Operation& init) const;  // init_tile's surface is its whole dense global memref
+  static bool isMemRefDim(Value* v, Value* mem, int64_t d);  // v is provably dimension d of memref `mem`
   enum class SurfaceMode { Guard, Block, PerLane };
   SurfaceMode surfaceMode_ = SurfaceMode::Guard;  // inside lowerForSurfaces' interior / edge loop
   std::map<std::pair<const Value*, int64_t>, SurfaceRule> surfaceRules_;  // per (memref, element bytes)
@@ -256,6 +262,11 @@ private:
   // swizzleSlm applies a buffer's swizzle to the indices of an access (no-op for other buffers).
   void lowerSlmAlloc(Operation& op);
   void swizzleSlm(const TileState& t, std::vector<Value*>& idx, Value** mask);
+  // A per-lane access to element idx = (row, col) of tile t: for a tile over an explicit view, idx
+  // becomes the memref element the view puts there and *mask also requires (row, col) inside the
+  // view's shape (a lane.load reads the padding, a lane.store drops the value outside it). No-op for
+  // other tiles.
+  void viewAccess(const TileState& t, std::vector<Value*>& idx, Value** mask);
   void lowerSlmStore(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
   std::map<const Value*, std::vector<int64_t>> slmSwizzle_;
   // Panels: whether every access of a gpu.slm_alloc fits block messages; its messages for a lane

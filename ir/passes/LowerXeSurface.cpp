@@ -17,7 +17,7 @@
 // The base alignment stays the caller's (the launcher stub refuses a misaligned buffer:
 // XTC_STUB_ERROR_BAD_ALIGNMENT, docs/stubs.md), so a static memref's rules are proven at compile time
 // and its kernel is unchanged. A tile with an explicit shape other than its memref's keeps its 2D
-// messages unchecked: the per-lane accesses clip at the memref, not at that shape.
+// messages unchecked (its view's rules are not derived here; its per-lane accesses keep to the view).
 #include "ir/passes/LowerXeKernel.h"
 
 #include <algorithm>

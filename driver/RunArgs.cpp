@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <random>
 #include <set>
 
@@ -319,7 +321,26 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
       }
       b = fileIt->second.elem == t.elem() ? fileIt->second : interp::convertBuffer(fileIt->second, t.elem());
     } else {
-      b = interp::Buffer(t.elem(), shape);
+      // Sizes whose byte count overflows 64 bits wrapped to a small buffer that the kernel's grid
+      // then overran (a segmentation fault); one the host cannot allocate was "internal error:
+      // std::bad_alloc".
+      uint64_t bytes = ir::elemBits(t.elem()) / 8;
+      bool overflow = false;
+      for (int64_t d : shape) overflow = overflow || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes);
+      if (overflow || bytes > static_cast<uint64_t>(INT64_MAX)) {
+        diags.error(SourceLoc{}, "memref '" + pn + "' of " + ir::shapeStr(shape) + " " + std::string(ir::elemName(t.elem())) +
+                                     " elements is too large: its size in bytes does not fit in 64 bits");
+        ok = false;
+        continue;
+      }
+      try {
+        b = interp::Buffer(t.elem(), shape);
+      } catch (const std::bad_alloc&) {
+        diags.error(SourceLoc{}, "cannot allocate memref '" + pn + "' of " + ir::shapeStr(shape) + " " + std::string(ir::elemName(t.elem())) +
+                                     " elements (" + std::to_string(bytes) + " bytes) on this host");
+        ok = false;
+        continue;
+      }
       std::mt19937_64 rng(req.seed * 1000003u + i);
       fillRandom(b, rng);
     }

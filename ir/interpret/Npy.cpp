@@ -6,6 +6,8 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -149,7 +151,11 @@ bool decodeNpy(const std::string& bytes, Buffer& out, std::string* error) {
         if (!r.word(w)) return fail(error, "malformed .npy header: bad 'shape'");
         for (char c : w)
           if (!std::isdigit(static_cast<unsigned char>(c))) return fail(error, "malformed .npy header: bad dimension '" + w + "'");
-        shape.push_back(std::stoll(w));
+        // Digits only, so the one failure left is a value past int64 (std::stoll threw: an internal error).
+        errno = 0;
+        long long d = std::strtoll(w.c_str(), nullptr, 10);
+        if (errno == ERANGE) return fail(error, "the .npy dimension " + w + " is too large");
+        shape.push_back(d);
         r.eat(',');
       }
       haveShape = true;
@@ -164,11 +170,18 @@ bool decodeNpy(const std::string& bytes, Buffer& out, std::string* error) {
     if (!descr.empty() && descr[0] == '>') return fail(error, "big-endian .npy data ('" + descr + "') is not supported");
     return fail(error, "unsupported .npy dtype '" + descr + "' (supported: |b1 |i1 <i2 <i4 <i8 <f2 <u2(bf16) <f4 <f8)");
   }
-  Buffer b(k, shape);
+  // The data size the header asks for, checked against the file before allocating it: a shape whose
+  // byte count overflows 64 bits had wrapped ("need 0"), and one past the host's memory was
+  // "internal error: std::bad_alloc".
+  uint64_t need = elemBytes(k);
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(need, static_cast<uint64_t>(d), &need))
+      return fail(error, "the .npy shape is too large: its size in bytes does not fit in 64 bits");
   size_t dataStart = start + hlen;
-  if (bytes.size() - dataStart != b.bytes.size())
+  if (bytes.size() - dataStart != need)
     return fail(error, "the .npy data has " + std::to_string(bytes.size() - dataStart) + " bytes; shape and dtype need " +
-                           std::to_string(b.bytes.size()));
+                           std::to_string(need));
+  Buffer b(k, shape);
   if (!fortran || shape.size() < 2) {
     std::memcpy(b.bytes.data(), bytes.data() + dataStart, b.bytes.size());
   } else {

@@ -256,7 +256,10 @@ class LoopMatcher {
   std::vector<unsigned> accArgs_;              // block argument numbers of the accumulators
   std::map<unsigned, int64_t> accBase_;        // accumulator argument -> first element in the asm variable
   int64_t accElems_ = 0;
-  int64_t chunk_ = 1;  // accumulator elements per asm output
+  // The asm's outputs: consecutive runs of accumulator elements, {first element, size}, sizes 1, 2,
+  // 4 or 8 (SPIR-V vector sizes); chunkOf_[e] is element e's output.
+  std::vector<std::pair<int64_t, int64_t>> chunks_;
+  std::vector<size_t> chunkOf_;
   ElemKind accKind_ = ElemKind::F32;
   std::vector<IfBlock> ifs_;
   bool barrier_ = false;  // a gpu.barrier outside any scf.if: every step
@@ -640,13 +643,36 @@ bool LoopMatcher::match() {
   // most 16 components (reference §8), and with one DPAS accumulator per output the C stores after
   // the loop take the outputs as they are (gemm_bf16: 417 -> 280 instructions in the kernel, 16
   // elements per output made IGC copy them). Each DPAS accumulator must lie inside one output.
+  // Equal outputs when some size divides the elements and keeps every DPAS accumulator in one output;
+  // else (uneven row slices: 3 = 2 + 1, 12 = 8 + 4 accumulator rows) runs of the largest size that
+  // fits from each start without cutting an accumulator.
+  auto cuts = [&](int64_t first, int64_t size) {
+    return std::any_of(dpas_.begin(), dpas_.end(), [&](const DpasOp& d) {
+      int64_t lo = d.slot / kGrf, hi = lo + static_cast<int64_t>(d.acc.size());
+      return lo < first + size && hi > first && (lo < first || hi > first + size);
+    });
+  };
+  auto runs = [&](int64_t size) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (int64_t e = 0; e < accElems_; e += size) out.push_back({e, size});
+    return out;
+  };
   for (int64_t c : {8, 4, 2, 1})
     if (accElems_ % c == 0) {
-      chunk_ = c;
+      chunks_ = runs(c);
       break;
     }
-  for (const DpasOp& d : dpas_)
-    if (d.slot / (chunk_ * kGrf) != (d.slot + static_cast<int64_t>(d.acc.size()) * kGrf - 1) / (chunk_ * kGrf)) return false;
+  if (std::any_of(chunks_.begin(), chunks_.end(), [&](const auto& r) { return cuts(r.first, r.second); })) {
+    chunks_.clear();
+    for (int64_t e = 0; e < accElems_;) {
+      int64_t size = 8;
+      while (size > 1 && (e + size > accElems_ || cuts(e, size))) size /= 2;
+      if (cuts(e, size)) return false;
+      chunks_.push_back({e, size});
+      e += size;
+    }
+  }
+  for (size_t c = 0; c < chunks_.size(); ++c) chunkOf_.insert(chunkOf_.end(), static_cast<size_t>(chunks_[c].second), c);
   return planMessages() && placeOperands() && planSlm();
 }
 
@@ -1064,7 +1090,7 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
   // Asm inputs, deduplicated; $0 is the accumulator output, $1 the tied initial accumulators.
   // Operands: outputs $0..$n-1 (the accumulator chunks), their tied initial values $n..$2n-1, then
   // the uniform inputs (surfaces, coordinates, bounds), deduplicated.
-  const size_t nOut = static_cast<size_t>(lm.accElems_ / lm.chunk_);
+  const size_t nOut = lm.chunks_.size();
   std::vector<llvm::Value*> inputs(nOut, nullptr);
   std::string constraints;
   for (size_t i = 0; i < nOut; ++i) constraints += (i ? ",=rw" : "=rw");
@@ -1230,7 +1256,8 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     if (d.lane >= 0) {  // C += A(m, k) (scalar region) * B(k, :) (a whole register)
       auto [am, ab] = fmaScalar(d, lm.loads_, lm.msgs_);
       auto [bm, bs] = operandStart(d.b, lm.loads_, lm.msgs_, 4, 4);
-      int64_t cb = lm.chunk_ * kGrf, c = d.slot / cb, row = d.slot % cb / kGrf;
+      size_t c = lm.chunkOf_[static_cast<size_t>(d.slot / kGrf)];
+      int64_t row = d.slot / kGrf - lm.chunks_[c].first;
       t << fmt::format("mad (M1, 16) ${}({},0)<1> {}f{}({},{})<0;1,0> {}f{}({},0)<1;1,0> ${}({},0)<1;1,0>\n", c, row, p, am,
                        ab / kGrf, ab % kGrf / 4, p, bm, bs / kGrf, c, row);
       return;
@@ -1239,7 +1266,8 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
     int64_t eb = ir::elemBits(in) / 8;
     auto [am, as] = operandStart(d.a, lm.loads_, lm.msgs_, eb, 2);
     auto [bm, bs] = operandStart(d.b, lm.loads_, lm.msgs_, eb, 4);
-    int64_t cb = lm.chunk_ * kGrf, c = d.slot / cb, off = d.slot % cb;
+    size_t c = lm.chunkOf_[static_cast<size_t>(d.slot / kGrf)];
+    int64_t off = d.slot - lm.chunks_[c].first * kGrf;  // bytes into output c
     t << fmt::format("dpas.{}.{}.8.{} (M1, 16) ${}.{} ${}.{} {}m{}.{} {}m{}({},0)\n", precision(in), precision(in),
                      d.op->intAttr("m", 0), c, off, c, off, p, bm, bs, p, am, as / kGrf);
   };
@@ -1320,26 +1348,33 @@ std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& 
 
   // The accumulators, element-major (element i at byte 64 i of lane 0: the slots above), in chunks.
   llvm::Type* et = lm.accKind_ == ElemKind::F32 ? b.getFloatTy() : b.getInt32Ty();
-  llvm::Type* ct = lm.chunk_ == 1 ? et : static_cast<llvm::Type*>(llvm::FixedVectorType::get(et, static_cast<unsigned>(lm.chunk_)));
+  auto chunkType = [&](int64_t size) {
+    return size == 1 ? et : static_cast<llvm::Type*>(llvm::FixedVectorType::get(et, static_cast<unsigned>(size)));
+  };
   std::vector<llvm::Value*> flat(static_cast<size_t>(lm.accElems_));
   for (unsigned a : lm.accArgs_) {
     const std::vector<llvm::Value*>& regs = ctx.get(op.operand(a + 2));
     for (size_t i = 0; i < regs.size(); ++i) flat[static_cast<size_t>(lm.accBase_.at(a)) + i] = regs[i];
   }
   for (size_t c = 0; c < nOut; ++c) {
-    llvm::Value* v = lm.chunk_ == 1 ? flat[c] : llvm::UndefValue::get(ct);
-    for (int64_t i = 0; lm.chunk_ > 1 && i < lm.chunk_; ++i)
-      v = b.CreateInsertElement(v, flat[c * static_cast<size_t>(lm.chunk_) + static_cast<size_t>(i)], b.getInt32(static_cast<uint32_t>(i)));
+    auto [first, size] = lm.chunks_[c];
+    llvm::Value* v = size == 1 ? flat[static_cast<size_t>(first)] : llvm::UndefValue::get(chunkType(size));
+    for (int64_t i = 0; size > 1 && i < size; ++i)
+      v = b.CreateInsertElement(v, flat[static_cast<size_t>(first + i)], b.getInt32(static_cast<uint32_t>(i)));
     inputs[c] = v;
   }
   std::vector<llvm::Type*> types;
   for (llvm::Value* v : inputs) types.push_back(v->getType());
-  llvm::Type* rt = nOut == 1 ? ct : static_cast<llvm::Type*>(llvm::StructType::get(b.getContext(), std::vector<llvm::Type*>(nOut, ct)));
+  std::vector<llvm::Type*> outTypes;
+  for (const auto& [first, size] : lm.chunks_) outTypes.push_back(chunkType(size));
+  llvm::Type* rt = nOut == 1 ? outTypes[0] : static_cast<llvm::Type*>(llvm::StructType::get(b.getContext(), outTypes));
   auto* fty = llvm::FunctionType::get(rt, types, false);
   llvm::Value* out = b.CreateCall(llvm::InlineAsm::get(fty, t.str(), constraints, /*hasSideEffects=*/true), inputs);
   auto accOut = [&](int64_t e) -> llvm::Value* {
-    llvm::Value* c = nOut == 1 ? out : b.CreateExtractValue(out, {static_cast<unsigned>(e / lm.chunk_)});
-    return lm.chunk_ == 1 ? c : b.CreateExtractElement(c, b.getInt32(static_cast<uint32_t>(e % lm.chunk_)));
+    size_t k = lm.chunkOf_[static_cast<size_t>(e)];
+    llvm::Value* c = nOut == 1 ? out : b.CreateExtractValue(out, {static_cast<unsigned>(k)});
+    auto [first, size] = lm.chunks_[k];
+    return size == 1 ? c : b.CreateExtractElement(c, b.getInt32(static_cast<uint32_t>(e - first)));
   };
 
   // Results: accumulators from the output, coordinates advanced by the trip count.

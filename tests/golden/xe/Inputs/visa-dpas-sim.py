@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# visa-dpas-sim.py [--stmt N] --acc MBxNB MSG=ROLE[@ROW,COL]... < module.ll
+# visa-dpas-sim.py [--stmt N] (--acc MBxNB | --acc-rows R0,R1,...) MSG=ROLE[@ROW,COL]... < module.ll
 # Executes one K step of the 2D loads and `dpas` lines of a whole-loop inline-vISA statement
 # (backends/spirv/VisaLoop.cpp, a DPAS GEMM on pvc) on random tiles, byte by byte, and compares the
 # accumulator outputs with C0 + A x B computed here. No GPU runs here: this is what checks the
@@ -19,7 +19,9 @@
 # MSG is a message number (xtc_l<N>_m<MSG>); ROLE is A (M x K memory: rows m, columns k), B (K x N)
 # or BT (N x K, B given transposed); ROW,COL (default 0,0) is where the message's box starts in
 # that matrix, in elements of the dpas type. The accumulator outputs $j are 8x16 C blocks, j = mb +
-# MB * nb (M blocks fastest), as the test states from the IR. Exit 0 and "ok" when every C element
+# MB * nb (M blocks fastest), as the test states from the IR; with --acc-rows, output $j is instead
+# R_j rows of one 16-column block, the rows after those of $0..$j-1 (uneven row slices, updated by
+# DPAS of repeat count R_j <= 8: A rows m < R_j only, §4). Exit 0 and "ok" when every C element
 # matches, else 1 with the first differences.
 import random
 import re
@@ -58,13 +60,16 @@ def statement(text, index):
 
 
 def main():
-    args, roles, stmt, acc_shape = sys.argv[1:], {}, 0, None
+    args, roles, stmt, acc_shape, acc_rows = sys.argv[1:], {}, 0, None, None
     while args:
         a = args.pop(0)
         if a == "--stmt":
             stmt = int(args.pop(0))
         elif a == "--acc":
             acc_shape = tuple(int(x) for x in args.pop(0).split("x"))
+        elif a == "--acc-rows":
+            acc_rows = [int(x) for x in args.pop(0).split(",")]
+            acc_shape = (len(acc_rows), 1)
         else:
             msg, role = a.split("=")
             where = (0, 0)
@@ -140,26 +145,32 @@ def main():
         regs[msg] = data
 
     MB, NB = acc_shape
+    # Output j: its first C row and column and its row count.
+    if acc_rows:
+        place = {j: (sum(acc_rows[:j]), 0, r) for j, r in enumerate(acc_rows)}
+    else:
+        place = {j: (8 * (j % MB), 16 * (j // MB), 8) for j in range(MB * NB)}
+    rows_total = max(r0 + r for r0, _, r in place.values())
     c0 = [[rng.uniform(-1, 1) if kind != "s8" else rng.randint(-999, 999) for _ in range(16 * NB)]
-          for _ in range(8 * MB)]
+          for _ in range(rows_total)]
     out = {}
-    for j in range(MB * NB):
-        mb, nb = j % MB, j // MB
-        out[j] = [[c0[8 * mb + m][16 * nb + n] for n in range(16)] for m in range(8)]
+    for j, (r0, n0, r) in place.items():
+        out[j] = [[c0[r0 + m][n0 + n] for n in range(16)] for m in range(r)]
 
     def word(data, at, nbytes):
         return int.from_bytes(data[at:at + nbytes], "little")
 
     for line in dpas:
-        m = re.match(r"dpas\.\w+\.\w+\.8\.8 \(M1, 16\) \$(\d+)\.0 \$(\d+)\.0 xtc_l\d+_m(\d+)\.(\d+) "
+        m = re.match(r"dpas\.\w+\.\w+\.8\.(\d) \(M1, 16\) \$(\d+)\.0 \$(\d+)\.0 xtc_l\d+_m(\d+)\.(\d+) "
                      r"xtc_l\d+_m(\d+)\((\d+),0\)$", line)
-        if not m or m.group(1) != m.group(2) or m.group(3) not in regs or m.group(5) not in regs:
+        if not m or m.group(2) != m.group(3) or m.group(4) not in regs or m.group(6) not in regs or \
+                int(m.group(2)) not in out or int(m.group(1)) != len(out[int(m.group(2))]):
             print("FAIL: cannot execute: %s" % line)
             return 1
-        acc = out[int(m.group(1))]
-        bdata, boff = regs[m.group(3)], int(m.group(4))
-        adata, aoff = regs[m.group(5)], 64 * int(m.group(6))
-        for mm in range(8):
+        rc, acc = int(m.group(1)), out[int(m.group(2))]
+        bdata, boff = regs[m.group(4)], int(m.group(5))
+        adata, aoff = regs[m.group(6)], 64 * int(m.group(7))
+        for mm in range(rc):
             for n in range(16):
                 s = 0
                 for k in range(kstep):
@@ -175,18 +186,18 @@ def main():
     K = len(ks)
     bad = []
     for j, acc in out.items():
-        mb, nb = j % MB, j // MB
-        for mm in range(8):
+        r0, n0, r = place[j]
+        for mm in range(r):
             for n in range(16):
-                row, col = 8 * mb + mm, 16 * nb + n
+                row, col = r0 + mm, n0 + n
                 want = c0[row][col] + sum(elem("A", row, k) * elem("B", k, col) for k in ks)
                 if abs(acc[mm][n] - want) > 1e-9 * (1 + abs(want)):
                     bad.append("C(%d, %d) = %g, expected %g" % (row, col, acc[mm][n], want))
     if bad:
-        print("FAIL: %d of %d elements differ: %s" % (len(bad), 128 * MB * NB, "; ".join(bad[:4])))
+        print("FAIL: %d of %d elements differ: %s" % (len(bad), 16 * rows_total * NB, "; ".join(bad[:4])))
         return 1
-    print("ok: %d dpas.%s, C %dx%d += A %dx%d x B %dx%d" % (len(dpas), kind, 8 * MB, 16 * NB,
-                                                           8 * MB, K, K, 16 * NB))
+    print("ok: %d dpas.%s, C %dx%d += A %dx%d x B %dx%d" % (len(dpas), kind, rows_total, 16 * NB,
+                                                           rows_total, K, K, 16 * NB))
     return 0
 
 

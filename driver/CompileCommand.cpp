@@ -26,6 +26,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -65,8 +66,25 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
                  : opts.emit == "spirv-asm" ? EmitKind::SpirvAsm
                                             : EmitKind::Spirv;
   if (!cmd.loadInput(opts.input)) return fail();
-  // Text outputs go to stdout unless -o is given.
+  // Text outputs go to stdout unless -o is given; the binary next to the input by default
+  // (k.xt -> k.spv), never to a terminal.
   std::string textOut = opts.output.empty() ? "-" : opts.output;
+  std::string spirvOut = opts.output;
+  if (spirvOut.empty()) {
+    size_t dot = opts.input.find_last_of('.');
+    size_t slash = opts.input.find_last_of('/');
+    spirvOut = (dot != std::string::npos && (slash == std::string::npos || dot > slash) ? opts.input.substr(0, dot) : opts.input) +
+               ".spv";
+  }
+  // An output onto the input would replace the kernel's source by what it compiles to (`-o k.xt`,
+  // or an input named k.spv with the default output), as C compilers refuse too.
+  if (std::string out = emit == EmitKind::Spirv ? spirvOut : textOut; out != "-") {
+    std::error_code ec;
+    if (std::filesystem::equivalent(opts.input, out, ec)) {
+      diags.error(SourceLoc{}, "the output file '" + out + "' is the input file (choose another with -o)");
+      return fail();
+    }
+  }
   if (!opts.stub.empty() && (emit != EmitKind::Spirv || !checkStubName(opts.stub, diags))) {
     if (emit != EmitKind::Spirv) diags.error(SourceLoc{}, "--stub needs --emit=spirv (the stub embeds the SPIR-V binary)");
     return fail();
@@ -133,15 +151,7 @@ int runCompile(const CompileCommandOptions& opts, const GlobalOptions& global) {
           return fail();
         }
       } else {
-        // The binary goes next to the input by default (k.xt -> k.spv), never to a terminal.
-        std::string path = opts.output;
-        if (path.empty()) {
-          size_t dot = opts.input.find_last_of('.');
-          size_t slash = opts.input.find_last_of('/');
-          path = (dot != std::string::npos && (slash == std::string::npos || dot > slash) ? opts.input.substr(0, dot)
-                                                                                        : opts.input) +
-                 ".spv";
-        }
+        const std::string& path = spirvOut;
         if (!opts.stub.empty()) {  // binary + NAME.h + NAME.c, all or nothing (driver/StubOutput.h)
           if (!writeSpirvWithStub(path, result, StubRequest{opts.stub, opts.stubDir, opts.input}, diags)) return fail();
           diags.flush();

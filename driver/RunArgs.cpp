@@ -242,6 +242,16 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
           ok = false;
         }
       } else if (parseInt(it->second, iv)) {
+        // A value outside the type was silently wrapped to its low bits (i8 300 ran as 44, i1 2 as
+        // false): refused instead. i64 and index take any value parseInt accepts.
+        int bits = ir::elemBits(t.elem());
+        int64_t lo = bits == 1 ? 0 : bits < 64 ? -(int64_t(1) << (bits - 1)) : INT64_MIN;
+        int64_t hi = bits == 1 ? 1 : bits < 64 ? (int64_t(1) << (bits - 1)) - 1 : INT64_MAX;
+        if (iv < lo || iv > hi) {
+          diags.error(SourceLoc{}, "--arg " + pn + "=" + it->second + ": out of range for " + std::string(ir::elemName(t.elem())) + " (" +
+                                       std::to_string(lo) + " to " + std::to_string(hi) + ")");
+          ok = false;
+        }
         s.i = iv;
       } else {
         diags.error(SourceLoc{}, "--arg " + pn + "=" + it->second + ": not an integer");

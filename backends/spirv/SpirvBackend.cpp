@@ -120,6 +120,21 @@ void scalarizeWideBitcasts(llvm::Module& m) {
   }
 }
 
+// SimplifyCFG turns an scf.if that yields a vector (a nested `if ... else if` on a scalar) into a
+// select of the two vectors on the scalar i1; LLVM allows that, but SPIR-V before 1.4 wants the
+// condition of a vector OpSelect to be a vector of as many components, and spirv-val rejected the
+// module (an i32 2x16 tile on pvc: kernel-sweep's control flow, #11). The condition is splat.
+void splatSelectConditions(llvm::Module& m) {
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& i : bb)
+        if (auto* sel = llvm::dyn_cast<llvm::SelectInst>(&i))
+          if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(sel->getType()); vt && !sel->getCondition()->getType()->isVectorTy()) {
+            llvm::IRBuilder<> b(sel);
+            sel->setCondition(b.CreateVectorSplat(vt->getNumElements(), sel->getCondition()));
+          }
+}
+
 // llvm-spirv-15 writes blocks in LLVM's order, and SPIR-V requires every block to appear after its
 // dominator (the reference §11: after -O2 a loop exit came before the loop body and spirv-val rejected
 // the module). Reverse post-order respects dominance; unreachable blocks (none after -O2) go last.
@@ -190,6 +205,7 @@ std::unique_ptr<llvm::Module> buildModule(const ir::Operation& module, const Bac
   optimize(*m, options.optLevel);
   dropFreezes(*m);
   scalarizeWideBitcasts(*m);
+  splatSelectConditions(*m);
   orderBlocks(*m);
   std::string err;
   llvm::raw_string_ostream os(err);

@@ -162,6 +162,11 @@ private:
   void emitMath(ir::Operation& op);
   void emitId(ir::Operation& op);
   void emitLoad(ir::Operation& op);
+  // A lane.load marked in_bounds: the padding where `mask` is off (see the definition).
+  llvm::Value* inBoundsPadding(llvm::Value* mask, llvm::Value* val, llvm::Value* pad);
+  // The base an in_bounds lane.load reads from: the memref's, or a module constant when it is empty.
+  llvm::Value* emptyReadBase(const MemRefValue& m);
+  llvm::GlobalVariable* emptyRead_ = nullptr;
   void emitStore(ir::Operation& op);
   void emitCrossLane(ir::Operation& op);
   void emitReduce(ir::Operation& op);
@@ -836,6 +841,69 @@ llvm::Value* KernelEmitter::predicatedLane(const ir::Operation& op, const MemRef
   return store ? addr : *r;  // a store: any non-null value says it was emitted
 }
 
+llvm::Value* KernelEmitter::emptyReadBase(const MemRefValue& m) {
+  // An in_bounds lane.load's indices are inside its memref when it has an element; an empty one
+  // (a dim 0) has none to read, and its buffer may be a single byte (docs/abi.md), so the load reads
+  // its clamped indices (0, lower-xe's surface fallback makes them) from a module constant of zero
+  // bytes instead, and its mask (false: no index is below 0) selects the padding. One uniform select
+  // per memref, no branch.
+  llvm::Value* nonEmpty = nullptr;
+  for (llvm::Value* d : m.dims) {
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(d); c && !c->isZero()) continue;
+    llvm::Value* ne = b_.CreateICmpNE(d, llvm::ConstantInt::get(d->getType(), 0));
+    nonEmpty = nonEmpty ? b_.CreateAnd(nonEmpty, ne) : ne;
+  }
+  if (!nonEmpty) return m.ptr;
+  if (!emptyRead_) {
+    // 16 bytes: the widest element a lane.load reads (i64, f64, index: 8), aligned for it.
+    auto* t = llvm::ArrayType::get(b_.getInt8Ty(), 16);
+    emptyRead_ = new llvm::GlobalVariable(m_, t, true, llvm::GlobalValue::InternalLinkage, llvm::ConstantAggregateZero::get(t),
+                                          "xtc_empty_read", nullptr, llvm::GlobalValue::NotThreadLocal, 1);
+    emptyRead_->setAlignment(llvm::Align(16));
+  }
+  return b_.CreateSelect(nonEmpty, m.ptr, b_.CreatePointerCast(emptyRead_, m.ptr->getType()));
+}
+
+llvm::Value* KernelEmitter::inBoundsPadding(llvm::Value* mask, llvm::Value* val, llvm::Value* pad) {
+  // A mask that is an AND of unsigned range tests of i64 indices (x <u n, n a size: below 2^63)
+  // applies as a bit mask on the element's bits: x <u n iff x >= 0 and x - n < 0 as signed values,
+  // so ((x - n) & ~x) >>s 63 is all ones inside and 0 outside, and the element is ANDed with the
+  // leaves' masks (the padding ORed in under the complement). Why: a select on the i1 AND of two
+  // compares made IGC keep each compare as a flag, turn both into words with a `sel` each, AND
+  // them and save the flag to a register again, ~6 instructions a register of lower-xe's
+  // surface-fallback gathers; the mask is one `and` (two for a row and a column test), shared
+  // tests computed once. Anything else: a select.
+  std::vector<llvm::Value*> leaves{mask}, tests;
+  while (!leaves.empty()) {
+    llvm::Value* v = leaves.back();
+    leaves.pop_back();
+    if (auto* bo = llvm::dyn_cast<llvm::BinaryOperator>(v); bo && bo->getOpcode() == llvm::Instruction::And) {
+      leaves.push_back(bo->getOperand(0));
+      leaves.push_back(bo->getOperand(1));
+      continue;
+    }
+    auto* c = llvm::dyn_cast<llvm::ICmpInst>(v);
+    if (!c || c->getPredicate() != llvm::CmpInst::ICMP_ULT || !c->getOperand(0)->getType()->isIntegerTy(64))
+      return b_.CreateSelect(mask, val, pad);
+    tests.push_back(c);
+  }
+  unsigned bits = val->getType()->getPrimitiveSizeInBits();
+  if (bits == 0 || bits > 64) return b_.CreateSelect(mask, val, pad);
+  llvm::Value* all = nullptr;
+  for (llvm::Value* t : tests) {
+    auto* c = llvm::cast<llvm::ICmpInst>(t);
+    llvm::Value* x = c->getOperand(0);
+    llvm::Value* m = b_.CreateAShr(b_.CreateAnd(b_.CreateSub(x, c->getOperand(1)), b_.CreateNot(x)), 63);
+    all = all ? b_.CreateAnd(all, m) : m;
+  }
+  llvm::Type* it = b_.getIntNTy(bits);
+  llvm::Value* m = b_.CreateTrunc(all, it);
+  llvm::Value* r = b_.CreateAnd(b_.CreateBitCast(val, it), m);
+  if (!llvm::isa<llvm::Constant>(pad) || !llvm::cast<llvm::Constant>(pad)->isNullValue())
+    r = b_.CreateOr(r, b_.CreateAnd(b_.CreateBitCast(pad, it), b_.CreateNot(m)));
+  return b_.CreateBitCast(r, val->getType());
+}
+
 void KernelEmitter::emitLoad(ir::Operation& op) {
   const MemRefValue& m = mem(op.operand(0), op);
   size_t rank = m.dims.size();
@@ -857,6 +925,27 @@ void KernelEmitter::emitLoad(ir::Operation& op) {
     pad = llvm::ConstantInt::get(rt, static_cast<uint64_t>(pi), true);
   }
 
+  if (op.boolAttr("in_bounds")) {
+    // The producer proved the indices inside the memref (lower-xe's surface fallback clamps them):
+    // read the element without a bounds check or branch and select the padding where the mask is
+    // off. Inside the memref, the element's offset is below its allocation's size, below 4 GiB
+    // (docs/abi.md), so the row offset (row x d1, shared by the row's registers) and the column
+    // are 32-bit values: a 64-bit multiply is emulated on pvc (a dozen instructions a row).
+    llvm::Type* mt = memType(m.elem, op);
+    llvm::Value* p = emptyReadBase(m);
+    llvm::Type* i32 = b_.getInt32Ty();
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      llvm::Value* lin = b_.CreateTrunc(idx[d], i32);
+      for (size_t e = d + 1; e < rank; ++e) lin = b_.CreateNUWMul(lin, b_.CreateTrunc(m.dims[e], i32));
+      p = b_.CreateInBoundsGEP(mt, p, b_.CreateZExt(lin, b_.getInt64Ty()));
+    }
+    llvm::Value* last = b_.CreateZExt(b_.CreateTrunc(idx[rank - 1], i32), b_.getInt64Ty());
+    llvm::LoadInst* ld = b_.CreateLoad(mt, b_.CreateInBoundsGEP(mt, p, last));
+    ld->setAlignment(llvm::Align(mt->getPrimitiveSizeInBits() / 8));
+    llvm::Value* val = m.elem == ElemKind::I1 ? b_.CreateICmpNE(ld, b_.getInt8(0)) : static_cast<llvm::Value*>(ld);
+    set(op.result(), {mask ? inBoundsPadding(mask, val, pad) : val});
+    return;
+  }
   if (llvm::Value* v = predicatedLane(op, m, idx, mask, pad, false)) {
     set(op.result(), {v});
     return;

@@ -48,8 +48,16 @@ void execLoad(Executor& ex, const ir::Operation& op) {
   const Tensor* mask = op.numOperands() == 2 + rank ? &perLane(ex, op, 1 + rank) : nullptr;
   Tensor r(m.buf->elem, {L});
   double pad = paddingOf(op);
+  // `in_bounds`: the producer promises every active lane's indices inside the memref, masked off or
+  // not, unless the memref is empty (the backend then reads the element unconditionally, from a
+  // constant of its own for an empty memref, and selects the padding in); a broken promise is an
+  // error here, where the device would read outside the buffer.
+  bool promised = op.boolAttr("in_bounds");
+  for (int64_t e : m.shape) promised = promised && e > 0;
   for (int64_t l = 0; l < L; ++l) {
     int64_t lin = ex.laneActive(l) ? laneAddress(ex, op, m, 1, l) : -1;  // inactive lanes read nothing
+    if (promised && ex.laneActive(l) && lin < 0)
+      fail(op, "lane.load marked in_bounds reads outside its memref in lane " + std::to_string(l));
     bool on = lin >= 0 && (!mask || mask->i[l]);
     if (r.isFloat()) r.f[l] = on ? memLoadF(op, ex, m, lin) : roundToElem(pad, r.elem);
     else r.i[l] = on ? memLoadI(op, ex, m, lin) : wrapToElem(floatToIntSat(pad, r.elem), r.elem);

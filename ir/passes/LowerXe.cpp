@@ -259,7 +259,7 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
   // arm a run-time guard takes when they fail) the per-lane loads (LowerXeSurface.cpp).
   Value* guard = nullptr;
   Choice choice = surfaceChoice(t, &guard);
-  if (choice == Choice::PerLane) return vals_.set(op.result(), {perLaneLoadValue(op)});
+  if (choice == Choice::PerLane) return vals_.set(op.result(), {surfaceLaneLoadValue(op)});
   auto blockValue = [&]() -> Value* {
     const Surface& s = t.surf;
     int64_t perMsg = m->rows() * m->cols() / S_;
@@ -301,7 +301,7 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
     return fromElements(regs, ek);
   };
   if (choice == Choice::Block) return vals_.set(op.result(), {blockValue()});
-  Operation* ifOp = guardedIf(guard, laneType(rt, op), blockValue, [&] { return perLaneLoadValue(op); });
+  Operation* ifOp = guardedIf(guard, laneType(rt, op), blockValue, [&] { return surfaceLaneLoadValue(op); });
   vals_.set(op.result(), {ifOp->result(0)});
 }
 
@@ -391,16 +391,17 @@ void KernelLowerXe::lowerPrefetch(Operation& op) {
       prefetchBlocks(t, cache);
       return;
     }
+    // Where the surface breaks a rule (an edge loop, a guard's fallback arm) nothing is prefetched:
+    // a prefetch is only a hint, and the per-lane lines cost registers and instructions in the
+    // loop that already gathers every element (LowerXeSurface.cpp).
+    if (choice == Choice::PerLane) return;
     if (choice == Choice::Guarded) {
       guardedIf(
           guard, std::nullopt, [&]() -> Value* {
             prefetchBlocks(t, cache);
             return nullptr;
           },
-          [&]() -> Value* {
-            perLane();
-            return nullptr;
-          });
+          []() -> Value* { return nullptr; });
       return;
     }
   }

@@ -225,6 +225,17 @@ private:
   std::optional<TileState> traceTile(Value* v, const Operation& user);
   bool denseInit(Operation& init) const;  // init_tile's surface is its whole dense global memref
   static bool isMemRefDim(Value* v, Value* mem, int64_t d);  // v is provably dimension d of memref `mem`
+  // The per-lane fallback of a 2D load (pvc surface rules): each register's row and column clamped
+  // into the memref (to 0 when it is empty) and read unchecked (`in_bounds` lane.load), the padding
+  // selected in where the unclamped element is outside.
+  Value* surfaceLaneLoadValue(Operation& op);
+  struct MemDims {
+    Value *rows = nullptr, *cols = nullptr;
+    Value *lastRow = nullptr, *lastCol = nullptr;  // i32: the clamps' bounds (0 for an empty memref)
+    Value* nonEmpty = nullptr;                     // i1, or null when the static extents decide
+    bool emptyStatic = false;                      // a static extent is 0: padding only
+  };
+  std::map<const Value*, MemDims> memDims_;  // per memref, built in the prologue
   enum class SurfaceMode { Guard, Block, PerLane };
   SurfaceMode surfaceMode_ = SurfaceMode::Guard;  // inside lowerForSurfaces' interior / edge loop
   std::map<std::pair<const Value*, int64_t>, SurfaceRule> surfaceRules_;  // per (memref, element bytes)

@@ -13,7 +13,10 @@
 //    loop is the loop of before; the condition is the same in every subgroup (kernel arguments
 //    only), so a loop with a barrier is versioned too;
 //  - a message outside such a loop gets a subgroup-uniform scf.if: the 2D messages, else the per-lane
-//    loads (zero or `padding` outside the memref), stores (clipped at its bounds) or prefetches.
+//    loads (zero or `padding` outside the memref) or stores (clipped at its bounds); a prefetch only
+//    in the 2D arm (a hint: none where the rules fail, in the edge loop neither).
+// The per-lane loads (surfaceLaneLoadValue) read each register at its row and column clamped into
+// the memref, without a branch, and mask the padding in (`in_bounds` lane.loads).
 // The base alignment stays the caller's (the launcher stub refuses a misaligned buffer:
 // XTC_STUB_ERROR_BAD_ALIGNMENT, docs/stubs.md), so a static memref's rules are proven at compile time
 // and its kernel is unchanged. A tile with an explicit shape other than its memref's keeps its 2D
@@ -94,6 +97,90 @@ std::optional<TileState> KernelLowerXe::traceTile(Value* v, const Operation& use
     if (loop && loop->is("scf.for")) return traceTile(loop->operand(3 + v->index() - 1), user);
   }
   return std::nullopt;
+}
+
+Value* KernelLowerXe::surfaceLaneLoadValue(Operation& op) {
+  // Why not perLaneLoadValue's checked lane.loads: each is a branch around a gather with two 64-bit
+  // bounds compares of its own, which IGC makes a goto/join region per register with its flags
+  // saved to registers (sg_gemm_f16's edge loop 1187 instructions for 40 registers; gemm_bf16's
+  // spilled 571 times). Here each register is an unchecked gather at its clamped (row, col)
+  // (`in_bounds`) and the padding selected in by the mask of the unclamped indices; no branch.
+  const TileState& t = vals_.tile(op.operand(0), op);
+  // Only whole dense memrefs have surface rules here (surfaceRule); a view keeps viewAccess's form.
+  if (!t.denseSurface || t.viewRows) return perLaneLoadValue(op);
+  const Type& rt = op.result()->type();
+  const layout::LinearLayout& l = laneLayout(rt, op);
+  ElemKind ek = rt.elem();
+  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
+  auto [it, added] = memDims_.try_emplace(t.mem);
+  MemDims& d = it->second;
+  if (added) {
+    // In the prologue (the memref is a kernel argument): its extents, last row and column, and
+    // whether it has an element at all (clamping needs one to clamp to).
+    auto dim = [&](int64_t k) { return pro_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(k)}})->result(); };
+    auto ne = [&](Value* v) {
+      return pro_.create("arith.cmpi", {v, cIndex(0)}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ne")}})->result();
+    };
+    d.rows = dim(0);
+    d.cols = dim(1);
+    auto last = [&](Value* extent) {  // extent - 1 as i32 (the clamp's bound)
+      Value* l = pro_.create("arith.subi", {extent, cIndex(1)}, {idx})->result();
+      return pro_.create("arith.convert", {l}, {Type::scalar(ElemKind::I32)})->result();
+    };
+    d.lastRow = last(d.rows);
+    d.lastCol = last(d.cols);
+    // Static extents fold: no test when both are positive (nonEmpty stays null), padding only when
+    // one is 0 (emptyStatic).
+    const std::vector<int64_t>& shape = t.mem->type().shape();
+    bool rowsStatic = shape[0] != ir::kDynamic, colsStatic = shape[1] != ir::kDynamic;
+    d.emptyStatic = (rowsStatic && shape[0] == 0) || (colsStatic && shape[1] == 0);
+    if (!rowsStatic && !colsStatic) d.nonEmpty = pro_.create("arith.andi", {ne(d.rows), ne(d.cols)}, {i1})->result();
+    else if (!rowsStatic) d.nonEmpty = ne(d.rows);
+    else if (!colsStatic) d.nonEmpty = ne(d.cols);
+    if (d.nonEmpty) {
+      // An empty memref clamps every index to 0: the backend reads that from a constant of its own
+      // (no element to read; its buffer may be one byte), and the masks are false.
+      Type i32 = Type::scalar(ElemKind::I32);
+      Value* zero = pro_.constantInt(0, ElemKind::I32);
+      d.lastRow = pro_.create("arith.select", {d.nonEmpty, d.lastRow, zero}, {i32})->result();
+      d.lastCol = pro_.create("arith.select", {d.nonEmpty, d.lastCol, zero}, {i32})->result();
+    }
+  }
+  ir::AttrMap attrs{{"in_bounds", Attribute::boolean(true)}};
+  Value* padValue = nullptr;
+  {
+    double v = 0;
+    if (const Attribute* p = op.attr("padding")) v = p->isa(AttrKind::Float) ? p->getFloat() : static_cast<double>(p->getInt());
+    attrs["padding"] = ir::isFloatElem(ek) ? Attribute::floating(v, ek) : Attribute::integer(static_cast<int64_t>(v), ek);
+    padValue = ir::isFloatElem(ek) ? b_.constantFloat(v, ek) : b_.constantInt(static_cast<int64_t>(v), ek);
+  }
+  int64_t n = xe::registersOf(l);
+  if (d.emptyStatic) return fromElements(std::vector<Value*>(static_cast<size_t>(n), padValue), ek);
+  // A row's clamp and compare are shared by the row's registers, a column's by the column's.
+  std::vector<Value*> lane = laneCoords(l, op);
+  std::map<int32_t, std::pair<Value*, Value*>> rowAt, colAt;  // register part -> (clamped, inside)
+  auto coord = [&](std::map<int32_t, std::pair<Value*, Value*>>& at, int32_t c, Value* off, Value* ln, Value* extent,
+                   Value* last) {
+    auto [i, fresh] = at.try_emplace(c);
+    if (fresh) {
+      // Clamped in 32 bits (extents are below 2^32: docs/abi.md), zero-extended back: any value up
+      // to `last` is inside, and the 64-bit compare decides the padding. (A 64-bit min is three
+      // compares and two selects on pvc.)
+      Value* x = add(off, addC(ln, c));
+      Value* m = b_.create("arith.minui", {toI32(x), last}, {Type::scalar(ElemKind::I32)})->result();
+      Value* wide = b_.create("arith.convert", {m}, {idx})->result();  // signed: the mask makes it unsigned
+      i->second = {b_.create("arith.andi", {wide, cIndex(0xffffffff)}, {idx})->result(), cmpIndex("ult", x, extent)};
+    }
+    return i->second;
+  };
+  std::vector<Value*> regs;
+  for (int64_t r = 0; r < n; ++r) {
+    std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
+    auto [row, rowIn] = coord(rowAt, c[0], t.offs[0], lane[0], d.rows, d.lastRow);
+    auto [col, colIn] = coord(colAt, c[1], t.offs[1], lane[1], d.cols, d.lastCol);
+    regs.push_back(b_.create("lane.load", {t.mem, row, col, andI1(rowIn, colIn)}, {Type::scalar(ek)}, attrs)->result());
+  }
+  return fromElements(regs, ek);
 }
 
 bool KernelLowerXe::lowerForSurfaces(Operation& op) {

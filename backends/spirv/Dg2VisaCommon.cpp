@@ -88,7 +88,19 @@ llvm::Value* Dg2Statement::lane() {
   laneFn->setCallingConv(llvm::CallingConv::SPIR_FUNC);
   llvm::CallInst* laneCall = b.CreateCall(laneFn);
   laneCall->setCallingConv(llvm::CallingConv::SPIR_FUNC);
-  return lane_ = b.CreateZExt(laneCall, b.getInt64Ty());
+  llvm::Value* lane = laneCall;
+  // A later statement of the kernel takes the lane id through an opaque copy (one `mov`, outside
+  // the loops; NoMask, as the statements' messages read every lane's address): its per-lane
+  // addresses are then its own, made before its loop. With the builtin's
+  // value LLVM computed equal addresses of two statements once, at the kernel's top, and kept them
+  // live across the first statement (2 GRFs each: dg2 sg_gemm_f16_24x16_k48 spilled 43 so,
+  // benchmarks/xe-isa-notes.md "dg2: where sg_gemm_f16_24x16_k48 spills").
+  if (ctx_.blockAddresses && ctx_.blockAddresses->loopStatements > 0) {
+    auto* copy = llvm::InlineAsm::get(llvm::FunctionType::get(b.getInt32Ty(), {b.getInt32Ty()}, false),
+                                      "mov (M1_NM, 8) $0(0,0)<1> $1(0,0)<1;1,0>", "=rw,rw", /*hasSideEffects=*/true);
+    lane = b.CreateCall(copy, {lane});
+  }
+  return lane_ = b.CreateZExt(lane, b.getInt64Ty());
 }
 
 llvm::Value* Dg2Statement::pitch(const ir::Value* mem, int64_t eb) {
@@ -245,6 +257,7 @@ void Dg2Statement::finish(const std::string& text, llvm::Type* elem, const std::
   llvm::Type* rt = nOut_ == 1 ? ct : static_cast<llvm::Type*>(llvm::StructType::get(b.getContext(), std::vector<llvm::Type*>(nOut_, ct)));
   auto* fty = llvm::FunctionType::get(rt, types, false);
   llvm::Value* out = b.CreateCall(llvm::InlineAsm::get(fty, text, constraints_, /*hasSideEffects=*/true), inputs_);
+  if (ctx_.blockAddresses) ++ctx_.blockAddresses->loopStatements;
 
   // Results: accumulators from the outputs, coordinates advanced by the trip count.
   const ir::Block& body = loop_.region(0).block();

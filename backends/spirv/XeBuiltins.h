@@ -56,6 +56,7 @@ struct BlockAddresses {
   // The origins of the tiles the loops being emitted walk (LoopOrigins), by (memref, row and column
   // offsets): the phi of the origin's byte offset from the memref's base; it dominates the loop body.
   std::map<std::tuple<const ir::Value*, const ir::Value*, const ir::Value*>, llvm::Value*> carried;
+  int loopStatements = 0;  // dg2 whole-loop statements emitted so far in the kernel (Dg2Statement::lane)
 };
 
 // dg2: the origins of the tiles a loop walks, carried around it. A tile whose row offset the

@@ -101,7 +101,7 @@ private:
 class ErrorListener : public antlr4::BaseErrorListener {
 public:
   explicit ErrorListener(Context& cx) : cx_(cx) {}
-  void syntaxError(antlr4::Recognizer*, antlr4::Token* offending, size_t, size_t, const std::string& msg,
+  void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t, size_t, const std::string& msg,
                    std::exception_ptr) override {
     std::string text;
     if (msg.rfind("no viable alternative", 0) == 0) {
@@ -112,8 +112,22 @@ public:
       for (size_t p; (p = text.find("'<EOF>'")) != std::string::npos;) text.replace(p, 7, "end of file");
       for (size_t p; (p = text.find("<EOF>")) != std::string::npos;) text.replace(p, 5, "end of file");
     }
+    // A keyword used as a name (`grid: index`, `step = 3`: followed by ':' or '='): ANTLR only says
+    // it did not expect it, which reads as if the parameter list or statement were malformed.
+    if (offending && isKeyword(offending->getText())) {
+      auto* parser = dynamic_cast<antlr4::Parser*>(recognizer);
+      antlr4::TokenStream* ts = parser ? parser->getTokenStream() : nullptr;
+      size_t next = offending->getTokenIndex() + 1;
+      std::string after = ts && next < ts->size() ? ts->get(next)->getText() : "";
+      if (after == ":" || after == "=") text += " ('" + offending->getText() + "' is a keyword, so it cannot be a name)";
+    }
     cx_.rep().error(DiagId::syntax_error, cx_.range(offending), text);
     if (cx_.rep().limitReached()) throw AbortParse{};
+  }
+  static bool isKeyword(const std::string& w) {
+    for (const char* k : {"kernel", "grid", "for", "in", "step", "if", "else", "as", "true", "false", "init_tile"})
+      if (w == k) return true;
+    return false;
   }
   static std::string describe(const antlr4::Token* t) {
     if (!t || t->getType() == antlr4::Token::EOF) return "end of file";

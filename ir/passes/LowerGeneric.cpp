@@ -44,14 +44,19 @@ std::optional<CoopLayout> coopLayout(const std::vector<int64_t>& shape, int64_t 
     *why = "the subgroup tile must have a static, non-empty shape";
     return std::nullopt;
   }
+  l.pcols = l.cols;
   if (l.cols % S != 0 && S % l.cols != 0) {
-    *why = fmt::format("the tile width {} must be a multiple or a divisor of the subgroup size {}", l.cols, S);
-    return std::nullopt;
+    if (l.cols > S) {
+      l.pcols = (l.cols + S - 1) / S * S;
+    } else {
+      l.pcols = 1;
+      while (l.pcols < l.cols) l.pcols *= 2;
+    }
   }
-  l.I = std::min(l.cols, S);
+  l.I = std::min(l.pcols, S);
   l.g = S / l.I;
   l.ru = (l.rows + l.g - 1) / l.g;
-  l.kb = l.cols / l.I;
+  l.kb = l.pcols / l.I;
   return l;
 }
 
@@ -108,6 +113,8 @@ private:
   std::vector<Value*> elementIndex(const TileState& t, Value* r, Value* c);
   // Row and column (relative to the tile) of register (u, w) of this lane, plus the mask for the tail.
   void regPosition(const CoopLayout& l, int64_t u, int64_t w, Value** r, Value** c, Value** mask);
+  // Whether this lane's column of column block w is a real one (nullptr: every lane's is).
+  Value* colMask(const CoopLayout& l, int64_t w);
   // The index operands of lane.load/store/atomic for register (u, w) of this lane: one index per
   // memref dimension, then the mask if there is one (the tail, and the bounds of a swizzled buffer).
   std::vector<Value*> accessOperands(const TileState& t, const CoopLayout& l, int64_t u, int64_t w);
@@ -156,6 +163,7 @@ private:
   Value* laneId_ = nullptr;
   std::map<int64_t, Value*> constIndex_;
   std::map<std::pair<int64_t, bool>, Value*> laneDerived_;
+  std::map<std::pair<int64_t, int64_t>, Value*> colMasks_;  // (I, cols - w*I) -> p % I < it
   std::map<std::vector<int64_t>, Value*> laneTables_;
   std::map<const Value*, std::vector<int64_t>> slmSwizzle_;  // lowered gpu.slm_alloc -> [B, M, S]
   LoopRegisters worstLoopRegs_;           // the largest register estimate over the kernel's loops
@@ -198,10 +206,23 @@ void KernelLowering::regPosition(const CoopLayout& l, int64_t u, int64_t w, Valu
   *c = w == 0 ? lc : add(lc, cIndex(w * l.I));
   *mask = nullptr;
   // Only the last register row can fall into the masked tail (row >= rows).
-  if (l.masked() && u == l.ru - 1)
+  if (l.rowMasked() && u == l.ru - 1)
     *mask = b_.create("arith.cmpi", {*r, cIndex(l.rows)}, {Type::scalar(ElemKind::I1)},
                       {{"predicate", Attribute::enumValue("cmpi", "ult")}})
                 ->result();
+  // Only the last column block holds padded columns (col >= cols).
+  if (Value* cm = colMask(l, w)) *mask = *mask ? b_.create("arith.andi", {*mask, cm}, {Type::scalar(ElemKind::I1)})->result() : cm;
+}
+
+Value* KernelLowering::colMask(const CoopLayout& l, int64_t w) {
+  if (!l.colMasked() || w != l.kb - 1) return nullptr;
+  // p % I + w*I < cols, i.e. p % I < cols - w*I: a prologue value per (I, bound).
+  int64_t bound = l.cols - w * l.I;
+  auto key = std::make_pair(l.I, bound);
+  if (auto it = colMasks_.find(key); it != colMasks_.end()) return it->second;
+  Value* m = pro_.create("arith.cmpi", {laneCol(l), cIndex(bound)}, {Type::scalar(ElemKind::I1)},
+                         {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
+  return colMasks_[key] = m;
 }
 
 std::vector<Value*> KernelLowering::extractAll(Value* vec, int64_t n) {
@@ -481,7 +502,7 @@ void KernelLowering::lowerMma(Operation& op) {
     Value* prod = b_.create("arith.muli", {x, y}, {wt})->result();
     return b_.create("arith.addi", {acc, prod}, {wt})->result();
   };
-  if (N % S_ != 0) {
+  if (lc.g > 1 || lb.g > 1) {
     // N < S: C's lanes hold several rows (g > 1), so neither operand element is uniform. Per k, A's
     // column k and B's row k are moved into C's layout (element (m, n) of C's register gets A(m, k)
     // and B(k, n)), then multiplied and added register by register.
@@ -495,7 +516,8 @@ void KernelLowering::lowerMma(Operation& op) {
     vals_.set(op.result(), {b_.create("vector.from_elements", c, {Type::vector({lc.numRegs()}, acc)})->result()});
     return;
   }
-  // N % S == 0: B and C have one lane per column (g == 1), so B's column n and C's column n live in
+  // N >= S (padded to a multiple of S; the padded columns of B are the load's padding and those of
+  // C are never stored): B and C have one lane per column (g == 1), so B's column n and C's column n live in
   // the same lane and register rows are matrix rows: B(k, w) is register k + w*K, C(m, w) is m + w*M.
   // C(m, n) += A(m, k) * B(k, n) for k ascending: A(m, k) is broadcast from the lane that owns it
   // (a uniform lane and register), B and C are this lane's own registers.
@@ -601,8 +623,14 @@ void KernelLowering::lowerReduction(Operation& op) {
     // then all 16 lanes; every lane ends with the row total. Result R x 1: lane p holds rows p + 16u.
     std::vector<Value*> totals;
     for (int64_t r = 0; r < ls.rows; ++r) {
-      Value* part = src[static_cast<size_t>(ls.reg(r / ls.g, 0))];
-      for (int64_t w = 1; w < ls.kb; ++w) part = combine(kind, ek, part, src[static_cast<size_t>(ls.reg(r / ls.g, w))]);
+      // A padded column (the last column block's) holds no element: the identity instead.
+      auto term = [&](int64_t w) {
+        Value* v = src[static_cast<size_t>(ls.reg(r / ls.g, w))];
+        if (Value* cm = colMask(ls, w)) v = b_.create("arith.select", {cm, v, identity(kind, ek)}, {Type::scalar(ek)})->result();
+        return v;
+      };
+      Value* part = term(0);
+      for (int64_t w = 1; w < ls.kb; ++w) part = combine(kind, ek, part, term(w));
       if (ls.g > 1) {
         Value* mine = b_.create("arith.cmpi", {lrow, cIndex(r % ls.g)}, {Type::scalar(ElemKind::I1)},
                                 {{"predicate", Attribute::enumValue("cmpi", "eq")}})->result();
@@ -627,7 +655,7 @@ void KernelLowering::lowerReduction(Operation& op) {
       Value* part = nullptr;
       for (int64_t u = 0; u < ls.ru; ++u) {
         Value* v = src[static_cast<size_t>(ls.reg(u, w))];
-        if (ls.masked() && u == ls.ru - 1) {
+        if (ls.rowMasked() && u == ls.ru - 1) {
           Value *r, *c, *mask;
           regPosition(ls, u, w, &r, &c, &mask);
           v = b_.create("arith.select", {mask, v, identity(kind, ek)}, {Type::scalar(ek)})->result();
@@ -762,7 +790,7 @@ std::vector<Value*> KernelLowering::moveElements(const std::vector<Value*>& src,
       std::vector<int64_t> groupOf(static_cast<size_t>(S_), -1);
       for (int64_t p = 0; p < S_; ++p) {
         int64_t r = p / ld.I + u * ld.g, c = p % ld.I + w * ld.I;
-        if (r >= ld.rows) continue;  // the masked tail: any value
+        if (r >= ld.rows || c >= ld.cols) continue;  // the masked tail: any value
         auto [sr, sc] = from(r, c);
         int64_t q = ls.ownerReg(sr, sc);
         auto& g = groups[q];

@@ -15,16 +15,23 @@ namespace xtc::passes {
 // The cooperative-matrix layout (seed 003) of a row-major rows x cols subgroup tile, transposed to
 // row-major storage: lanes run along the contiguous dimension (columns), so each lane owns whole
 // columns (cols >= S) or a strided set of rows of one column (cols < S). With S lanes:
-//   I  = min(cols, S)      lanes along a row          (cols must be a multiple or a divisor of S)
+//   pc = cols padded: itself when it is a multiple or a divisor of S, else the next multiple of S
+//        (cols > S: 24 -> 32 on 16 lanes) or the next power of two (cols < S: 12 -> 16, 6 -> 8)
+//   I  = min(pc, S)        lanes along a row
 //   g  = S / I             row groups                  (lane p: column p % I, first row p / I)
-//   ru = ceil(rows / g)    registers per column block  kb = cols / I column blocks
-// Register u + w*ru of lane p holds element (p / I + u*g, p % I + w*I); rows >= `rows` are the
-// masked tail (padding on load, dropped on store). This is ir/layout's coopMatrixLayout(S, cols,
-// rows) with the two tensor dims swapped (tinytc's matrices are column-major, ours row-major).
+//   ru = ceil(rows / g)    registers per column block  kb = pc / I column blocks
+// Register u + w*ru of lane p holds element (p / I + u*g, p % I + w*I); rows >= `rows` and columns
+// >= `cols` are the masked tail (padding on load, dropped on store, the identity in a reduction
+// along the row). Padding the columns costs idle lanes (24 columns: a quarter of the second block)
+// but keeps every rule of the layout: lanes of a column block are columns, registers are rows. For
+// widths that need no padding this is ir/layout's coopMatrixLayout(S, cols, rows) with the two
+// tensor dims swapped (tinytc's matrices are column-major, ours row-major).
 struct CoopLayout {
-  int64_t rows = 1, cols = 1, S = 16, I = 1, g = 1, ru = 1, kb = 1;
+  int64_t rows = 1, cols = 1, pcols = 1, S = 16, I = 1, g = 1, ru = 1, kb = 1;
   int64_t numRegs() const { return ru * kb; }
-  bool masked() const { return rows % g != 0; }
+  bool masked() const { return rows % g != 0 || pcols != cols; }
+  bool rowMasked() const { return rows % g != 0; }
+  bool colMasked() const { return pcols != cols; }
   int64_t reg(int64_t u, int64_t w) const { return u + w * ru; }
   int64_t ownerLane(int64_t r, int64_t c) const { return c % I + (r % g) * I; }
   int64_t ownerReg(int64_t r, int64_t c) const { return reg(r / g, c / I); }

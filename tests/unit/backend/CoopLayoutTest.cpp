@@ -15,7 +15,7 @@ namespace {
 std::pair<int64_t, int64_t> held(const CoopLayout& l, int64_t p, int64_t v) {
   int64_t u = v % l.ru, w = v / l.ru;
   int64_t r = p / l.I + u * l.g, c = p % l.I + w * l.I;
-  return r < l.rows ? std::make_pair(r, c) : std::make_pair(int64_t(-1), int64_t(-1));
+  return r < l.rows && c < l.cols ? std::make_pair(r, c) : std::make_pair(int64_t(-1), int64_t(-1));
 }
 
 TEST(CoopLayout, WideTileLanesOwnColumns) {
@@ -53,18 +53,47 @@ TEST(CoopLayout, NarrowTileSharesColumnsAndMasksTail) {
   EXPECT_EQ(l->ownerReg(4, 1), 1);
 }
 
-TEST(CoopLayout, RejectsWidthsThatDoNotDivide) {
+// Widths that are neither a multiple nor a divisor of S are padded: 24 -> 32 on 16 lanes (the
+// second column block's lanes 8..15 idle), 12 -> 16 (lanes 12..15 idle), 6 -> 8 (two row groups).
+TEST(CoopLayout, PadsWidthsThatDoNotDivide) {
   std::string why;
-  EXPECT_FALSE(coopLayout({8, 24}, 16, &why));
-  EXPECT_NE(why.find("24"), std::string::npos);
-  EXPECT_FALSE(coopLayout({8, 12}, 16, &why));
+  auto l = coopLayout({8, 24}, 16, &why);
+  ASSERT_TRUE(l) << why;
+  EXPECT_EQ(l->pcols, 32);
+  EXPECT_EQ(l->I, 16);
+  EXPECT_EQ(l->g, 1);
+  EXPECT_EQ(l->kb, 2);
+  EXPECT_EQ(l->numRegs(), 16);
+  EXPECT_TRUE(l->masked());
+  EXPECT_TRUE(l->colMasked());
+  EXPECT_FALSE(l->rowMasked());
+  EXPECT_EQ(held(*l, 7, 8), std::make_pair(int64_t(0), int64_t(23)));  // lane 7, block 1: column 23
+  EXPECT_EQ(held(*l, 8, 8), std::make_pair(int64_t(-1), int64_t(-1)));  // lane 8, block 1: column 24, padding
+  l = coopLayout({8, 12}, 16, &why);
+  ASSERT_TRUE(l) << why;
+  EXPECT_EQ(l->pcols, 16);
+  EXPECT_EQ(l->kb, 1);
+  EXPECT_EQ(l->ru, 8);
+  EXPECT_EQ(held(*l, 12, 0), std::make_pair(int64_t(-1), int64_t(-1)));
+  l = coopLayout({3, 6}, 16, &why);  // 8 lanes a row, 2 row groups, 2 registers; row 3 and columns 6, 7 padding
+  ASSERT_TRUE(l) << why;
+  EXPECT_EQ(l->pcols, 8);
+  EXPECT_EQ(l->g, 2);
+  EXPECT_EQ(l->ru, 2);
+  EXPECT_TRUE(l->rowMasked());
+  EXPECT_EQ(held(*l, 13, 0), std::make_pair(int64_t(1), int64_t(5)));
+  EXPECT_EQ(held(*l, 13, 1), std::make_pair(int64_t(-1), int64_t(-1)));
+  l = coopLayout({8, 12}, 8, &why);  // dg2's 8 lanes: 16 columns, two blocks
+  ASSERT_TRUE(l) << why;
+  EXPECT_EQ(l->pcols, 16);
+  EXPECT_EQ(l->kb, 2);
   EXPECT_FALSE(coopLayout({2, 2, 2}, 16, &why));
 }
 
 // Every element is held by exactly one (lane, register), and ownerLane/ownerReg find it.
 TEST(CoopLayout, BijectionOverShapes) {
   for (int64_t rows : {1, 2, 3, 5, 8, 13, 16, 33})
-    for (int64_t cols : {1, 2, 4, 8, 16, 32, 64}) {
+    for (int64_t cols : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 40, 48, 64}) {
       std::string why;
       auto l = coopLayout({rows, cols}, 16, &why);
       ASSERT_TRUE(l) << rows << "x" << cols << ": " << why;

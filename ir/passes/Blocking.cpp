@@ -21,6 +21,7 @@
 // Vectors keep their subgroup shape: their split into blocks is what the lane layouts (layout
 // assignment) say, register bit by register bit.
 #include "ir/Module.h"
+#include "ir/passes/PadColumns.h"
 #include "ir/passes/PassManager.h"
 #include "ir/passes/XeCommon.h"
 #include "ir/passes/XeTranspose.h"
@@ -227,9 +228,18 @@ void KernelBlocking::run() {
       if (find(o->result()) == cls && (o->numOperands() != 3 || !provablyMultiple(o->operand(2), n))) return false;
     return true;
   };
+  // A tile pad-columns clamped (a padded tile that is stored) is accessed per lane: lower-xe masks
+  // those accesses at the clamped shape, which a 2D message could only do by a surface of that
+  // width, possibly below the 64 bytes of reference 2.5 (PadColumns.h).
+  auto clamped = [&](Value* cls) {
+    for (Operation* o : tileDefs)
+      if (find(o->result()) == cls && isClampedInit(*o)) return true;
+    return false;
+  };
+  auto blockAccess = [&](Value* cls) { return columnsAligned(cls) && !clamped(cls); };
   for (Value* cls : classOrder) {
     // SLM tiles have no 2D block message (global surfaces only): per lane (LowerXeSlm.cpp).
-    if (!columnsAligned(cls) || cls->type().tileInfo().space == ir::MemSpace::Slm) {
+    if (!blockAccess(cls) || cls->type().tileInfo().space == ir::MemSpace::Slm) {
       blocks[cls] = {1, std::min<int64_t>(t_.subgroupSize, cls->type().shape()[1])};
       continue;
     }
@@ -274,9 +284,9 @@ void KernelBlocking::run() {
   // one of an 8/16-bit tile whose columns are not provably whole dwords gets `per_lane = true`, and
   // lower-xe stores or prefetches it per lane instead of with a 2D message at an odd column.
   for (Operation* st : stores)
-    if (st->is("tile.store_tile") && !columnsAligned(find(st->operand(1)))) st->setAttr("per_lane", Attribute::boolean(true));
+    if (st->is("tile.store_tile") && !blockAccess(find(st->operand(1)))) st->setAttr("per_lane", Attribute::boolean(true));
   for (Operation* pf : prefetches)
-    if (!columnsAligned(find(pf->operand(0)))) pf->setAttr("per_lane", Attribute::boolean(true));
+    if (!blockAccess(find(pf->operand(0)))) pf->setAttr("per_lane", Attribute::boolean(true));
   for (Operation* ld : loads) {
     auto it = msg.find(find(ld->operand(0)));
     if (it != msg.end()) xe::setMessageAttrs(*ld, it->second);

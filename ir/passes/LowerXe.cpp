@@ -26,6 +26,7 @@
 //   - kernel attributes sg_size, wg_size, target, and build_options = "-ze-opt-large-register-file"
 //     when a loop's register estimate does not fit the default file (RegisterBudget.h, reference §7).
 #include "ir/passes/LowerXeKernel.h"
+#include "ir/passes/PadColumns.h"
 
 #include "ir/passes/Bf16Arith.h"
 
@@ -157,6 +158,7 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
       s.viewWidth = pro_.create("arith.maxsi", {w, cIndex(1)}, {Type::index()})->result();
     }
   }
+  s.clamped = isClampedInit(op);
   vals_.setTile(op.result(), s);
 }
 

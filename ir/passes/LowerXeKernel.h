@@ -54,6 +54,9 @@ struct TileState {
   // viewWidth: the memref's row width (at least 1), set when the row stride is not provably it, so
   // view element (r, c) is memref element (r * stride + c) / width, (r * stride + c) % width.
   Value *viewRows = nullptr, *viewCols = nullptr, *viewStride = nullptr, *viewWidth = nullptr;
+  // A view pad-columns clamped (isClampedInit): checked by its memref's surface rules
+  // (clampedSurfaceLegal), its per-lane accesses kept to the view like any other's.
+  bool clamped = false;
 };
 
 class KernelLowerXe {

@@ -19,6 +19,7 @@ void registerSelectLoweringPass();    // ir/passes/SelectLowering.cpp
 void registerSplitAccumulatorsPass();  // ir/passes/SplitAccumulators.cpp
 void registerSplitUnevenTilesPass();   // ir/passes/SplitUnevenTiles.cpp
 void registerSinkReductionsPass();     // ir/passes/SinkReductions.cpp
+void registerPadColumnsPass();          // ir/passes/PadColumns.cpp
 void registerReduceBeforeExchangePass();  // ir/passes/ReduceBeforeExchange.cpp
 
 void registerAllPasses() {
@@ -37,6 +38,7 @@ void registerAllPasses() {
     registerSplitAccumulatorsPass();
     registerSplitUnevenTilesPass();
     registerSinkReductionsPass();
+    registerPadColumnsPass();
     registerReduceBeforeExchangePass();
   });
 }

@@ -94,7 +94,7 @@ public:
 }  // namespace
 
 std::vector<std::string> xeLoweringPasses() {
-  return {"sink-reductions", "split-uneven-tiles", "split-accumulators", "blocking", "layout-assignment", "canonicalize", "resolve-layouts", "lower-xe"};
+  return {"sink-reductions", "pad-columns", "split-uneven-tiles", "split-accumulators", "blocking", "layout-assignment", "canonicalize", "resolve-layouts", "lower-xe"};
 }
 
 void registerSelectLoweringPass() {

@@ -228,12 +228,12 @@ void KernelBlocking::run() {
       if (find(o->result()) == cls && (o->numOperands() != 3 || !provablyMultiple(o->operand(2), n))) return false;
     return true;
   };
-  // A tile pad-columns clamped (a padded tile that is stored) is accessed per lane: lower-xe masks
-  // those accesses at the clamped shape, which a 2D message could only do by a surface of that
-  // width, possibly below the 64 bytes of reference 2.5 (PadColumns.h).
+  // A tile pad-columns clamped (a padded tile that is stored) is accessed per lane, masked by
+  // lower-xe at the clamped shape, unless that shape is provably a legal 2D surface (its width 64
+  // bytes or more: an f32 tile of 24 columns; not one of 12, 48 bytes at column 0; PadColumns.h).
   auto clamped = [&](Value* cls) {
     for (Operation* o : tileDefs)
-      if (find(o->result()) == cls && isClampedInit(*o)) return true;
+      if (find(o->result()) == cls && isClampedInit(*o) && !clampedSurfaceLegal(*o)) return true;
     return false;
   };
   auto blockAccess = [&](Value* cls) { return columnsAligned(cls) && !clamped(cls); };

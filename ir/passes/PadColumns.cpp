@@ -60,6 +60,53 @@ bool isClampedInit(const Operation& init) {
 
 namespace {
 
+std::optional<int64_t> constOf(const Value* v) {
+  const Operation* o = v->definingOp();
+  const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
+  if (!a || !a->isa(AttrKind::Int)) return std::nullopt;
+  return a->getInt();
+}
+
+// v >= 0 in every execution: ids, dims, non-negative constants, and sums, products and unsigned
+// quotients of such values, loop counters from such a start by a positive constant step.
+bool nonNegative(const Value* v, int depth = 0) {
+  if (depth > 16) return false;
+  if (auto c = constOf(v)) return *c >= 0;
+  if (v->isBlockArgument()) {
+    const Operation* loop = v->ownerBlock()->parentOp();
+    if (!loop || !loop->is("scf.for") || v->index() != 0) return false;
+    auto step = constOf(loop->operand(2));
+    return step && *step > 0 && nonNegative(loop->operand(0), depth + 1);
+  }
+  const Operation* d = v->definingOp();
+  if (!d) return false;
+  const std::string& n = d->name();
+  if (n == "gpu.group_id" || n == "gpu.subgroup_id" || n == "gpu.lane_id" || n == "memref.dim") return true;
+  if (n == "arith.addi" || n == "arith.muli" || n == "arith.divui" || n == "arith.remui" || n == "arith.ceildivsi")
+    return nonNegative(d->operand(0), depth + 1) && nonNegative(d->operand(1), depth + 1);
+  return false;
+}
+
+}  // namespace
+
+bool clampedSurfaceLegal(const Operation& init) {
+  if (!isClampedInit(init)) return false;
+  const Type& mt = init.operand(0)->type();
+  int64_t eb = ir::elemBits(mt.elem()) / 8;
+  for (unsigned d = 0; d < 2; ++d) {
+    const Operation* min = init.operand(3 + d)->definingOp();
+    if (!min || !min->is("arith.minsi")) continue;
+    const Operation* end = min->operand(1)->definingOp();
+    if (!end || !end->is("arith.addi") || !nonNegative(end->operand(0))) return false;
+    auto real = constOf(end->operand(1));
+    if (!real || *real < 1) return false;
+    if (d == 1 && (*real * eb < 64 || (*real * eb) % 4 != 0)) return false;
+  }
+  return true;
+}
+
+namespace {
+
 bool tensorish(const Value* v) { return v->type().isVector() || v->type().isTile(); }
 bool rank2(const Value* v) { return tensorish(v) && v->type().rank() == 2 && v->type().hasStaticShape(); }
 
@@ -67,13 +114,6 @@ const Attribute* splatAttr(const Operation& op) {
   const Attribute* a = op.attr("value");
   if (!op.is("arith.constant") || !a || !a->isa(AttrKind::Dense)) return nullptr;
   return (a->denseIsFloat() ? a->denseFloats().size() : a->denseInts().size()) == 1 ? a : nullptr;
-}
-
-std::optional<int64_t> constOf(const Value* v) {
-  const Operation* o = v->definingOp();
-  const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
-  if (!a || !a->isa(AttrKind::Int)) return std::nullopt;
-  return a->getInt();
 }
 
 class Padder {

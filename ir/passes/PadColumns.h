@@ -13,4 +13,12 @@ namespace xtc::passes {
 // accesses at the clamped shape (the padded rows or columns belong to a neighbouring tile).
 bool isClampedInit(const ir::Operation& init);
 
+// Whether a clamped init_tile's surface keeps the rules of reference 2.5 whenever its memref's does
+// (which the launcher stub checks, or lower-xe's --surface-fallback guard): each clamped extent is
+// min(dim, offset + real) with a provably non-negative offset, so the height is at least 1 and the
+// width at least real x element bytes, which must be 64 or more and a multiple of 4 (an f32 tile of
+// 24 columns: 96; f32 12 columns, 48, and f16 24 columns, 48, are not); the pitch is the memref's.
+// Such a tile keeps 2D block messages on pvc, clipped at the clamped width as at any edge.
+bool clampedSurfaceLegal(const ir::Operation& init);
+
 }  // namespace xtc::passes

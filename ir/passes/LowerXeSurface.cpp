@@ -38,7 +38,7 @@ bool isGlobalTile(const Value* v) { return v->type().isTile() && v->type().tileI
 KernelLowerXe::SurfaceRule KernelLowerXe::surfaceRule(const TileState& t) {
   // A clamped tile (pad-columns) is checked by its memref's rules: its width is at most the
   // memref's and provably at least 64 bytes, its pitch the memref's (clampedSurfaceLegal).
-  if (t_.kind != targets::TargetKind::Pvc || !(t.denseSurface || t.limRows)) return {true, nullptr};
+  if (t_.kind != targets::TargetKind::Pvc || !(t.denseSurface || t.clamped)) return {true, nullptr};
   const Type& mt = t.mem->type();
   int64_t eb = ir::elemBits(mt.elem()) / 8;
   auto key = std::make_pair(static_cast<const Value*>(t.mem), eb);

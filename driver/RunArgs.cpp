@@ -329,7 +329,7 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
         ok = false;
         continue;
       }
-      b = fileIt->second.elem == t.elem() ? fileIt->second : interp::convertBuffer(fileIt->second, t.elem());
+      b = toMemoryOrder(fileIt->second.elem == t.elem() ? fileIt->second : interp::convertBuffer(fileIt->second, t.elem()), t);
     } else {
       // Sizes whose byte count overflows 64 bits wrapped to a small buffer that the kernel's grid
       // then overran (a segmentation fault); one the host cannot allocate was "internal error:
@@ -358,6 +358,37 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
   }
   return ok;
 }
+
+namespace {
+
+// Copies element (i0, .., in) of `from` to `to`: at its row-major index on the logical side, at
+// sum(i_d * stride_d) of the memref's dense strides on the memory side.
+interp::Buffer permuteBuffer(const interp::Buffer& from, const ir::Type& memref, bool toMemory) {
+  std::optional<std::vector<int64_t>> order = ir::denseMemRefOrder(memref);
+  bool identity = true;
+  for (size_t i = 0; order && i < order->size(); ++i) identity = identity && (*order)[i] == static_cast<int64_t>(i);
+  if (!order || identity) return from;
+  std::vector<int64_t> strides = ir::denseStrides(from.shape, *order);
+  interp::Buffer to = from;
+  std::vector<int64_t> idx(from.shape.size(), 0);
+  unsigned es = from.elemSize();
+  for (int64_t lin = 0; lin < from.numElements(); ++lin) {
+    int64_t mem = 0;
+    for (size_t d = 0; d < idx.size(); ++d) mem += idx[d] * strides[d];
+    int64_t src = toMemory ? lin : mem, dst = toMemory ? mem : lin;
+    std::memcpy(to.at(dst), from.at(src), es);
+    for (size_t d = idx.size(); d-- > 0;) {  // next row-major index
+      if (++idx[d] < from.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return to;
+}
+
+}  // namespace
+
+interp::Buffer toMemoryOrder(const interp::Buffer& logical, const ir::Type& memref) { return permuteBuffer(logical, memref, true); }
+interp::Buffer fromMemoryOrder(const interp::Buffer& memory, const ir::Type& memref) { return permuteBuffer(memory, memref, false); }
 
 std::vector<runtime::LaunchArg> abiArgs(const ir::Operation& kernel, interp::KernelArgs& args) {
   const ir::Block& body = kernel.region(0).block();

@@ -35,6 +35,13 @@ std::map<unsigned, std::vector<std::string>> symbolicDimNames(const ir::Operatio
 bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, DiagnosticEngine& diags,
                      interp::KernelArgs& out, std::map<std::string, int64_t>& boundSizes);
 
+// A memref parameter with strides (column-major: ir::denseMemRefOrder) holds its elements in that
+// order: its buffer is in memory order, while a .npy file is in logical (row-major) order. These
+// convert a buffer of the parameter's logical shape between the two (a copy; the identity for
+// row-major memrefs).
+interp::Buffer toMemoryOrder(const interp::Buffer& logical, const ir::Type& memref);
+interp::Buffer fromMemoryOrder(const interp::Buffer& memory, const ir::Type& memref);
+
 // Packs the arguments per the ABI; buffers point into `args` (which must outlive the result).
 std::vector<runtime::LaunchArg> abiArgs(const ir::Operation& kernel, interp::KernelArgs& args);
 

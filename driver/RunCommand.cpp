@@ -268,6 +268,7 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
       continue;
     }
     if (e.values.elem != shapeOf.elem) e.values = interp::convertBuffer(e.values, shapeOf.elem);
+    e.values = toMemoryOrder(e.values, body.argument(static_cast<unsigned>(e.param))->type());
     expected.push_back(std::move(e));
   }
   for (const std::string& o : opts.outputs) {
@@ -472,7 +473,7 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
 
   // 8. Outputs.
   for (const auto& [param, file] : outputs)
-    if (!interp::writeNpy(file, result.args[static_cast<size_t>(param)].buffer, &err)) {
+    if (!interp::writeNpy(file, fromMemoryOrder(result.args[static_cast<size_t>(param)].buffer, body.argument(static_cast<unsigned>(param))->type()), &err)) {
       diags.error(SourceLoc{}, err);
       return fail();
     }

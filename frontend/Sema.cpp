@@ -26,7 +26,7 @@ std::string typeStr(const Type& t) { return t.str(); }
 std::string wgStr(const WgMap& w) { return Attribute::wgMap(w).str(); }
 std::string listStr(const std::vector<int64_t>& v) {
   std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + (v[i] == ir::kDynamic ? std::string("?") : std::to_string(v[i]));
   return s + "]";
 }
 
@@ -260,6 +260,7 @@ private:
 
     ir::MemSpace space = ir::MemSpace::Global;
     std::vector<int64_t> strides;
+    SourceRange stridesAt;
     ir::TileInfo info;
     std::optional<WgMap> wg;
     SourceRange wgAt;
@@ -276,6 +277,7 @@ private:
           return std::nullopt;
         }
         strides = *s;
+        stridesAt = v.range;
       } else if (isTile && a.key == "order") {
         auto o = intList(v, "order");
         if (!o) return std::nullopt;
@@ -311,6 +313,24 @@ private:
     Type out;
     if (isMem) {
       out = Type::memref(shape, elem, space, strides);
+      // Strides only choose between the dense layouts (ir::denseMemRefOrder): the kernel ABI passes
+      // no strides, and the compiler views a column-major memref as the transposed row-major one.
+      if (!strides.empty() && (space == ir::MemSpace::Slm || !ir::denseMemRefOrder(out))) {
+        std::string why = space == ir::MemSpace::Slm ? "an slm memref is always dense row-major: drop the strides"
+                                                     : fmt::format("strides {} are not a dense layout of {} ", listStr(strides), ir::shapeStr(shape));
+        if (space != ir::MemSpace::Slm) {
+          std::vector<int64_t> rowOrder, colOrder;
+          for (size_t d = 0; d < shape.size(); ++d) rowOrder.push_back(static_cast<int64_t>(d));
+          colOrder = rowOrder;
+          if (shape.size() >= 2) std::swap(colOrder[shape.size() - 2], colOrder[shape.size() - 1]);
+          auto str = [&](const std::vector<int64_t>& o) { return listStr(ir::denseStrides(shape, o)); };
+          why += shape.size() >= 2 ? fmt::format("(row-major {}, column-major {}; `?` is the dense stride)", str(rowOrder), str(colOrder))
+                                   : fmt::format("(dense: {})", str(rowOrder));
+          why += "; other strides (e.g. a padded leading dimension) are not implemented yet";
+        }
+        rep_.error(DiagId::bad_type, stridesAt, why);
+        return std::nullopt;
+      }
     } else if (isTile) {
       if (wg) info.wgMap = wgAttr(*wg);
       out = Type::tile(shape, elem, info);
@@ -1233,14 +1253,8 @@ bool Checker::initTile(Expr& e, const Type* expected) {
       return false;
     }
     if (dynamic) {
-      // Shape and strides of the innermost two dimensions are computed from the memref at run time;
-      // a written `?` stride cannot be: it must be passed explicitly.
-      if (!s.empty() && (s[s.size() - 2] == ir::kDynamic || s.back() == ir::kDynamic)) {
-        rep_.error(DiagId::init_tile_shape_strides, e.opRange,
-                   fmt::format("{} has dynamic strides: give shape = [...] and strides = [...]", typeStr(srcT)))
-            .note(src->def, fmt::format("'{}' is defined here", e.name));
-        return false;
-      }
+      // Shape and strides of the innermost two dimensions are computed from the memref at run time
+      // (a `?` stride is the dense one: the type is checked dense where it is written).
       if (srcT.rank() == 2) {
         e.res.implicitShape = true;
         e.res.attrs["segments"] = Attribute::intArray({2, 2, 2});

@@ -197,4 +197,34 @@ std::string Type::str() const {
   return "?";
 }
 
+std::vector<int64_t> denseStrides(const std::vector<int64_t>& shape, const std::vector<int64_t>& order) {
+  std::vector<int64_t> st(shape.size(), 1);
+  int64_t acc = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    auto d = static_cast<size_t>(order[i]);
+    st[d] = acc;
+    acc = acc == kDynamic || shape[d] == kDynamic ? kDynamic : acc * shape[d];
+  }
+  return st;
+}
+
+std::optional<std::vector<int64_t>> denseMemRefOrder(const Type& m) {
+  const std::vector<int64_t>& s = m.strides();
+  const auto r = static_cast<size_t>(m.rank());
+  std::vector<int64_t> order;
+  for (size_t d = 0; d < r; ++d) order.push_back(static_cast<int64_t>(d));
+  if (s.empty()) return order;
+  if (s.size() != r || r == 0) return std::nullopt;
+  // The fastest dimension is the one with a written stride of 1: the last (row-major) or, on a
+  // matrix, the one before it (column-major). A `?` there says nothing, so the other must be 1.
+  if (s[r - 1] != 1) {
+    if (r < 2 || s[r - 2] != 1) return std::nullopt;
+    std::swap(order[r - 2], order[r - 1]);
+  }
+  std::vector<int64_t> dense = denseStrides(m.shape(), order);
+  for (size_t d = 0; d < r; ++d)
+    if (s[d] != kDynamic && s[d] != dense[d]) return std::nullopt;
+  return order;
+}
+
 }  // namespace xtc::ir

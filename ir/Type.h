@@ -96,4 +96,15 @@ private:
 // "256x32" for a shape (with `?` for dynamic dims).
 std::string shapeStr(const std::vector<int64_t>& shape);
 
+// The dimensions of a global memref from slowest to fastest when its strides describe a dense array:
+// the identity for row-major (no strides, or the dense ones), the innermost two swapped for
+// column-major (`strides = [1, N]` on a matrix: the stride-1 dimension is r-2). A `?` stride is the
+// dense one (it is not passed at run time: docs/abi.md); a static stride must equal the dense one,
+// which therefore must be computable (every faster dimension static). nullopt for anything else
+// (padded leading dimensions, [?, ?], [?, 2]): xtc has no non-dense memref parameters.
+std::optional<std::vector<int64_t>> denseMemRefOrder(const Type& memref);
+// The dense strides of `shape` laid out in `order` (slowest to fastest); kDynamic where a faster
+// dimension is dynamic.
+std::vector<int64_t> denseStrides(const std::vector<int64_t>& shape, const std::vector<int64_t>& order);
+
 }  // namespace xtc::ir

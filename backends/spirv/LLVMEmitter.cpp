@@ -313,7 +313,8 @@ void KernelEmitter::emitKernel(ir::Operation* kernel) {
     std::string argName = i < argNames.size() && !argNames[i].empty() ? argNames[i] : fmt::format("arg{}", i);
     if (t.isMemRef()) {
       if (t.memSpace() != ir::MemSpace::Global) fail(*kernel, "an SLM memref cannot be a kernel parameter");
-      if (!t.strides().empty()) fail(*kernel, "strided memref parameters are not implemented yet");
+      // Strides are dense (ir::denseMemRefOrder) and not passed: a column-major memref is its base
+      // and its dims in dimension order like any other (docs/abi.md).
       addArg(llvm::PointerType::get(memType(t.elem(), *kernel), 1), 1, clTypeName(t.elem()) + "*", argName);
       for (int64_t d = 0; d < t.rank(); ++d)
         if (t.shape()[d] == ir::kDynamic) {
@@ -457,6 +458,13 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     mems_[op.result()] = mv;
   } else if (op.dialect() == "gpu") {
     emitId(op);
+  } else if (n == "memref.transpose") {
+    // The same base with the dimensions permuted (order-transpose's row-major view of a strided memref).
+    MemRefValue mv = mem(op.operand(0), op);
+    std::vector<llvm::Value*> dims;
+    for (int64_t d : op.attr("permutation")->getIntArray()) dims.push_back(mv.dims.at(static_cast<size_t>(d)));
+    mv.dims = dims;
+    mems_[op.result()] = mv;
   } else if (n == "memref.dim") {
     const MemRefValue& mv = mem(op.operand(0), op);
     int64_t d = op.intAttr("index", -1);

@@ -179,10 +179,7 @@ bool buildKernelModel(const ir::Operation& kernel, DiagnosticEngine& diags, Kern
                          p.irName, out.name));
         continue;
       }
-      if (!t.strides().empty()) {
-        fail(fmt::format("host stub: strided memref parameter '{}' ({}) is not implemented yet", p.irName, t.str()));
-        continue;
-      }
+      // A memref with strides is dense in another order (column-major): the same base and dims.
       if (elemBytes(t.elem()) == 0) {
         fail(fmt::format("host stub: parameter '{}' has type {}, whose element has no host memory layout", p.irName,
                          t.str()));

@@ -542,6 +542,21 @@ void execDim(Executor& ex, const ir::Operation& op) {
   ex.setTensor(op.result(), ex.uniformIndex(m.shape[static_cast<size_t>(d)]));
 }
 
+// The same buffer with its dimensions (and their strides) permuted.
+void execMemRefTranspose(Executor& ex, const ir::Operation& op) {
+  auto m = std::make_shared<MemRefVal>(ex.memref(op, 0));
+  const MemRefVal& src = ex.memref(op, 0);
+  const ir::Attribute* perm = op.attr("permutation");
+  if (!perm) fail(op, "internal error: interpreter: memref.transpose without a permutation");
+  m->shape.clear();
+  m->strides.clear();
+  for (int64_t d : perm->getIntArray()) {
+    m->shape.push_back(src.shape.at(static_cast<size_t>(d)));
+    m->strides.push_back(src.strides.at(static_cast<size_t>(d)));
+  }
+  ex.set(op.result(), RtValue{{}, std::move(m), {}});
+}
+
 }  // namespace
 
 void registerCoreHandlers() {
@@ -559,6 +574,7 @@ void registerCoreHandlers() {
   t["gpu.barrier"] = execBarrier;
   t["gpu.slm_alloc"] = execSlmAlloc;
   t["memref.dim"] = execDim;
+  t["memref.transpose"] = execMemRefTranspose;
 }
 
 }  // namespace xtc::interp

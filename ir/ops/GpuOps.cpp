@@ -1,4 +1,4 @@
-// gpu.* (ids, sizes, barrier, shared local memory) and memref.dim.
+// gpu.* (ids, sizes, barrier, shared local memory), memref.dim and memref.transpose.
 #include "ir/ops/OpHelpers.h"
 
 namespace xtc::ir::ops {
@@ -54,6 +54,27 @@ std::string verifyDim(const Operation& op) {
   return {};
 }
 
+// memref.transpose {permutation}: the same memory seen with its dimensions permuted (result dim i is
+// operand dim permutation[i]); the result is dense row-major, so the operand must be dense in the
+// permuted order (order-transpose makes column-major parameters their row-major transposes).
+std::string verifyMemRefTranspose(const Operation& op) {
+  XTC_CHECK(numOperands(op, 1));
+  XTC_CHECK(numResults(op, 1));
+  const Type& m = op.operand(0)->type();
+  const Type& r = op.result()->type();
+  XTC_REQUIRE(m.isMemRef() && r.isMemRef(), "operand and result must be memrefs, got " + q(m) + " and " + q(r));
+  XTC_REQUIRE(m.elem() == r.elem() && m.memSpace() == r.memSpace(), "operand and result differ in element type or space");
+  XTC_REQUIRE(r.strides().empty(), "the result must be dense row-major (no strides), got " + q(r));
+  std::vector<int64_t> perm;
+  XTC_CHECK(intArrayAttr(op, "permutation", true, &perm));
+  std::optional<std::vector<int64_t>> order = denseMemRefOrder(m);
+  XTC_REQUIRE(order && *order == perm, "'permutation' must be the operand's dense order (slowest dimension first)");
+  std::vector<int64_t> shape;
+  for (int64_t d : perm) shape.push_back(m.shape()[static_cast<size_t>(d)]);
+  XTC_REQUIRE(r.shape() == shape, "result shape must be the operand's permuted, got " + q(r));
+  return {};
+}
+
 }  // namespace
 
 void registerGpuOps() {
@@ -65,6 +86,7 @@ void registerGpuOps() {
   // Not pure: two allocations of the same type are different memory.
   def("gpu.slm_alloc", effect(), verifySlmAlloc, "allocates shared local memory");
   def("memref.dim", pure(), verifyDim, "a dimension of a memref");
+  def("memref.transpose", pure(), verifyMemRefTranspose, "a dense memref viewed with permuted dimensions");
 }
 
 }  // namespace xtc::ir::ops

@@ -918,6 +918,12 @@ void KernelLowering::lowerOp(Operation& op) {
     b_.create(n, vals_.flatten(op.operands(), op), {}, op.attrs());
     return;
   }
+  if (n == "memref.transpose") {
+    // A strided parameter's row-major view (order-transpose): in the prologue, where the surfaces
+    // and base addresses of the memrefs it gives are computed.
+    vals_.set(op.result(), {pro_.create(n, {vals_.get1(op.operand(0), op)}, {op.result()->type()}, op.attrs())->result()});
+    return;
+  }
   if (op.dialect() == "tile")
     fail(op, fmt::format("lower-generic: '{}' is not implemented yet", n));
   if (op.numRegions() != 0) fail(op, fmt::format("lower-generic: '{}' with regions is not supported", n));

@@ -1,6 +1,11 @@
 // The `order-transpose` pass: makes column-major tiles and transposes explicit and cheap (contract in
 // docs/passes.md, "order-transpose").
 //
+// 0. A memref parameter with strides (a column-major matrix, dense: ir::denseMemRefOrder) becomes at
+//    the kernel's entry a memref.transpose to the dense row-major memref of its transposed view, and
+//    every use reads that view: memref.dim the permuted dimension, init_tile the same base with the
+//    logical shape and strides written out (step 1 turns them into the transposed row-major view).
+//    After this no pass after order-transpose sees a memref with strides.
 // 1. A tile<RxC, order = [0, 1]> over column-major memory is, physically, a row-major CxR tile of the
 //    transposed view (RFC appendix 1). Every such tile becomes that row-major tile: init_tile takes the
 //    swapped offsets with explicit swapped shape/strides operands, update_tile_offset swaps its deltas,
@@ -66,6 +71,8 @@ public:
   OrderTranspose(Operation* kernel, DiagnosticEngine& diags, const targets::Target& target)
       : kernel_(kernel), diags_(diags), target_(target) {}
   bool run() {
+    viewStridedMemRefs();
+    if (failed_) return false;
     rewriteColumnMajorTiles();
     if (failed_) return false;
     chooseStrategies();
@@ -141,6 +148,100 @@ private:
       for (int64_t i : dims) operands.push_back(b.constantIndex(mt.shape()[i]));
       for (int64_t i : dims) operands.push_back(b.constantIndex(mt.strides()[i]));
     }
+    ir::AttrMap attrs = op->attrs();
+    attrs["segments"] = Attribute::intArray({r, r, r});
+    Operation* n = b.create(op->name(), operands, {op->result()->type()}, attrs);
+    n->result()->setNameHint(op->result()->nameHint());
+    op->result()->replaceAllUsesWith(n->result());
+    op->erase();
+  }
+
+  std::string paramName(unsigned i) const {
+    const Attribute* names = kernel_->attr("arg_names");
+    if (names && names->kind() == AttrKind::Array && i < names->getArray().size() &&
+        names->getArray()[i].kind() == AttrKind::String)
+      return names->getArray()[i].getString();
+    return fmt::format("#{}", i);
+  }
+
+  void viewStridedMemRefs() {
+    ir::Block& body = ir::kernelBody(kernel_);
+    for (Value* p : body.arguments()) {
+      const Type mt = p->type();
+      if (!mt.isMemRef() || mt.strides().empty()) continue;
+      std::optional<std::vector<int64_t>> order = ir::denseMemRefOrder(mt);
+      if (!order || mt.memSpace() != ir::MemSpace::Global)
+        return error(kernel_->loc(), fmt::format("parameter '{}' has type {}, whose strides are not a dense layout (the front "
+                                                 "end accepts only dense row- or column-major strides)",
+                                                 paramName(p->index()), mt.str()));
+      const auto r = static_cast<size_t>(mt.rank());
+      std::vector<int64_t> shape, pos(r);  // pos[d]: where logical dimension d sits in the view
+      for (size_t i = 0; i < r; ++i) {
+        shape.push_back(mt.shape()[static_cast<size_t>((*order)[i])]);
+        pos[static_cast<size_t>((*order)[i])] = static_cast<int64_t>(i);
+      }
+      Builder b;
+      b.setInsertionPointToStart(&body);
+      b.setLoc(kernel_->loc());
+      Value* view = b.create("memref.transpose", {p}, {Type::memref(shape, mt.elem(), mt.memSpace())},
+                             {{"permutation", Attribute::intArray(*order)}})
+                        ->result();
+      view->setNameHint(p->nameHint());
+      std::vector<Operation*> users;
+      for (const ir::Use& u : p->uses())
+        if (u.user != view->definingOp()) users.push_back(u.user);
+      for (Operation* op : users) {
+        if (op->is("memref.dim")) {
+          op->setOperand(0, view);
+          op->setAttr("index", Attribute::integer(pos[static_cast<size_t>(op->intAttr("index", 0))]));
+        } else if (op->is("tile.init_tile") && op->operand(0) == p && !op->result()->type().tileInfo().scattered) {
+          viewInitTile(op, view, *order, pos);
+        } else {
+          return error(op->loc(), fmt::format("'{}' on a memref with strides ({}) is not supported", op->name(), mt.str()));
+        }
+      }
+    }
+  }
+
+  // init_tile over a strided memref `p` -> over `view` (same base address) with p's shape and strides
+  // as explicit operands, unless it has them already.
+  void viewInitTile(Operation* op, Value* view, const std::vector<int64_t>& order, const std::vector<int64_t>& pos) {
+    const Type mt = op->operand(0)->type();
+    std::vector<int64_t> seg = op->attr("segments") ? op->attr("segments")->getIntArray()
+                                                    : std::vector<int64_t>{op->numOperands() - 1, 0, 0};
+    op->setOperand(0, view);
+    bool identity = true;
+    for (size_t i = 0; i < order.size(); ++i) identity = identity && order[i] == static_cast<int64_t>(i);
+    if (seg[1] != 0 || identity) return;  // already explicit, or the view is the memref itself
+    const int64_t r = mt.rank();
+    if (seg[0] != r) return error(op->loc(), "internal error: order-transpose: init_tile needs one offset per memref dimension");
+    Builder b;
+    b.setInsertionPoint(op);
+    b.setLoc(op->loc());
+    std::vector<Value*> dims;
+    for (int64_t d = 0; d < r; ++d) {
+      int64_t n = mt.shape()[static_cast<size_t>(d)];
+      dims.push_back(n != ir::kDynamic ? b.constantIndex(n)
+                                       : b.create("memref.dim", {view}, {Type::index()},
+                                                  {{"index", Attribute::integer(pos[static_cast<size_t>(d)])}})
+                                             ->result());
+    }
+    // Dense strides in the memref's order, fastest dimension first: static ones as constants, a
+    // dynamic one the product of the next faster dimension's stride and size.
+    std::vector<int64_t> dense = ir::denseStrides(mt.shape(), order);
+    std::vector<Value*> strides(static_cast<size_t>(r));
+    for (int64_t i = r; i-- > 0;) {
+      auto d = static_cast<size_t>(order[static_cast<size_t>(i)]);
+      if (dense[d] != ir::kDynamic) {
+        strides[d] = b.constantIndex(dense[d]);
+      } else {
+        auto f = static_cast<size_t>(order[static_cast<size_t>(i + 1)]);
+        strides[d] = b.create("arith.muli", {strides[f], dims[f]}, {Type::index()})->result();
+      }
+    }
+    std::vector<Value*> operands(op->operands().begin(), op->operands().end());
+    for (Value* v : dims) operands.push_back(v);
+    for (Value* v : strides) operands.push_back(v);
     ir::AttrMap attrs = op->attrs();
     attrs["segments"] = Attribute::intArray({r, r, r});
     Operation* n = b.create(op->name(), operands, {op->result()->type()}, attrs);

@@ -166,6 +166,7 @@ private:
 
   void viewStridedMemRefs() {
     ir::Block& body = ir::kernelBody(kernel_);
+    Operation* first = body.front();  // the views go before it, in parameter order
     for (Value* p : body.arguments()) {
       const Type mt = p->type();
       if (!mt.isMemRef() || mt.strides().empty()) continue;
@@ -181,15 +182,21 @@ private:
         pos[static_cast<size_t>((*order)[i])] = static_cast<int64_t>(i);
       }
       Builder b;
-      b.setInsertionPointToStart(&body);
+      b.setInsertionPoint(first);
       b.setLoc(kernel_->loc());
       Value* view = b.create("memref.transpose", {p}, {Type::memref(shape, mt.elem(), mt.memSpace())},
                              {{"permutation", Attribute::intArray(*order)}})
                         ->result();
       view->setNameHint(p->nameHint());
+      // Only the body's uses: the launch region (xtc.grid) is evaluated on the host with the
+      // parameter's own logical dims.
+      auto inBody = [&](Operation* o) {
+        while (o && o->parentBlock() && o->parentBlock() != &body) o = o->parentOp();
+        return o && o->parentBlock() == &body;
+      };
       std::vector<Operation*> users;
       for (const ir::Use& u : p->uses())
-        if (u.user != view->definingOp()) users.push_back(u.user);
+        if (u.user != view->definingOp() && inBody(u.user)) users.push_back(u.user);
       for (Operation* op : users) {
         if (op->is("memref.dim")) {
           op->setOperand(0, view);

@@ -169,6 +169,11 @@ private:
   }
   // The base alignment a memref's buffer needs (0: none): 2D block IO surfaces start on 64 bytes
   // (reference §2.5). Like the pitch rule, it applies to every memref of rank >= 2 on such targets.
+  // The dimension whose elements are adjacent in memory (ir::denseMemRefOrder; the last if none).
+  static int64_t fastestDim(const ir::Type& t) {
+    std::optional<std::vector<int64_t>> order = ir::denseMemRefOrder(t);
+    return order && !order->empty() ? order->back() : t.rank() - 1;
+  }
   static unsigned blockIOAlignment(const KernelModel& m, const StubParam& p) {
     return m.checkPitch && p.type.rank() >= 2 ? 64u : 0u;
   }
@@ -235,9 +240,10 @@ private:
     s += fmt::format(" * grid (workgroups) = ({}, {}, {})\n", commentSafe(k.rule.pretty[0]),
                      commentSafe(k.rule.pretty[1]), commentSafe(k.rule.pretty[2]));
     s += " * Arguments in kernel order: each memref is a buffer followed by one int64_t per dynamic\n"
-         " * dimension (dense row-major); scalars by value (index as int64_t, f16/bf16 as uint16_t bits).\n";
+         " * dimension (dense row-major, or column-major for strides = [1, N]); scalars by value (index\n"
+         " * as int64_t, f16/bf16 as uint16_t bits).\n";
     if (m.checkPitch && !m.surfaceFallback)
-      s += " * 2D block IO: rows of 2-D or higher memrefs with a dynamic last dimension must be a\n"
+      s += " * 2D block IO: rows (columns if column-major) of 2-D or higher memrefs, when dynamic, must be a\n"
            " * multiple of 16 bytes (XTC_STUB_ERROR_BAD_PITCH otherwise) and 64 bytes to 2^24 bytes long\n"
            " * (XTC_STUB_ERROR_BAD_WIDTH otherwise), and their buffers must start on a 64-byte boundary\n"
            " * (XTC_STUB_ERROR_BAD_ALIGNMENT otherwise).\n";
@@ -431,12 +437,15 @@ private:
       }
       muls.push_back(fmt::format("xtc_bytes[{}] > (uint64_t)INT64_MAX", bi));
       s += fmt::format("  if ({}) return XTC_STUB_ERROR_SIZE_OVERFLOW;\n", join(muls, " ||\n      "));
-      if (m.checkPitch && !m.surfaceFallback && p.type.rank() >= 2 && !p.dimNames.back().empty()) {
+      // A row is the fastest dimension's run: the last, or dimension r-2 of a column-major memref
+      // (its 2D block IO reads the transposed row-major view: docs/passes.md, order-transpose).
+      const std::string& rowDim = p.dimNames[static_cast<size_t>(fastestDim(p.type))];
+      if (m.checkPitch && !m.surfaceFallback && p.type.rank() >= 2 && !rowDim.empty()) {
         s += fmt::format("  if (((uint64_t){} * {}u) % 16u != 0u) return XTC_STUB_ERROR_BAD_PITCH;\n",
-                         p.dimNames.back(), stub::elemBytes(p.type.elem()));
+                         rowDim, stub::elemBytes(p.type.elem()));
         // Rows of 64 bytes to 2^24 (reference §2.5): a bf16 matrix of 16 columns has 32-byte rows.
         s += fmt::format("  if ((uint64_t){0} * {1}u < 64u || (uint64_t){0} * {1}u > UINT64_C(16777216)) return XTC_STUB_ERROR_BAD_WIDTH;\n",
-                         p.dimNames.back(), stub::elemBytes(p.type.elem()));
+                         rowDim, stub::elemBytes(p.type.elem()));
       }
       ++bi;
     }

@@ -247,17 +247,21 @@ TEST(StubGenerator, RequiresTheLoweredKernelAttributes) {
   EXPECT_TRUE(contains(c.text(), "k.xt:1:1: error: internal error: host stub: kernel 'axpy' has no wg_size attribute")) << c.text();
 }
 
-TEST(StubGenerator, RejectsStridedAndSlmParameters) {
+TEST(StubGenerator, ColumnMajorMemRefsPassTheirDimsAndCheckTheColumnPitch) {
+  // memref<?x?xf32, strides = [1, ?]>: base and both dims in dimension order, like a row-major one;
+  // on pvc the 2D block IO rows are its columns (dimension 0 is adjacent in memory), so the pitch
+  // and width rules read A_dim0.
   Ctx c;
   auto m = ir::createModule();
-  Type strided = Type::memref({ir::kDynamic, ir::kDynamic}, ElemKind::F32, ir::MemSpace::Global, {ir::kDynamic, 1});
-  ir::Operation* k = ir::createKernel(m.get(), "k", {"A"}, {strided}, c.at(1, 1));
+  Type cm = Type::memref({ir::kDynamic, ir::kDynamic}, ElemKind::F32, ir::MemSpace::Global, {1, ir::kDynamic});
+  ir::Operation* k = ir::createKernel(m.get(), "k", {"A"}, {cm}, c.at(1, 1));
   ir::Builder b(&ir::kernelLaunch(k));
   b.create("xtc.grid", {b.constantIndex(1), b.constantIndex(1), b.constantIndex(1)}, {});
-  lowered(k, {16, 1, 1}, 16, "generic");
-  gen(*m, c, "fx", false);
-  EXPECT_TRUE(contains(c.text(), "strided memref parameter 'A'")) << c.text();
-  EXPECT_TRUE(contains(c.text(), "not implemented yet"));
+  lowered(k, {16, 1, 1}, 16, "pvc");
+  backend::StubFiles f = gen(*m, c);
+  EXPECT_TRUE(contains(f.header, "void* A, int64_t A_dim0, int64_t A_dim1")) << f.header;
+  EXPECT_TRUE(contains(f.source, "if (((uint64_t)A_dim0 * 4u) % 16u != 0u) return XTC_STUB_ERROR_BAD_PITCH;")) << f.source;
+  EXPECT_FALSE(contains(f.source, "A_dim1 * 4u) % 16u"));
 }
 
 // ---- the generated C, compiled by the system compiler ----------------------------------------------

@@ -91,9 +91,16 @@ double relTolerance(ir::ElemKind k, int64_t K) {
   return 2 * epsOut + 16 * std::sqrt(static_cast<double>(std::max<int64_t>(K, 1))) * std::ldexp(1.0, -24);
 }
 
-std::string coords(const std::vector<int64_t>& shape, int64_t lin) {
+// The coordinates of element `lin` of a buffer: row-major, or in the memref's dense order when it has
+// strides (a column-major buffer's element lin is at [lin % rows, lin / rows]).
+std::string coords(const std::vector<int64_t>& shape, int64_t lin, const ir::Type* memref = nullptr) {
+  std::vector<int64_t> order;
+  for (size_t d = 0; d < shape.size(); ++d) order.push_back(static_cast<int64_t>(d));
+  if (memref)
+    if (auto o = ir::denseMemRefOrder(*memref); o && o->size() == shape.size()) order = *o;
   std::vector<int64_t> c(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
+  for (size_t i = order.size(); i-- > 0;) {
+    auto d = static_cast<size_t>(order[i]);
     c[d] = lin % shape[d];
     lin /= shape[d];
   }
@@ -106,7 +113,7 @@ std::string coords(const std::vector<int64_t>& shape, int64_t lin) {
 // `only` (--check-sample), just the elements it names a writer for.
 bool compareBuffer(const std::string& name, const interp::Buffer& dev, const interp::Buffer& ref, int64_t K,
                    DiagnosticEngine& diags, const std::string& against = "the reference interpreter",
-                   const interp::WriteLog* only = nullptr) {
+                   const interp::WriteLog* only = nullptr, const ir::Type* memref = nullptr) {
   int64_t n = ref.numElements();
   auto skip = [&](int64_t i) { return only && only->writer[static_cast<size_t>(i)] == 0; };
   std::string count = only ? fmt::format("{} of {}", only->written, n) : std::to_string(n);
@@ -117,7 +124,7 @@ bool compareBuffer(const std::string& name, const interp::Buffer& dev, const int
       if (!skip(i) && dev.getInt(i) != ref.getInt(i) && bad++ == 0) first = i;
     if (bad) {
       diags.error(SourceLoc{}, fmt::format("{}: {} of {} elements differ from {}; first at {}: device {}, expected {}",
-                                           name, bad, count, against, coords(ref.shape, first), dev.getInt(first), ref.getInt(first)));
+                                           name, bad, count, against, coords(ref.shape, first, memref), dev.getInt(first), ref.getInt(first)));
       return false;
     }
     std::cout << fmt::format("check {}: {} elements{} equal (exact)\n", name, count, sampled);
@@ -142,7 +149,7 @@ bool compareBuffer(const std::string& name, const interp::Buffer& dev, const int
   if (bad) {
     diags.error(SourceLoc{}, fmt::format("{}: {} of {} elements differ from {} (max abs error {:.3g}, max rel error {:.3g}, "
                                          "tolerance {:.3g} relative to max(|expected|, {:.3g})); first at {}: device {}, expected {}",
-                                         name, bad, count, against, maxAbs, maxRel, rtol, scale, coords(ref.shape, first), dev.getFloat(first),
+                                         name, bad, count, against, maxAbs, maxRel, rtol, scale, coords(ref.shape, first, memref), dev.getFloat(first),
                                          ref.getFloat(first)));
     return false;
   }
@@ -326,7 +333,7 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
         diags.error(kernel->loc(), fmt::format("--check-sample: workgroups {} and {} both write {}{}, so a sample of workgroups cannot be "
                                                "checked alone (use --check)",
                                                gid(w->conflictFirst), gid(w->writer[static_cast<size_t>(w->conflictAt)]), argNames[i],
-                                               coords(reference.args[i].buffer.shape, w->conflictAt)));
+                                               coords(reference.args[i].buffer.shape, w->conflictAt, &body.argument(i)->type())));
         return fail();
       }
   }
@@ -445,7 +452,7 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
       if (!result.args[i].isBuffer) continue;
       const interp::WriteLog* w = reference.args[i].buffer.writes.get();
       if (!compareBuffer(argNames[i], result.args[i].buffer, reference.args[i].buffer, K, diags, "the reference interpreter",
-                         w && w->written > 0 ? w : nullptr))
+                         w && w->written > 0 ? w : nullptr, &body.argument(i)->type()))
         ok = false;
     }
     timer.done("check");
@@ -454,7 +461,9 @@ int runRun(const RunOptions& opts, const GlobalOptions& global) {
 
   // Comparison with saved results (e.g. the interpreter's output of a known-good kernel).
   for (const Expected& e : expected)
-    if (!compareBuffer(e.name, result.args[static_cast<size_t>(e.param)].buffer, e.values, K, diags, "the expected values")) ok = false;
+    if (!compareBuffer(e.name, result.args[static_cast<size_t>(e.param)].buffer, e.values, K, diags, "the expected values", nullptr,
+                       &body.argument(static_cast<unsigned>(e.param))->type()))
+      ok = false;
   if (!ok) return fail();
 
   // 7. Bench.

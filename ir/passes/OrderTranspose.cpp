@@ -176,18 +176,26 @@ private:
                                                  "end accepts only dense row- or column-major strides)",
                                                  paramName(p->index()), mt.str()));
       const auto r = static_cast<size_t>(mt.rank());
+      bool identity = true;
+      for (size_t i = 0; i < r; ++i) identity = identity && (*order)[i] == static_cast<int64_t>(i);
       std::vector<int64_t> shape, pos(r);  // pos[d]: where logical dimension d sits in the view
       for (size_t i = 0; i < r; ++i) {
         shape.push_back(mt.shape()[static_cast<size_t>((*order)[i])]);
         pos[static_cast<size_t>((*order)[i])] = static_cast<int64_t>(i);
       }
-      Builder b;
-      b.setInsertionPoint(first);
-      b.setLoc(kernel_->loc());
-      Value* view = b.create("memref.transpose", {p}, {Type::memref(shape, mt.elem(), mt.memSpace())},
-                             {{"permutation", Attribute::intArray(*order)}})
-                        ->result();
-      view->setNameHint(p->nameHint());
+      // The pass runs twice (before and after wg-distribute): the first run's view is reused.
+      Value* view = nullptr;
+      for (const ir::Use& u : p->uses())
+        if (u.user->is("memref.transpose") && u.user->parentBlock() == &body) view = u.user->result();
+      if (!view) {
+        Builder b;
+        b.setInsertionPoint(first);
+        b.setLoc(kernel_->loc());
+        view = b.create("memref.transpose", {p}, {Type::memref(shape, mt.elem(), mt.memSpace())},
+                        {{"permutation", Attribute::intArray(*order)}})
+                   ->result();
+        view->setNameHint(p->nameHint());
+      }
       // Only the body's uses: the launch region (xtc.grid) is evaluated on the host with the
       // parameter's own logical dims.
       auto inBody = [&](Operation* o) {
@@ -198,7 +206,11 @@ private:
       for (const ir::Use& u : p->uses())
         if (u.user != view->definingOp() && inBody(u.user)) users.push_back(u.user);
       for (Operation* op : users) {
-        if (op->is("memref.dim")) {
+        if (identity) {
+          // A dense row-major view of a row-major memref: any use reads it unchanged.
+          for (unsigned i = 0; i < op->numOperands(); ++i)
+            if (op->operand(i) == p) op->setOperand(i, view);
+        } else if (op->is("memref.dim")) {
           op->setOperand(0, view);
           op->setAttr("index", Attribute::integer(pos[static_cast<size_t>(op->intAttr("index", 0))]));
         } else if (op->is("tile.init_tile") && op->operand(0) == p && !op->result()->type().tileInfo().scattered) {
@@ -217,9 +229,7 @@ private:
     std::vector<int64_t> seg = op->attr("segments") ? op->attr("segments")->getIntArray()
                                                     : std::vector<int64_t>{op->numOperands() - 1, 0, 0};
     op->setOperand(0, view);
-    bool identity = true;
-    for (size_t i = 0; i < order.size(); ++i) identity = identity && order[i] == static_cast<int64_t>(i);
-    if (seg[1] != 0 || identity) return;  // already explicit, or the view is the memref itself
+    if (seg[1] != 0) return;  // already explicit
     const int64_t r = mt.rank();
     if (seg[0] != r) return error(op->loc(), "internal error: order-transpose: init_tile needs one offset per memref dimension");
     Builder b;

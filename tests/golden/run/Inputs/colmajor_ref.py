@@ -5,6 +5,8 @@
                                       the row-major N x K transpose), small integers (exact in f32)
     colmajor_ref.py gemm DIR C.npy    checks C == A x B exactly (integer sums are exact in f32)
     colmajor_ref.py scale X.npy Y.npy checks Y == 2 * X elementwise, both read as logical arrays
+    colmajor_ref.py wrong DIR R C I J writes DIR/x.npy (R x C) and DIR/y-wrong.npy: 2 * x but for
+                                      element [I][J], one more (an --expect file that must fail there)
 Prints 'ok SHAPE' or the first mismatch."""
 import struct
 import sys
@@ -14,9 +16,10 @@ def val(i, j, salt):
     return float((i * 7 + j * 3 + salt) % 11 - 5)
 
 
-def write(path, rows, cols, salt, fortran):
-    flat = [val(i, j, salt) for j in range(cols) for i in range(rows)] if fortran else \
-           [val(i, j, salt) for i in range(rows) for j in range(cols)]
+def write(path, rows, cols, salt, fortran, fn=None):
+    fn = fn or (lambda i, j: val(i, j, salt))
+    flat = [fn(i, j) for j in range(cols) for i in range(rows)] if fortran else \
+           [fn(i, j) for i in range(rows) for j in range(cols)]
     header = "{'descr': '<f4', 'fortran_order': %s, 'shape': (%d, %d), }" % (fortran, rows, cols)
     header += " " * (63 - (10 + len(header)) % 64) + "\n"
     with open(path, "wb") as f:
@@ -41,6 +44,10 @@ if sys.argv[1] == "write":
     d, m, n, k = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
     write(d + "/a.npy", m, k, 1, False)
     write(d + "/b.npy", k, n, 4, True)
+elif sys.argv[1] == "wrong":
+    d, r, c, wi, wj = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+    write(d + "/x.npy", r, c, 2, False)
+    write(d + "/y-wrong.npy", r, c, 0, False, lambda i, j: 2 * val(i, j, 2) + (1 if (i, j) == (wi, wj) else 0))
 elif sys.argv[1] == "gemm":
     d = sys.argv[2]
     c, (m, n) = read(sys.argv[3])

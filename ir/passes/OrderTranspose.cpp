@@ -109,6 +109,16 @@ private:
     return Type::vector(tile.shape(), like.elem(), tile.tileInfo().wgMap);
   }
 
+  // Replaces init_tile `op` by one with `operands` (r offsets, r sizes, r strides after the source).
+  static void replaceInitTile(Builder& b, Operation* op, const std::vector<Value*>& operands, int64_t r) {
+    ir::AttrMap attrs = op->attrs();
+    attrs["segments"] = Attribute::intArray({r, r, r});
+    Operation* n = b.create(op->name(), operands, {op->result()->type()}, attrs);
+    n->result()->setNameHint(op->result()->nameHint());
+    op->result()->replaceAllUsesWith(n->result());
+    op->erase();
+  }
+
   void rewriteInitTile(Operation* op) {
     Builder b;
     b.setInsertionPoint(op);
@@ -148,12 +158,7 @@ private:
       for (int64_t i : dims) operands.push_back(b.constantIndex(mt.shape()[i]));
       for (int64_t i : dims) operands.push_back(b.constantIndex(mt.strides()[i]));
     }
-    ir::AttrMap attrs = op->attrs();
-    attrs["segments"] = Attribute::intArray({r, r, r});
-    Operation* n = b.create(op->name(), operands, {op->result()->type()}, attrs);
-    n->result()->setNameHint(op->result()->nameHint());
-    op->result()->replaceAllUsesWith(n->result());
-    op->erase();
+    replaceInitTile(b, op, operands, r);
   }
 
   std::string paramName(unsigned i) const {
@@ -259,12 +264,7 @@ private:
     std::vector<Value*> operands(op->operands().begin(), op->operands().end());
     for (Value* v : dims) operands.push_back(v);
     for (Value* v : strides) operands.push_back(v);
-    ir::AttrMap attrs = op->attrs();
-    attrs["segments"] = Attribute::intArray({r, r, r});
-    Operation* n = b.create(op->name(), operands, {op->result()->type()}, attrs);
-    n->result()->setNameHint(op->result()->nameHint());
-    op->result()->replaceAllUsesWith(n->result());
-    op->erase();
+    replaceInitTile(b, op, operands, r);
   }
 
   void rewriteColumnMajorTiles() {

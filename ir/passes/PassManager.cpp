@@ -58,12 +58,15 @@ std::vector<std::string> registeredPasses() {
 std::vector<std::string> defaultPipeline(const targets::Target& target) {
   // The pipeline of DESIGN.md. Names not registered are skipped. The generic target has no DPAS or
   // block IO: after distribution, lower-generic maps subgroup tiles straight to portable lane code.
+  // order-transpose runs again after wg-distribute: a column-major tile whose wg_map does not
+  // transpose block by block is distributed with its order and made row-major per subgroup there
+  // (docs/passes.md "Column-major tiles with a wg_map"); elsewhere the second run changes nothing.
   static const char* kGeneric[] = {"canonicalize",  "order-transpose", "reduce-before-exchange", "wg-distribute",
-                                   "canonicalize",  "lower-generic",   "canonicalize"};
+                                   "order-transpose", "canonicalize",  "lower-generic",   "canonicalize"};
   // pvc/dg2: distribution as on generic, then select-lowering sends each kernel down the Xe path
   // (xeLoweringPasses) or lowers it with lower-generic for the target's subgroup size.
   static const char* kXeHead[] = {"canonicalize", "order-transpose", "reduce-before-exchange", "wg-distribute",
-                                  "canonicalize", "select-lowering"};
+                                  "order-transpose", "canonicalize", "select-lowering"};
   std::vector<std::string> r;
   auto add = [&](const auto& names) {
     for (const char* n : names)

@@ -14,6 +14,8 @@
 #include <random>
 #include <set>
 
+#include <unistd.h>
+
 namespace xtc::driver {
 
 namespace {
@@ -343,7 +345,12 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
         ok = false;
         continue;
       }
+      // More bytes than the host's physical memory is refused before allocating: under ASan (and
+      // with overcommit) such an allocation aborts or succeeds lazily instead of throwing.
+      long pages = sysconf(_SC_PHYS_PAGES), pageBytes = sysconf(_SC_PAGESIZE);
+      bool pastMemory = pages > 0 && pageBytes > 0 && bytes / static_cast<uint64_t>(pageBytes) >= static_cast<uint64_t>(pages);
       try {
+        if (pastMemory) throw std::bad_alloc();
         b = interp::Buffer(t.elem(), shape);
       } catch (const std::bad_alloc&) {
         diags.error(SourceLoc{}, "cannot allocate memref '" + pn + "' of " + ir::shapeStr(shape) + " " + std::string(ir::elemName(t.elem())) +

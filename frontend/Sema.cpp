@@ -462,8 +462,8 @@ private:
           if (!b || !expr(*b, &idx)) continue;
           if (!b->type->isIndex()) rep_.error(DiagId::operand_type, b->range, "loop bound", "index", typeStr(*b->type));
         }
-        if (s.step && s.step->kind == Expr::Kind::Int && s.step->intValue <= 0)
-          rep_.error(DiagId::operand_type, s.step->range, "loop step", "a positive step", std::to_string(s.step->intValue));
+        if (std::optional<int64_t> v = s.step ? literalInt(*s.step) : std::nullopt; v && *v <= 0)
+          rep_.error(DiagId::operand_type, s.step->range, "loop step", "a positive step", std::to_string(*v));
         constructs_.push_back(Construct{&s, scopes_.size(), "loop"});
         scopes_.emplace_back();
         scopes_.back()[s.var] = VarInfo{Type::index(), s.varRange};
@@ -781,9 +781,14 @@ private:
     return nullptr;
   }
 
-  std::optional<int64_t> constInt(Expr& e, const std::string& what) {
+  // An integer literal, possibly negated (`-2` parses as a unary minus).
+  static std::optional<int64_t> literalInt(const Expr& e) {
     if (e.kind == Expr::Kind::Int) return e.intValue;
     if (e.kind == Expr::Kind::Unary && e.name == "-" && e.args[0]->kind == Expr::Kind::Int) return -e.args[0]->intValue;
+    return std::nullopt;
+  }
+  std::optional<int64_t> constInt(Expr& e, const std::string& what) {
+    if (std::optional<int64_t> v = literalInt(e)) return v;
     rep_.error(DiagId::not_constant, e.range, what);
     return std::nullopt;
   }

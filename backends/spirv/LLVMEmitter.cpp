@@ -1172,6 +1172,12 @@ void KernelEmitter::emitFor(ir::Operation& op) {
   llvm::Value* lb = get1(op.operand(0), op);
   llvm::Value* ub = get1(op.operand(1), op);
   llvm::Value* step = get1(op.operand(2), op);
+  // A step that is not positive is the kernel's error (docs/language.md; the interpreter reports it),
+  // but on a device `iv < ub` would then never fail and hang the GPU: a run-time step runs no
+  // iteration unless it is positive (one compare and select before the loop; a constant step is
+  // checked by the front end and costs nothing).
+  if (!llvm::isa<llvm::ConstantInt>(step))
+    ub = b_.CreateSelect(b_.CreateICmpSGT(step, llvm::ConstantInt::get(step->getType(), 0)), ub, lb);
   std::vector<llvm::Value*> inits;
   std::vector<bool> isIndex;  // which inits are index values (one register each)
   for (unsigned i = 3; i < op.numOperands(); ++i)

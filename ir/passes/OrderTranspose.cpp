@@ -28,6 +28,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -278,10 +280,12 @@ private:
           for (Value* a : o->region(r).block(bi).arguments())
             if (isColumnMajorTile(a->type())) values.push_back(a);
     });
+    std::map<Value*, Type> prefetchTypes = remapPrefetchWebs(values);
     std::vector<Operation*> users;
     std::set<Operation*> seen;
     for (Value* v : values) {
-      auto pt = physicalType(v->type());
+      auto it = prefetchTypes.find(v);
+      auto pt = it != prefetchTypes.end() ? std::optional<Type>(it->second) : physicalType(v->type());
       if (!pt) continue;  // wg_map not expressible transposed: handled after wg-distribute
       v->setType(*pt);
       if (v->definingOp() && seen.insert(v->definingOp()).second) users.push_back(v->definingOp());
@@ -326,6 +330,50 @@ private:
     }
   }
 
+  // A column-major tile that only prefetches (its web: init_tile, update_tile_offset, prefetch_tile,
+  // loops and ifs that carry it) and whose wg_map does not transpose block by block would be
+  // distributed with its order: each subgroup then prefetches the transpose of its logical block,
+  // which for the RFC's maps is a few bytes wide (#mp_b_pfh's 8 x 32 f16 block is 32 rows of 16
+  // bytes in memory: no 2D message, per-lane prefetches, and the pvc loop statement refuses the
+  // loop). A prefetch is a hint and any wg_map of the same subgroup count prefetches the same
+  // tile, so such a web gets the physical row-major tile with a wg_map chosen for 2D prefetches:
+  // among the maps that cover it exactly with its subgroup count, one whose block has rows of a
+  // multiple of 32 bytes, the fewest 32-row x 64-byte pieces, then the widest rows (256 x 32 f16
+  // over 32 subgroups: [32, 1] x [8, 32], one d16 2x16x8 message each, as the row-major B's
+  // #mp_b_pfh gives). Values not in such a web are not in the result.
+  std::map<Value*, Type> remapPrefetchWebs(const std::vector<Value*>& values) {
+    std::map<Value*, Type> out;
+    for (Value* v : values) {
+      const Type& t = v->type();
+      auto m = wgMapOf(t);
+      if (out.count(v) || !m || physicalType(t)) continue;
+      auto web = tileWeb(v, nullptr, true);
+      if (!web) continue;
+      std::vector<int64_t> shape = swap2(t.shape());
+      int64_t n = m->numSubgroups(), eb = std::max<int64_t>(1, ir::elemBits(t.elem()) / 8);
+      std::optional<WgMap> best;
+      std::pair<int64_t, int64_t> bestCost{};
+      for (int64_t l0 = 1; l0 <= n; ++l0) {
+        if (n % l0 || shape[0] % l0 || shape[1] % (n / l0)) continue;
+        WgMap cand{{l0, n / l0}, {shape[0] / l0, shape[1] / (n / l0)}};
+        int64_t rows = cand.sgData[0], bytes = cand.sgData[1] * eb;
+        if (bytes % 32 != 0 || !SgDistribution::check(shape, cand).empty()) continue;
+        std::pair<int64_t, int64_t> cost{((bytes + 63) / 64) * ((rows + 31) / 32), -bytes};
+        if (!best || cost < bestCost) {
+          best = cand;
+          bestCost = cost;
+        }
+      }
+      if (!best) continue;
+      ir::TileInfo info = t.tileInfo();
+      info.order.clear();
+      info.wgMap = mapAttr(*best);
+      Type pt = Type::tile(shape, t.elem(), info);
+      for (Value* w : *web) out.emplace(w, pt);
+    }
+    return out;
+  }
+
   bool canFoldIntoLoad(Value* operand) {
     Operation* d = operand->definingOp();
     if (!d || !d->is("tile.load_tile") || operand->uses().size() != 1) return false;
@@ -343,7 +391,10 @@ private:
   // web has another user than `load`, update_tile_offset, prefetch_tile (a hint: any wg_map prefetches
   // the same tile) and loops, or is defined by something other than init_tile / update_tile_offset /
   // a loop.
-  std::optional<std::vector<Value*>> tileWeb(Value* tile, Operation* load) {
+  //
+  // With `throughIf`, scf.if results and yields carry the web too (RFC 2.5's L2 prefetch tiles
+  // advance inside an scf.if).
+  std::optional<std::vector<Value*>> tileWeb(Value* tile, Operation* load, bool throughIf = false) {
     std::vector<Value*> web, work{tile};
     std::set<Value*> seen{tile};
     auto add = [&](Value* v) {
@@ -357,6 +408,12 @@ private:
       add(body.back()->operand(i));
       add(loop->result(i));
     };
+    // Result `i` of an scf.if and what each of its regions yields in its place.
+    auto yielded = [&](Operation* ifOp, unsigned i) {
+      add(ifOp->result(i));
+      for (unsigned r = 0; r < ifOp->numRegions(); ++r)
+        if (ifOp->region(r).numBlocks() == 1) add(ifOp->region(r).block().back()->operand(i));
+    };
     while (!work.empty()) {
       Value* v = work.back();
       work.pop_back();
@@ -364,6 +421,7 @@ private:
       if (Operation* d = v->definingOp()) {
         if (d->is("tile.update_tile_offset")) add(d->operand(0));
         else if (d->is("scf.for")) carried(d, v->index());
+        else if (throughIf && d->is("scf.if")) yielded(d, v->index());
         else if (!d->is("tile.init_tile")) return std::nullopt;
       } else {
         Operation* p = v->ownerBlock()->parentOp();
@@ -376,6 +434,7 @@ private:
         if (o->is("tile.update_tile_offset") && u.index == 0) add(o->result());
         else if (o->is("scf.for") && u.index >= 3) carried(o, u.index - 3);
         else if (o->is("scf.yield") && o->parentOp() && o->parentOp()->is("scf.for")) carried(o->parentOp(), u.index);
+        else if (throughIf && o->is("scf.yield") && o->parentOp() && o->parentOp()->is("scf.if")) yielded(o->parentOp(), u.index);
         else return std::nullopt;
       }
     }

@@ -12,7 +12,9 @@
 //    a load becomes load + tile.transpose {strategy = "load"} (blocking folds it into a transposed 2D
 //    block load where the target has one), a store becomes tile.transpose {strategy = "register"} +
 //    store. At workgroup level the tile keeps a wg_map only if the swapped wg_map gives every subgroup
-//    exactly the transpose of its blocks; otherwise the tile is left for the run after wg-distribute.
+//    exactly the transpose of its blocks; otherwise the tile is left for the run after wg-distribute,
+//    unless it is only prefetched: then it gets a wg_map of the view sized for 2D prefetches
+//    (remapPrefetchWebs).
 // 2. Every tile.transpose gets `strategy`: "load" (operand is a single-use load_tile and the target
 //    can transpose that element width in a 2D block load), "register" (each subgroup already holds the
 //    transposed data: RFC appendix 2.3), or "slm" (subgroups must exchange data; wg-distribute goes

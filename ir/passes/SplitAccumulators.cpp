@@ -234,7 +234,8 @@ private:
     if (!writes.empty()) return writes;
     Operation* yield = body.terminator();
     for (Operation* op : body.opsSnapshot()) {
-      if (!op->is("tile.tile_mma")) continue;
+      // A tile_mma without C (`acc + tile_mma(a, b)`) accumulates nothing loop-carried itself.
+      if (!op->is("tile.tile_mma") || op->numOperands() < 3) continue;
       Value* c = op->operand(2);
       if (!c->isBlockArgument() || c->ownerBlock() != &body || c->index() == 0) continue;
       if (p.mma) return "the loop carries more than one accumulator";

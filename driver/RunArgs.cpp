@@ -6,6 +6,7 @@
 #include "ir/interpret/Numeric.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -55,17 +56,33 @@ int paramOf(const ir::Value* v, const ir::Block& body, int depth = 0) {
   return -1;
 }
 
-bool fromMma(const ir::Value* v, int depth = 0) {
-  if (!v || depth > 64 || v->isBlockArgument()) return false;
+// True when v is a tile_mma result, or computed from one by conversions, loops and element-wise
+// arithmetic of its shape (an MLP's `max(acc + bias, 0) as f16` is still C = A x B's M x N).
+bool fromMma(const ir::Value* v, std::set<const ir::Value*>& seen, int depth = 0) {
+  if (!v || depth > 64 || v->isBlockArgument() || !seen.insert(v).second) return false;
   ir::Operation* d = v->definingOp();
   if (d->is("tile.tile_mma")) return true;
-  if (d->is("tile.convert_layout") || d->is("arith.convert")) return fromMma(d->operand(0), depth + 1);
+  if (d->is("tile.convert_layout") || d->is("arith.convert")) return fromMma(d->operand(0), seen, depth + 1);
   if (d->is("scf.for")) {
     const ir::Block& b = d->region(0).block();
     const ir::Operation* y = b.terminator();
-    return y && v->index() < y->numOperands() && fromMma(y->operand(v->index()), depth + 1);
+    return y && v->index() < y->numOperands() && fromMma(y->operand(v->index()), seen, depth + 1);
   }
+  if ((d->name().starts_with("arith.") || d->name().starts_with("math.")) && v->type().isVector())
+    for (unsigned i = 0; i < d->numOperands(); ++i)
+      if (d->operand(i)->type().isVector() && d->operand(i)->type().shape() == v->type().shape() &&
+          fromMma(d->operand(i), seen, depth + 1))
+        return true;
   return false;
+}
+
+// A shape to show in an error: the memref's static dims, 64 for the dynamic ones (1x64, not 64x64,
+// for a memref<1x?xf32>).
+std::string exampleShape(const ir::Type& t) {
+  std::vector<int64_t> s = t.shape();
+  for (int64_t& d : s)
+    if (d == ir::kDynamic) d = 64;
+  return ir::shapeStr(s);
 }
 
 bool parseInt(const std::string& s, int64_t& v) {
@@ -114,11 +131,13 @@ void fillRandom(interp::Buffer& b, std::mt19937_64& rng) {
 std::map<unsigned, std::vector<std::string>> symbolicDimNames(const ir::Operation& kernel) {
   const ir::Block& body = kernel.region(0).block();
   std::map<unsigned, std::set<std::vector<std::string>>> roles;
+  std::set<std::array<int, 3>> gemms;  // the (A, B, C) parameters of each tile_mma (-1: none)
   std::function<void(const ir::Block&)> walk = [&](const ir::Block& blk) {
     for (const auto& o : blk.opList()) {
       const ir::Operation& op = *o;
       if (op.is("tile.tile_mma") && op.numOperands() >= 2) {
         int a = paramOf(op.operand(0), body), b = paramOf(op.operand(1), body);
+        gemms.insert({a, b, op.numOperands() > 2 ? paramOf(op.operand(2), body) : -1});
         if (a >= 0) roles[static_cast<unsigned>(a)].insert({"M", "K"});
         if (b >= 0) roles[static_cast<unsigned>(b)].insert({"K", "N"});
         if (op.numOperands() > 2) {
@@ -126,7 +145,8 @@ std::map<unsigned, std::vector<std::string>> symbolicDimNames(const ir::Operatio
           if (c >= 0) roles[static_cast<unsigned>(c)].insert({"M", "N"});
         }
       }
-      if (op.is("tile.store_tile") && op.numOperands() == 2 && fromMma(op.operand(0))) {
+      std::set<const ir::Value*> seen;
+      if (op.is("tile.store_tile") && op.numOperands() == 2 && fromMma(op.operand(0), seen)) {
         int c = paramOf(op.operand(1), body);
         if (c >= 0) roles[static_cast<unsigned>(c)].insert({"M", "N"});
       }
@@ -136,6 +156,9 @@ std::map<unsigned, std::vector<std::string>> symbolicDimNames(const ir::Operatio
   };
   walk(body);
   std::map<unsigned, std::vector<std::string>> out;
+  // GEMMs over different operands (attention's Q K^T and P V) have different M, N and K: no names,
+  // each memref is sized by its own --arg (one shared K made V's static 32 rows "not 16").
+  if (gemms.size() > 1) return out;
   for (auto& [p, set] : roles)
     if (set.size() == 1 && body.argument(p)->type().isMemRef() && body.argument(p)->type().rank() == 2) out[p] = *set.begin();
   return out;
@@ -267,7 +290,7 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
     if (auto it = argVals.find(pn); it != argVals.end()) {
       std::vector<int64_t> s;
       if (!parseShape(it->second, s) || s.size() != shape.size()) {
-        diags.error(SourceLoc{}, "--arg " + pn + "=" + it->second + ": expected a shape like " + ir::shapeStr(std::vector<int64_t>(shape.size(), 64)) +
+        diags.error(SourceLoc{}, "--arg " + pn + "=" + it->second + ": expected a shape like " + exampleShape(t) +
                                      " for " + t.str());
         ok = false;
         continue;
@@ -303,7 +326,7 @@ bool buildKernelArgs(const ir::Operation& kernel, const RunArgRequest& req, Diag
         continue;
       }
       if (!v) {
-        std::string how = "--arg " + pn + "=" + ir::shapeStr(std::vector<int64_t>(shape.size(), 64)) + ", --arg " + dimName + "=N";
+        std::string how = "--arg " + pn + "=" + exampleShape(t) + ", --arg " + dimName + "=N";
         if (auto s = sym.find(i); s != sym.end()) how += " or --arg " + s->second[d] + "=N";
         diags.error(SourceLoc{}, "the size of dimension " + std::to_string(d) + " of '" + pn + "' (" + t.str() + ") is not known: pass " + how);
         ok = false;

@@ -260,6 +260,26 @@ bool isConstant(Value* v, int64_t c) {
   return a && a->isa(AttrKind::Int) && a->getInt() == c;
 }
 
+// `v` is the dense row-major stride of dimension `d` of `mem`: 1 for the last, else the product of the
+// sizes after d, as a constant (static sizes) or as order-transpose writes it for a batch of
+// column-major matrices (memref<?x?x?xf32, strides = [?, 1, ?]>: stride(d) = stride(d + 1) * dim(d + 1),
+// with dims of either kind; docs/passes.md, order-transpose).
+bool isRowMajorStride(Value* v, Value* mem, int64_t d, int depth = 0) {
+  const std::vector<int64_t>& shape = mem->type().shape();
+  const auto r = static_cast<int64_t>(shape.size());
+  if (d == r - 1) return isConstant(v, 1);
+  int64_t product = 1;
+  for (int64_t i = d + 1; i < r && product != ir::kDynamic; ++i)
+    product = shape[static_cast<size_t>(i)] == ir::kDynamic ? ir::kDynamic : product * shape[static_cast<size_t>(i)];
+  if (product != ir::kDynamic && isConstant(v, product)) return true;
+  if (d == r - 2 && isDimOf(v, mem, r - 1)) return true;
+  Operation* def = v->definingOp();
+  if (!def || !def->is("arith.muli") || depth > 8) return false;
+  for (unsigned i = 0; i < 2; ++i)
+    if (isDimOf(def->operand(1 - i), mem, d + 1) && isRowMajorStride(def->operand(i), mem, d + 1, depth + 1)) return true;
+  return false;
+}
+
 }  // namespace
 
 // The frontend spells out the shape and strides of a memref tile (`init_tile A[m, 0]` gets
@@ -272,11 +292,9 @@ bool KernelLowering::isDenseView(const Operation& op, const std::vector<int64_t>
   unsigned shapeAt = static_cast<unsigned>(1 + seg[0]), strideAt = static_cast<unsigned>(1 + seg[0] + seg[1]);
   for (int64_t d = 0; d < r; ++d)
     if (!isDimOf(op.operand(shapeAt + static_cast<unsigned>(d)), mem, d)) return false;
-  // Row-major strides: the last is 1, each other is the size of the next dimension (rank <= 2 is
-  // checked exactly; higher ranks would need products of dims).
-  if (r > 2) return false;
-  if (!isConstant(op.operand(strideAt + static_cast<unsigned>(r - 1)), 1)) return false;
-  if (r == 2 && !isDimOf(op.operand(strideAt), mem, 1)) return false;
+  // Row-major strides: the last is 1, each other the product of the sizes of the dimensions after it.
+  for (int64_t d = 0; d < r; ++d)
+    if (!isRowMajorStride(op.operand(strideAt + static_cast<unsigned>(d)), mem, d)) return false;
   return true;
 }
 

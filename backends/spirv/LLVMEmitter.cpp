@@ -22,6 +22,7 @@
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Metadata.h>
@@ -164,6 +165,11 @@ private:
   void emitLoad(ir::Operation& op);
   // A lane.load marked in_bounds: the padding where `mask` is off (see the definition).
   llvm::Value* inBoundsPadding(llvm::Value* mask, llvm::Value* val, llvm::Value* pad);
+  // A lane.store {in_bounds} as one predicated scatter on pvc; false: not this form (nothing emitted).
+  bool maskedLaneStore(const ir::Operation& op, const MemRefValue& m, const std::vector<llvm::Value*>& idx,
+                       llvm::Value* mask, llvm::Value* val);
+  // x as (base, constant k) when it is base + k (an add, or an `or` of disjoint bits); else nulls.
+  std::pair<llvm::Value*, llvm::Value*> baseAndConstant(llvm::Value* x);
   // The base an in_bounds lane.load reads from: the memref's, or a module constant when it is empty.
   llvm::Value* emptyReadBase(const MemRefValue& m);
   llvm::GlobalVariable* emptyRead_ = nullptr;
@@ -849,6 +855,87 @@ llvm::Value* KernelEmitter::predicatedLane(const ir::Operation& op, const MemRef
   return store ? addr : *r;  // a store: any non-null value says it was emitted
 }
 
+std::pair<llvm::Value*, llvm::Value*> KernelEmitter::baseAndConstant(llvm::Value* x) {
+  // x = base + k: an add of a constant, or an `or` with a constant whose bits the base lacks (how
+  // instcombine writes m + k for m a multiple of a power of two).
+  auto* bo = llvm::dyn_cast<llvm::BinaryOperator>(x);
+  auto* k = bo ? llvm::dyn_cast<llvm::ConstantInt>(bo->getOperand(1)) : nullptr;
+  if (!k) return {nullptr, nullptr};
+  if (bo->getOpcode() == llvm::Instruction::Add ||
+      (bo->getOpcode() == llvm::Instruction::Or && llvm::haveNoCommonBitsSet(bo->getOperand(0), k, m_.getDataLayout())))
+    return {bo->getOperand(0), k};
+  return {nullptr, nullptr};
+}
+
+bool KernelEmitter::maskedLaneStore(const ir::Operation& op, const MemRefValue& m, const std::vector<llvm::Value*>& idx,
+                                    llvm::Value* mask, llvm::Value* val) {
+  // A lane.store {in_bounds}: its indices are inside the memref wherever the mask is on (lower-xe's
+  // surface fallback: the mask is the bounds test). pvc, vISA mode, global memory, 32/64-bit data and
+  // a mask that is an AND of unsigned range tests of i64 values: the tests become one bit mask, as
+  // a lane.load's padding (inBoundsPadding), and the store one predicated scatter (VisaLanes.h). The
+  // offset is 32-bit (inside a buffer below 4 GiB wherever the mask is on; elsewhere the address is
+  // never used). Else the branch form (emitStore), whose own bounds test agrees with the promise.
+  if (target_.kind != targets::TargetKind::Pvc || target_.subgroupSize != 16 || codegen_ != XeCodegen::Visa ||
+      m.ptr->getType()->getPointerAddressSpace() != 1 || (m.elem != ElemKind::F32 && m.elem != ElemKind::I32 &&
+                                                          m.elem != ElemKind::I64 && m.elem != ElemKind::Index))
+    return false;
+  std::vector<llvm::Value*> leaves{mask};
+  std::vector<llvm::ICmpInst*> tests;
+  while (!leaves.empty()) {
+    llvm::Value* v = leaves.back();
+    leaves.pop_back();
+    if (auto* bo = llvm::dyn_cast<llvm::BinaryOperator>(v); bo && bo->getOpcode() == llvm::Instruction::And) {
+      leaves.push_back(bo->getOperand(0));
+      leaves.push_back(bo->getOperand(1));
+      continue;
+    }
+    if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(v); k && k->isOne()) continue;  // a test folded true
+    auto* c = llvm::dyn_cast<llvm::ICmpInst>(v);
+    if (!c || c->getPredicate() != llvm::CmpInst::ICMP_ULT || !c->getOperand(0)->getType()->isIntegerTy(64)) return false;
+    tests.push_back(c);
+  }
+  llvm::Value* all = b_.getInt64(-1);
+  if (!tests.empty()) all = nullptr;
+  // x <u n as a bit mask, ((x - n) & ~x) >>s 63 (inBoundsPadding); for x = base + k (k a constant:
+  // the tile's offset plus a register's row or column) written from the base, (base - (n - k)) &
+  // (~base - k): the same value, but with no use of x itself. Why: the rows of a C tile are the rows
+  // of the A tile the edge loop gathered (m + k both), and IGC kept those values from before the
+  // edge loop alive across it for the stores and spilled them (gemm_bf16: 185 -> 120 spills; the
+  // 32-bit offset below, written the same way, 120 -> 43).
+  for (llvm::ICmpInst* c : tests) {
+    llvm::Value* x = c->getOperand(0);
+    llvm::Value* n = c->getOperand(1);
+    llvm::Value* t = nullptr;
+    if (auto [base, k] = baseAndConstant(x); base)
+      t = b_.CreateAShr(b_.CreateAnd(b_.CreateSub(base, b_.CreateSub(n, k)), b_.CreateSub(b_.CreateNot(base), k)), 63);
+    else
+      t = b_.CreateAShr(b_.CreateAnd(b_.CreateSub(x, n), b_.CreateNot(x)), 63);
+    all = all ? b_.CreateAnd(all, t) : t;
+  }
+  llvm::Type* mt = memType(m.elem, op);
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Value* p = m.ptr;
+  size_t rank = idx.size();
+  for (size_t d = 0; d + 1 < rank; ++d) {
+    llvm::Value* stride = nullptr;
+    for (size_t e = d + 1; e < rank; ++e) {
+      llvm::Value* n = b_.CreateTrunc(m.dims[e], i32);
+      stride = stride ? b_.CreateMul(stride, n) : n;
+    }
+    // Wrapping i32 products: wherever the mask is on the whole offset is below 2^32, so its value
+    // mod 2^32 is the offset.
+    llvm::Value* lin = nullptr;
+    if (auto [base, k] = baseAndConstant(idx[d]); base)
+      lin = b_.CreateAdd(b_.CreateMul(b_.CreateTrunc(base, i32), stride), b_.CreateMul(b_.CreateTrunc(k, i32), stride));
+    else
+      lin = b_.CreateMul(b_.CreateTrunc(idx[d], i32), stride);
+    p = b_.CreateInBoundsGEP(mt, p, b_.CreateZExt(lin, b_.getInt64Ty()));
+  }
+  llvm::Value* last = b_.CreateZExt(b_.CreateTrunc(idx[rank - 1], i32), b_.getInt64Ty());
+  llvm::Value* addr = b_.CreatePtrToInt(b_.CreateInBoundsGEP(mt, p, last), b_.getInt64Ty());
+  return emitMaskedLaneStore(b_, m.elem, addr, b_.CreateTrunc(all, i32), val).has_value();
+}
+
 llvm::Value* KernelEmitter::emptyReadBase(const MemRefValue& m) {
   // An in_bounds lane.load's indices are inside its memref when it has an element; an empty one
   // (a dim 0) has none to read, and its buffer may be a single byte (docs/abi.md), so the load reads
@@ -950,6 +1037,8 @@ void KernelEmitter::emitLoad(ir::Operation& op) {
     llvm::Value* last = b_.CreateZExt(b_.CreateTrunc(idx[rank - 1], i32), b_.getInt64Ty());
     llvm::LoadInst* ld = b_.CreateLoad(mt, b_.CreateInBoundsGEP(mt, p, last));
     ld->setAlignment(llvm::Align(mt->getPrimitiveSizeInBits() / 8));
+    // SpirvBackend.cpp's sinkGathers may move it down to the DPAS that consumes it.
+    ld->setMetadata("xtc.gather", llvm::MDNode::get(ctx_, {}));
     llvm::Value* val = m.elem == ElemKind::I1 ? b_.CreateICmpNE(ld, b_.getInt8(0)) : static_cast<llvm::Value*>(ld);
     set(op.result(), {mask ? inBoundsPadding(mask, val, pad) : val});
     return;
@@ -994,6 +1083,7 @@ void KernelEmitter::emitStore(ir::Operation& op) {
   std::vector<llvm::Value*> idx;
   for (size_t d = 0; d < rank; ++d) idx.push_back(get1(op.operand(static_cast<unsigned>(2 + d)), op));
   llvm::Value* mask = op.numOperands() == 3 + rank ? get1(op.operand(static_cast<unsigned>(2 + rank)), op) : nullptr;
+  if (op.is("lane.store") && op.boolAttr("in_bounds") && mask && maskedLaneStore(op, m, idx, mask, val)) return;
   if (op.is("lane.store") && predicatedLane(op, m, idx, mask, val, true)) return;
   llvm::Value* ok = inBounds(m, idx, mask);
   llvm::BasicBlock* from = b_.GetInsertBlock();

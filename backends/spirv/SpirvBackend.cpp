@@ -25,6 +25,7 @@
 
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -62,6 +63,86 @@ void optimize(llvm::Module& m, int optLevel) {
   llvm::ModulePassManager mpm;
   if (llvm::Error e = pb.parsePassPipeline(mpm, kPipeline)) llvm::report_fatal_error(std::move(e));
   mpm.run(m, mam);
+}
+
+// lower-xe's surface-fallback edge loops gather every element of a K step (in_bounds lane.loads,
+// tagged `xtc.gather` by the emitter) before the step's first DPAS, in the order of the tiles: all
+// of A, then all of B. IGC keeps that order, so every gathered operand is live at once next to the
+// accumulators (gemm_bf16: 128 accumulator GRFs + 96 operand GRFs in 256, "spilled around 108").
+// Here each DPAS call, in block order, gets the side-effect-free instructions and tagged loads its
+// operands are computed from moved down to just before it, so an operand is gathered where it is
+// first used. Only in a block whose only writes are none (no store, no call but DPAS builtins and
+// intrinsics without memory effects): a load moved past nothing that writes memory reads the same.
+bool movableInto(const llvm::Instruction& i) {
+  if (llvm::isa<llvm::PHINode>(i) || i.isTerminator()) return false;
+  if (const auto* ld = llvm::dyn_cast<llvm::LoadInst>(&i)) return ld->getMetadata("xtc.gather") && !ld->isVolatile();
+  if (const auto* c = llvm::dyn_cast<llvm::CallInst>(&i))
+    return c->getCalledFunction() && c->getCalledFunction()->isIntrinsic() && c->doesNotAccessMemory();
+  return !i.mayHaveSideEffects() && !i.mayReadFromMemory();
+}
+
+bool isDpasCall(const llvm::Instruction& i) {
+  const auto* c = llvm::dyn_cast<llvm::CallInst>(&i);
+  return c && c->getCalledFunction() && c->getCalledFunction()->getName().contains("_matrix_mad_");
+}
+
+void sinkGathers(llvm::Module& m) {
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& bb : f) {
+      bool gathers = false, writes = false;
+      for (llvm::Instruction& i : bb) {
+        if (auto* ld = llvm::dyn_cast<llvm::LoadInst>(&i); ld && ld->getMetadata("xtc.gather")) gathers = true;
+        if (i.mayWriteToMemory() && !isDpasCall(i)) writes = true;
+      }
+      if (!gathers || writes) continue;
+      std::vector<llvm::Instruction*> calls;
+      for (llvm::Instruction& i : bb)
+        if (isDpasCall(i)) calls.push_back(&i);
+      std::set<llvm::Instruction*> placed;
+      for (llvm::Instruction* call : calls) {
+        // The operand DAG inside the block, not placed yet.
+        std::set<llvm::Instruction*> dag;
+        std::vector<llvm::Instruction*> work{call};
+        while (!work.empty()) {
+          llvm::Instruction* i = work.back();
+          work.pop_back();
+          for (llvm::Value* o : i->operands()) {
+            auto* oi = llvm::dyn_cast<llvm::Instruction>(o);
+            if (!oi || oi->getParent() != &bb || placed.count(oi) || dag.count(oi) || !movableInto(*oi)) continue;
+            dag.insert(oi);
+            work.push_back(oi);
+          }
+        }
+        // Keep in place whatever an instruction before the call outside the DAG uses (and, through
+        // it, its operands).
+        for (bool changed = true; changed;) {
+          changed = false;
+          for (llvm::Instruction* i : std::vector<llvm::Instruction*>(dag.begin(), dag.end())) {
+            bool stays = llvm::any_of(i->users(), [&](llvm::User* u) {
+              auto* ui = llvm::cast<llvm::Instruction>(u);
+              return ui != call && ui->getParent() == &bb && !dag.count(ui) && ui->comesBefore(call);
+            });
+            if (stays) {
+              dag.erase(i);
+              changed = true;
+            }
+          }
+        }
+        std::vector<llvm::Instruction*> order;
+        for (llvm::Instruction& i : bb) {
+          if (&i == call) break;
+          if (dag.count(&i)) order.push_back(&i);
+        }
+        for (llvm::Instruction* i : order) i->moveBefore(call);
+        placed.insert(order.begin(), order.end());
+        placed.insert(call);
+      }
+    }
+  // The tag is the emitter's note to this step only: the module translated is the one of before.
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& i : bb)
+        if (i.getMetadata("xtc.gather")) i.setMetadata("xtc.gather", nullptr);
 }
 
 // llvm-spirv-15 cannot translate `freeze` ("InvalidInstruction"), which instcombine adds when it
@@ -203,6 +284,7 @@ std::unique_ptr<llvm::Module> buildModule(const ir::Operation& module, const Bac
   std::unique_ptr<llvm::Module> m = emitLLVMModule(module, *options.target, options.xeCodegen, ctx, diags);
   if (!m) return nullptr;
   optimize(*m, options.optLevel);
+  sinkGathers(*m);
   dropFreezes(*m);
   scalarizeWideBitcasts(*m);
   splatSelectConditions(*m);

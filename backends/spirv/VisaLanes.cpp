@@ -224,6 +224,23 @@ std::optional<llvm::Value*> emitPredicatedLaneMessage(llvm::IRBuilder<>& b, cons
   return m.store ? nullptr : static_cast<llvm::Value*>(call);
 }
 
+std::optional<llvm::Value*> emitMaskedLaneStore(llvm::IRBuilder<>& b, ElemKind elem, llvm::Value* address,
+                                                llvm::Value* maskWord, llvm::Value* data) {
+  const char* shape = dataShape(elem);
+  if (!shape || !maskWord->getType()->isIntegerTy(32)) return std::nullopt;
+  // $0 the address, $1 the mask word (IGC declares an i32 input as d), $2 the data. The comment line
+  // is predicatedLanePattern's (the same predicated send).
+  std::string text = fmt::format(
+      "/* lsc_store.ugm {0} predicated */\n{{\n.decl lanep v_type=P num_elts=16\n"
+      "cmp.ne (M1, 16) lanep $1(0,0)<1;1,0> 0x0:d\n"
+      "(lanep) lsc_store.ugm (M1, 16) flat[$0]:a64 $2:{0}\n}}",
+      shape);
+  std::vector<llvm::Value*> args{address, maskWord, data};
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {address->getType(), maskWord->getType(), data->getType()}, false);
+  b.CreateCall(llvm::InlineAsm::get(fty, text, "rw,rw,rw", /*hasSideEffects=*/true), args);
+  return address;
+}
+
 std::optional<std::string> predicatedLanePattern(const std::string& asmText) {
   for (const char* kind : {"load", "store"})
     for (const char* shape : {"d32", "d64"})

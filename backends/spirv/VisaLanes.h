@@ -42,6 +42,15 @@ struct LaneMessage {
 // an element type without a d32/d64 message, or a mask that is not a conjunction of supported compares.
 std::optional<llvm::Value*> emitPredicatedLaneMessage(llvm::IRBuilder<>& b, const LaneMessage& m);
 
+// A store of `data` (f32/i32: d32, i64/index: d64) to the lane's byte `address` where the i32 `maskWord` is
+// not 0: one inline-vISA statement, `cmp.ne` of the word into a predicate and ONE predicated
+// `lsc_store.ugm`; a lane whose word is 0 writes nothing (its address may be anything). For stores
+// whose bounds test the caller has made a bit mask (LLVMEmitter.cpp, lane.store {in_bounds}): the
+// i1 form above needs a conjunction of compares the statement can make, and 64-bit unsigned
+// bounds tests are not among them. std::nullopt for another element type (nothing emitted).
+std::optional<llvm::Value*> emitMaskedLaneStore(llvm::IRBuilder<>& b, ir::ElemKind elem, llvm::Value* address,
+                                                llvm::Value* maskWord, llvm::Value* data);
+
 // The ISA line an emitted statement must leave (--verify-isa, XeBuiltins.cpp): a predicated
 // `send.ugm (16|M0)` of its message; std::nullopt for text this file did not write.
 std::optional<std::string> predicatedLanePattern(const std::string& asmText);

@@ -71,9 +71,15 @@ void execStore(Executor& ex, const ir::Operation& op) {
   const MemRefVal& m = ex.memref(op, 1);
   unsigned rank = static_cast<unsigned>(m.shape.size());
   const Tensor* mask = op.numOperands() == 3 + rank ? &perLane(ex, op, 2 + rank) : nullptr;
+  // `in_bounds`: the producer promises the indices inside the memref wherever the mask is on (the
+  // backend writes there without a bounds check); a broken promise is an error here, where the
+  // device would write outside the buffer.
+  bool promised = op.boolAttr("in_bounds");
   for (int64_t l = 0; l < L; ++l) {
     if (!ex.laneActive(l)) continue;
     int64_t lin = laneAddress(ex, op, m, 2, l);
+    if (promised && lin < 0 && (!mask || mask->i[l]))
+      fail(op, "lane.store marked in_bounds writes outside its memref in lane " + std::to_string(l));
     if (lin < 0 || (mask && !mask->i[l])) continue;
     if (v.isFloat()) memStoreF(op, ex, m, lin, v.f[l]);
     else memStoreI(op, ex, m, lin, v.i[l]);

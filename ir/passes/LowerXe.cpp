@@ -499,11 +499,14 @@ void KernelLowerXe::lowerStoreTile(Operation& op) {
             return nullptr;
           },
           [&]() -> Value* {
-            perLaneWrites("lane.store", t, l, regs, {}, op);
+            surfaceLaneStores(op, t, l, regs);
             return nullptr;
           });
       return;
     }
+    // An edge loop's stores (a store in a versioned K loop), or a static memref that breaks a rule:
+    // the branch-free stores with the option (without it, the static case keeps its form).
+    if (surfaceFallback_) return surfaceLaneStores(op, t, l, regs);
   }
   if (lowerBlockWriteStore(op, t, l, regs)) return;  // dg2 row block writes (LowerXeBlockRead.cpp)
   perLaneWrites("lane.store", t, l, regs, {}, op);

@@ -232,6 +232,8 @@ private:
   // into the memref (to 0 when it is empty) and read unchecked (`in_bounds` lane.load), the padding
   // selected in where the unclamped element is outside.
   Value* surfaceLaneLoadValue(Operation& op);
+  // The per-lane stores where a surface rule fails (--surface-fallback): masked in_bounds lane.stores.
+  void surfaceLaneStores(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
   struct MemDims {
     Value *rows = nullptr, *cols = nullptr;
     Value *lastRow = nullptr, *lastCol = nullptr;  // i32: the clamps' bounds (0 for an empty memref)
@@ -239,6 +241,7 @@ private:
     bool emptyStatic = false;                      // a static extent is 0: padding only
   };
   std::map<const Value*, MemDims> memDims_;  // per memref, built in the prologue
+  MemDims& surfaceDims(const TileState& t);  // built on first use
   enum class SurfaceMode { Guard, Block, PerLane };
   SurfaceMode surfaceMode_ = SurfaceMode::Guard;  // inside lowerForSurfaces' interior / edge loop
   std::map<std::pair<const Value*, int64_t>, SurfaceRule> surfaceRules_;  // per (memref, element bytes)

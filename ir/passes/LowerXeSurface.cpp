@@ -101,6 +101,44 @@ std::optional<TileState> KernelLowerXe::traceTile(Value* v, const Operation& use
   return std::nullopt;
 }
 
+KernelLowerXe::MemDims& KernelLowerXe::surfaceDims(const TileState& t) {
+  auto [it, added] = memDims_.try_emplace(t.mem);
+  MemDims& d = it->second;
+  if (!added) return d;
+  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
+  // In the prologue (the memref is a kernel argument): its extents, last row and column, and
+  // whether it has an element at all (clamping needs one to clamp to).
+  auto dim = [&](int64_t k) { return pro_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(k)}})->result(); };
+  auto ne = [&](Value* v) {
+    return pro_.create("arith.cmpi", {v, cIndex(0)}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ne")}})->result();
+  };
+  d.rows = dim(0);
+  d.cols = dim(1);
+  auto last = [&](Value* extent) {  // extent - 1 as i32 (the clamp's bound)
+    Value* l = pro_.create("arith.subi", {extent, cIndex(1)}, {idx})->result();
+    return pro_.create("arith.convert", {l}, {Type::scalar(ElemKind::I32)})->result();
+  };
+  d.lastRow = last(d.rows);
+  d.lastCol = last(d.cols);
+  // Static extents fold: no test when both are positive (nonEmpty stays null), padding only when
+  // one is 0 (emptyStatic).
+  const std::vector<int64_t>& shape = t.mem->type().shape();
+  bool rowsStatic = shape[0] != ir::kDynamic, colsStatic = shape[1] != ir::kDynamic;
+  d.emptyStatic = (rowsStatic && shape[0] == 0) || (colsStatic && shape[1] == 0);
+  if (!rowsStatic && !colsStatic) d.nonEmpty = pro_.create("arith.andi", {ne(d.rows), ne(d.cols)}, {i1})->result();
+  else if (!rowsStatic) d.nonEmpty = ne(d.rows);
+  else if (!colsStatic) d.nonEmpty = ne(d.cols);
+  if (d.nonEmpty) {
+    // An empty memref clamps every index to 0: the backend reads that from a constant of its own
+    // (no element to read; its buffer may be one byte), and the masks are false.
+    Type i32 = Type::scalar(ElemKind::I32);
+    Value* zero = pro_.constantInt(0, ElemKind::I32);
+    d.lastRow = pro_.create("arith.select", {d.nonEmpty, d.lastRow, zero}, {i32})->result();
+    d.lastCol = pro_.create("arith.select", {d.nonEmpty, d.lastCol, zero}, {i32})->result();
+  }
+  return d;
+}
+
 Value* KernelLowerXe::surfaceLaneLoadValue(Operation& op) {
   // Why not perLaneLoadValue's checked lane.loads: each is a branch around a gather with two 64-bit
   // bounds compares of its own, which IGC makes a goto/join region per register with its flags
@@ -114,40 +152,7 @@ Value* KernelLowerXe::surfaceLaneLoadValue(Operation& op) {
   const layout::LinearLayout& l = laneLayout(rt, op);
   ElemKind ek = rt.elem();
   Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
-  auto [it, added] = memDims_.try_emplace(t.mem);
-  MemDims& d = it->second;
-  if (added) {
-    // In the prologue (the memref is a kernel argument): its extents, last row and column, and
-    // whether it has an element at all (clamping needs one to clamp to).
-    auto dim = [&](int64_t k) { return pro_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(k)}})->result(); };
-    auto ne = [&](Value* v) {
-      return pro_.create("arith.cmpi", {v, cIndex(0)}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ne")}})->result();
-    };
-    d.rows = dim(0);
-    d.cols = dim(1);
-    auto last = [&](Value* extent) {  // extent - 1 as i32 (the clamp's bound)
-      Value* l = pro_.create("arith.subi", {extent, cIndex(1)}, {idx})->result();
-      return pro_.create("arith.convert", {l}, {Type::scalar(ElemKind::I32)})->result();
-    };
-    d.lastRow = last(d.rows);
-    d.lastCol = last(d.cols);
-    // Static extents fold: no test when both are positive (nonEmpty stays null), padding only when
-    // one is 0 (emptyStatic).
-    const std::vector<int64_t>& shape = t.mem->type().shape();
-    bool rowsStatic = shape[0] != ir::kDynamic, colsStatic = shape[1] != ir::kDynamic;
-    d.emptyStatic = (rowsStatic && shape[0] == 0) || (colsStatic && shape[1] == 0);
-    if (!rowsStatic && !colsStatic) d.nonEmpty = pro_.create("arith.andi", {ne(d.rows), ne(d.cols)}, {i1})->result();
-    else if (!rowsStatic) d.nonEmpty = ne(d.rows);
-    else if (!colsStatic) d.nonEmpty = ne(d.cols);
-    if (d.nonEmpty) {
-      // An empty memref clamps every index to 0: the backend reads that from a constant of its own
-      // (no element to read; its buffer may be one byte), and the masks are false.
-      Type i32 = Type::scalar(ElemKind::I32);
-      Value* zero = pro_.constantInt(0, ElemKind::I32);
-      d.lastRow = pro_.create("arith.select", {d.nonEmpty, d.lastRow, zero}, {i32})->result();
-      d.lastCol = pro_.create("arith.select", {d.nonEmpty, d.lastCol, zero}, {i32})->result();
-    }
-  }
+  MemDims& d = surfaceDims(t);
   ir::AttrMap attrs{{"in_bounds", Attribute::boolean(true)}};
   Value* padValue = nullptr;
   {
@@ -183,6 +188,43 @@ Value* KernelLowerXe::surfaceLaneLoadValue(Operation& op) {
     regs.push_back(b_.create("lane.load", {t.mem, row, col, andI1(rowIn, colIn)}, {Type::scalar(ek)}, attrs)->result());
   }
   return fromElements(regs, ek);
+}
+
+void KernelLowerXe::surfaceLaneStores(Operation& op, const TileState& t, const layout::LinearLayout& l,
+                                      const std::vector<Value*>& regs) {
+  // Why not perLaneWrites' checked lane.stores: each is a branch around a scatter with two 64-bit
+  // bounds compares of its own, a goto/join region per register on pvc. Here each register is one
+  // lane.store {in_bounds} whose mask is the bounds test itself (row <u rows && col <u cols, a
+  // row's compare shared by its registers, a column's by its): the indices are inside wherever the
+  // mask is on, so the backend writes without a bounds check, on pvc as one predicated scatter
+  // (VisaLanes.h); a masked-off lane writes nothing, nowhere (no clamped address is written).
+  // A view's accesses keep viewAccess's form; a replicated layout (writes from some lanes only)
+  // keeps perLaneWrites' lane mask.
+  bool replicated = false;
+  for (int b = 0; b < l.inDimBits("lane"); ++b) replicated = replicated || l.basis("lane", b) == std::vector<int32_t>{0, 0};
+  if (!t.denseSurface || t.viewRows || replicated) {
+    perLaneWrites("lane.store", t, l, regs, {}, op);
+    return;
+  }
+  MemDims& d = surfaceDims(t);
+  if (d.emptyStatic) return;  // a static extent of 0: nothing to write
+  std::vector<Value*> lane = laneCoords(l, op);
+  std::map<int32_t, std::pair<Value*, Value*>> rowAt, colAt;  // register part -> (index, inside)
+  auto coord = [&](std::map<int32_t, std::pair<Value*, Value*>>& at, int32_t c, Value* off, Value* ln, Value* extent) {
+    auto [i, fresh] = at.try_emplace(c);
+    if (fresh) {
+      Value* x = add(off, addC(ln, c));
+      i->second = {x, cmpIndex("ult", x, extent)};
+    }
+    return i->second;
+  };
+  ir::AttrMap attrs{{"in_bounds", Attribute::boolean(true)}};
+  for (int64_t r = 0; r < static_cast<int64_t>(regs.size()); ++r) {
+    std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
+    auto [row, rowIn] = coord(rowAt, c[0], t.offs[0], lane[0], d.rows);
+    auto [col, colIn] = coord(colAt, c[1], t.offs[1], lane[1], d.cols);
+    b_.create("lane.store", {regs[static_cast<size_t>(r)], t.mem, row, col, andI1(rowIn, colIn)}, {}, attrs);
+  }
 }
 
 bool KernelLowerXe::lowerForSurfaces(Operation& op) {

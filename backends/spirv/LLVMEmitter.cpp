@@ -168,6 +168,8 @@ private:
   // A lane.store {in_bounds} as one predicated scatter on pvc; false: not this form (nothing emitted).
   bool maskedLaneStore(const ir::Operation& op, const MemRefValue& m, const std::vector<llvm::Value*>& idx,
                        llvm::Value* mask, llvm::Value* val);
+  // The leaves of a mask that is an AND of unsigned range tests `x <u n` of i64 values; false if it is not.
+  bool rangeTests(llvm::Value* mask, std::vector<llvm::ICmpInst*>& tests);
   // x as (base, constant k) when it is base + k (an add, or an `or` of disjoint bits); else nulls.
   std::pair<llvm::Value*, llvm::Value*> baseAndConstant(llvm::Value* x);
   // The base an in_bounds lane.load reads from: the memref's, or a module constant when it is empty.
@@ -855,6 +857,23 @@ llvm::Value* KernelEmitter::predicatedLane(const ir::Operation& op, const MemRef
   return store ? addr : *r;  // a store: any non-null value says it was emitted
 }
 
+bool KernelEmitter::rangeTests(llvm::Value* mask, std::vector<llvm::ICmpInst*>& tests) {
+  std::vector<llvm::Value*> leaves{mask};
+  while (!leaves.empty()) {
+    llvm::Value* v = leaves.back();
+    leaves.pop_back();
+    if (auto* bo = llvm::dyn_cast<llvm::BinaryOperator>(v); bo && bo->getOpcode() == llvm::Instruction::And) {
+      leaves.push_back(bo->getOperand(0));
+      leaves.push_back(bo->getOperand(1));
+      continue;
+    }
+    auto* c = llvm::dyn_cast<llvm::ICmpInst>(v);
+    if (!c || c->getPredicate() != llvm::CmpInst::ICMP_ULT || !c->getOperand(0)->getType()->isIntegerTy(64)) return false;
+    tests.push_back(c);
+  }
+  return true;
+}
+
 std::pair<llvm::Value*, llvm::Value*> KernelEmitter::baseAndConstant(llvm::Value* x) {
   // x = base + k: an add of a constant, or an `or` with a constant whose bits the base lacks (how
   // instcombine writes m + k for m a multiple of a power of two).
@@ -879,23 +898,9 @@ bool KernelEmitter::maskedLaneStore(const ir::Operation& op, const MemRefValue& 
       m.ptr->getType()->getPointerAddressSpace() != 1 || (m.elem != ElemKind::F32 && m.elem != ElemKind::I32 &&
                                                           m.elem != ElemKind::I64 && m.elem != ElemKind::Index))
     return false;
-  std::vector<llvm::Value*> leaves{mask};
   std::vector<llvm::ICmpInst*> tests;
-  while (!leaves.empty()) {
-    llvm::Value* v = leaves.back();
-    leaves.pop_back();
-    if (auto* bo = llvm::dyn_cast<llvm::BinaryOperator>(v); bo && bo->getOpcode() == llvm::Instruction::And) {
-      leaves.push_back(bo->getOperand(0));
-      leaves.push_back(bo->getOperand(1));
-      continue;
-    }
-    if (auto* k = llvm::dyn_cast<llvm::ConstantInt>(v); k && k->isOne()) continue;  // a test folded true
-    auto* c = llvm::dyn_cast<llvm::ICmpInst>(v);
-    if (!c || c->getPredicate() != llvm::CmpInst::ICMP_ULT || !c->getOperand(0)->getType()->isIntegerTy(64)) return false;
-    tests.push_back(c);
-  }
-  llvm::Value* all = b_.getInt64(-1);
-  if (!tests.empty()) all = nullptr;
+  if (!rangeTests(mask, tests)) return false;
+  llvm::Value* all = nullptr;
   // x <u n as a bit mask, ((x - n) & ~x) >>s 63 (inBoundsPadding); for x = base + k (k a constant:
   // the tile's offset plus a register's row or column) written from the base, (base - (n - k)) &
   // (~base - k): the same value, but with no use of x itself. Why: the rows of a C tile are the rows
@@ -968,25 +973,12 @@ llvm::Value* KernelEmitter::inBoundsPadding(llvm::Value* mask, llvm::Value* val,
   // them and save the flag to a register again, ~6 instructions a register of lower-xe's
   // surface-fallback gathers; the mask is one `and` (two for a row and a column test), shared
   // tests computed once. Anything else: a select.
-  std::vector<llvm::Value*> leaves{mask}, tests;
-  while (!leaves.empty()) {
-    llvm::Value* v = leaves.back();
-    leaves.pop_back();
-    if (auto* bo = llvm::dyn_cast<llvm::BinaryOperator>(v); bo && bo->getOpcode() == llvm::Instruction::And) {
-      leaves.push_back(bo->getOperand(0));
-      leaves.push_back(bo->getOperand(1));
-      continue;
-    }
-    auto* c = llvm::dyn_cast<llvm::ICmpInst>(v);
-    if (!c || c->getPredicate() != llvm::CmpInst::ICMP_ULT || !c->getOperand(0)->getType()->isIntegerTy(64))
-      return b_.CreateSelect(mask, val, pad);
-    tests.push_back(c);
-  }
+  std::vector<llvm::ICmpInst*> tests;
+  if (!rangeTests(mask, tests)) return b_.CreateSelect(mask, val, pad);
   unsigned bits = val->getType()->getPrimitiveSizeInBits();
   if (bits == 0 || bits > 64) return b_.CreateSelect(mask, val, pad);
   llvm::Value* all = nullptr;
-  for (llvm::Value* t : tests) {
-    auto* c = llvm::cast<llvm::ICmpInst>(t);
+  for (llvm::ICmpInst* c : tests) {
     llvm::Value* x = c->getOperand(0);
     llvm::Value* m = b_.CreateAShr(b_.CreateAnd(b_.CreateSub(x, c->getOperand(1)), b_.CreateNot(x)), 63);
     all = all ? b_.CreateAnd(all, m) : m;

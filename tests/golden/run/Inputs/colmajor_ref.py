@@ -28,41 +28,42 @@ def write(path, rows, cols, salt, fortran, fn=None):
 
 
 def read(path):
-    """The logical (row-major) elements and shape of a 2-D little-endian f32 .npy file."""
+    """The logical (row-major) elements and shape of a 2-D little-endian f32 (or i32) .npy file."""
     b = open(path, "rb").read()
     hlen = struct.unpack("<H", b[8:10])[0]
     h = b[10:10 + hlen].decode()
     shape = tuple(int(x) for x in h.split("'shape': (")[1].split(")")[0].split(",") if x.strip())
     rows, cols = shape
-    data = struct.unpack("<%df" % (rows * cols), b[10 + hlen:])
+    data = struct.unpack("<%d%s" % (rows * cols, "i" if "'<i4'" in h else "f"), b[10 + hlen:])
     if "'fortran_order': True" in h:
         return [[data[j * rows + i] for j in range(cols)] for i in range(rows)], shape
     return [[data[i * cols + j] for j in range(cols)] for i in range(rows)], shape
 
 
-if sys.argv[1] == "write":
-    d, m, n, k = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-    write(d + "/a.npy", m, k, 1, False)
-    write(d + "/b.npy", k, n, 4, True)
-elif sys.argv[1] == "wrong":
-    d, r, c, wi, wj = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
-    write(d + "/x.npy", r, c, 2, False)
-    write(d + "/y-wrong.npy", r, c, 0, False, lambda i, j: 2 * val(i, j, 2) + (1 if (i, j) == (wi, wj) else 0))
-elif sys.argv[1] == "gemm":
-    d = sys.argv[2]
-    c, (m, n) = read(sys.argv[3])
-    k = read(d + "/a.npy")[1][1]
-    for i in range(m):
-        for j in range(n):
-            want = sum(val(i, l, 1) * val(l, j, 4) for l in range(k))
-            if c[i][j] != want:
-                sys.exit("C[%d][%d] = %g, want %g" % (i, j, c[i][j], want))
-    print("ok %dx%d" % (m, n))
-elif sys.argv[1] == "scale":
-    x, shape = read(sys.argv[2])
-    y, yshape = read(sys.argv[3])
-    for i in range(shape[0]):
-        for j in range(shape[1]):
-            if y[i][j] != 2 * x[i][j]:
-                sys.exit("Y[%d][%d] = %g, want 2 * %g" % (i, j, y[i][j], x[i][j]))
-    print("ok %dx%d" % shape)
+if __name__ == "__main__":
+    if sys.argv[1] == "write":
+        d, m, n, k = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+        write(d + "/a.npy", m, k, 1, False)
+        write(d + "/b.npy", k, n, 4, True)
+    elif sys.argv[1] == "wrong":
+        d, r, c, wi, wj = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+        write(d + "/x.npy", r, c, 2, False)
+        write(d + "/y-wrong.npy", r, c, 0, False, lambda i, j: 2 * val(i, j, 2) + (1 if (i, j) == (wi, wj) else 0))
+    elif sys.argv[1] == "gemm":
+        d = sys.argv[2]
+        c, (m, n) = read(sys.argv[3])
+        k = read(d + "/a.npy")[1][1]
+        for i in range(m):
+            for j in range(n):
+                want = sum(val(i, l, 1) * val(l, j, 4) for l in range(k))
+                if c[i][j] != want:
+                    sys.exit("C[%d][%d] = %g, want %g" % (i, j, c[i][j], want))
+        print("ok %dx%d" % (m, n))
+    elif sys.argv[1] == "scale":
+        x, shape = read(sys.argv[2])
+        y, yshape = read(sys.argv[3])
+        for i in range(shape[0]):
+            for j in range(shape[1]):
+                if y[i][j] != 2 * x[i][j]:
+                    sys.exit("Y[%d][%d] = %g, want 2 * %g" % (i, j, y[i][j], x[i][j]))
+        print("ok %dx%d" % shape)

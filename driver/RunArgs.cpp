@@ -38,6 +38,18 @@ std::vector<std::string> paramNames(const ir::Operation& kernel) {
 
 // The kernel parameter a tile or vector value is read from / written to (through init_tile,
 // update_tile_offset, loop-carried values, load_tile and layout/type conversions), or -1.
+// An init_tile with an explicit shape other than `dim(X, 0), dim(X, 1)` of its own memref: a view
+// (`shape = [M, K], strides = [lda, 1]`), whose memref may have any shape (a buffer of rows of lda).
+bool isView(const ir::Operation& init) {
+  const ir::Attribute* seg = init.attr("segments");
+  if (!seg || seg->getIntArray().at(1) == 0) return false;
+  for (unsigned d = 0; d < 2 && 3 + d < init.numOperands(); ++d) {
+    const ir::Operation* o = init.operand(3 + d)->definingOp();
+    if (!o || !o->is("memref.dim") || o->operand(0) != init.operand(0) || o->intAttr("index", -1) != d) return true;
+  }
+  return false;
+}
+
 int paramOf(const ir::Value* v, const ir::Block& body, int depth = 0) {
   if (!v || depth > 64) return -1;
   if (v->isBlockArgument()) {
@@ -49,6 +61,7 @@ int paramOf(const ir::Value* v, const ir::Block& body, int depth = 0) {
     return -1;
   }
   ir::Operation* d = v->definingOp();
+  if (d->is("tile.init_tile") && isView(*d)) return -1;  // the memref's shape is not the operand's
   if (d->is("tile.init_tile") || d->is("tile.update_tile_offset") || d->is("tile.load_tile") ||
       d->is("tile.convert_layout") || d->is("arith.convert"))
     return paramOf(d->operand(0), body, depth + 1);

@@ -159,6 +159,8 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
     }
   }
   s.clamped = isClampedInit(op);
+  // pvc checks a view's surface rules (LowerXeSurface.cpp): built after its surface when needed.
+  if (s.viewRows && !s.clamped && t_.kind == targets::TargetKind::Pvc) s.viewAnchor = s.surf.height->definingOp();
   vals_.setTile(op.result(), s);
 }
 

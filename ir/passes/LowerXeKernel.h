@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 namespace xtc::passes::lowerxe {
@@ -57,6 +58,10 @@ struct TileState {
   // A view pad-columns clamped (isClampedInit): checked by its memref's surface rules
   // (clampedSurfaceLegal), its per-lane accesses kept to the view like any other's.
   bool clamped = false;
+  // A view on pvc whose surface rules are not known at compile time: the op after which its
+  // condition is built (viewSurfaceRule), the last op of its surface, so the condition is defined
+  // wherever the tile (and its surface) is used; null otherwise.
+  Operation* viewAnchor = nullptr;
 };
 
 class KernelLowerXe {
@@ -215,7 +220,11 @@ private:
     std::optional<bool> known;
     Value* ok = nullptr;  // when !known
   };
-  SurfaceRule surfaceRule(const TileState& t);
+  SurfaceRule surfaceRule(const TileState& t, bool build = true);
+  // The same for an explicit view (base = its memref's, width = view columns x element bytes,
+  // height = view rows, pitch = row stride x element bytes), checked by default; `build` false: only
+  // what is known at compile time (nothing emitted).
+  SurfaceRule viewSurfaceRule(const TileState& t, bool build);
   enum class Choice { Block, PerLane, Guarded };
   Choice surfaceChoice(const TileState& t, Value** guard);
   // A loop whose 2D messages' surfaces are not all known to keep the rules: an interior loop (the 2D
@@ -245,6 +254,9 @@ private:
   enum class SurfaceMode { Guard, Block, PerLane };
   SurfaceMode surfaceMode_ = SurfaceMode::Guard;  // inside lowerForSurfaces' interior / edge loop
   std::map<std::pair<const Value*, int64_t>, SurfaceRule> surfaceRules_;  // per (memref, element bytes)
+  // Per view (rows, columns, row stride, element bytes) and where its condition was built (the
+  // view's anchor, or the block lowerForSurfaces built it in).
+  std::map<std::tuple<const Value*, const Value*, const Value*, int64_t, const void*>, SurfaceRule> viewRules_;
   void lowerPrefetch(Operation& op);
   void lowerMma(Operation& op);
   void lowerConvert(Operation& op);

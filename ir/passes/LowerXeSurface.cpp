@@ -22,6 +22,7 @@
 // and its kernel is unchanged. A tile with an explicit shape other than its memref's keeps its 2D
 // messages unchecked (its view's rules are not derived here; its per-lane accesses keep to the view).
 #include "ir/passes/LowerXeKernel.h"
+#include "ir/passes/PadColumns.h"
 
 #include <algorithm>
 
@@ -35,10 +36,11 @@ bool isGlobalTile(const Value* v) { return v->type().isTile() && v->type().tileI
 
 }  // namespace
 
-KernelLowerXe::SurfaceRule KernelLowerXe::surfaceRule(const TileState& t) {
+KernelLowerXe::SurfaceRule KernelLowerXe::surfaceRule(const TileState& t, bool build) {
+  if (t_.kind != targets::TargetKind::Pvc) return {true, nullptr};
   // A clamped tile (pad-columns) is checked by its memref's rules: its width is at most the
   // memref's and provably at least 64 bytes, its pitch the memref's (clampedSurfaceLegal).
-  if (t_.kind != targets::TargetKind::Pvc || !(t.denseSurface || t.clamped)) return {true, nullptr};
+  if (!(t.denseSurface || t.clamped)) return t.viewRows ? viewSurfaceRule(t, build) : SurfaceRule{true, nullptr};
   const Type& mt = t.mem->type();
   int64_t eb = ir::elemBits(mt.elem()) / 8;
   auto key = std::make_pair(static_cast<const Value*>(t.mem), eb);
@@ -70,8 +72,68 @@ KernelLowerXe::SurfaceRule KernelLowerXe::surfaceRule(const TileState& t) {
   return surfaceRules_[key] = r;
 }
 
+KernelLowerXe::SurfaceRule KernelLowerXe::viewSurfaceRule(const TileState& t, bool build) {
+  // The message's surface (surface()): base = the memref's base, which is also the view's element
+  // (0, 0) (an init_tile's offsets index the view; a view never starts inside its memref), so the
+  // 64-byte alignment is the memref's, which the stub checks (XTC_STUB_ERROR_BAD_ALIGNMENT); width =
+  // view columns x eb, height = view rows, pitch = row stride x eb. The view's columns, not its
+  // memref's, are the surface's: the 2D messages zero-fill and clip at them. Rules in elements, so
+  // no product can wrap: columns x eb a multiple of 4 and in [64, 2^24]; rows in [1, 2^24]; stride x
+  // eb a multiple of 16, >= the width and (conservatively, the pitch operand is i32 and bounded like
+  // the width) at most 2^24. The stride's row-alignment rule is what breaks a padded leading
+  // dimension (f16 lda = K + 1: 2K + 2 bytes).
+  int64_t eb = ir::elemBits(t.mem->type().elem()) / 8;
+  auto constOf = [](Value* v) -> std::optional<int64_t> {
+    const Operation* o = v->definingOp();
+    const Attribute* a = o && o->is("arith.constant") ? o->attr("value") : nullptr;
+    if (a && a->isa(AttrKind::Int)) return a->getInt();
+    return std::nullopt;
+  };
+  std::optional<int64_t> rows = constOf(t.viewRows), cols = constOf(t.viewCols), stride = constOf(t.viewStride);
+  // Static parts first: any that fails decides (per lane, no input makes it legal).
+  int64_t minCols = (64 + eb - 1) / eb, maxCols = kMaxSurface / eb;
+  auto within = [](std::optional<int64_t> v, int64_t lo, int64_t hi) { return *v >= lo && *v <= hi; };
+  bool fails = (cols && ((*cols * eb) % 4 != 0 || !within(cols, minCols, maxCols))) || (rows && !within(rows, 1, kMaxSurface)) ||
+               (stride && ((*stride * eb) % 16 != 0 || !within(stride, 0, maxCols))) || (cols && stride && *stride < *cols);
+  if (fails) return {false, nullptr};
+  if (rows && cols && stride) return {true, nullptr};
+  if (!build) return {};
+  const void* where = t.viewAnchor ? static_cast<const void*>(t.viewAnchor) : static_cast<const void*>(b_.block());
+  auto key = std::make_tuple(static_cast<const Value*>(t.viewRows), static_cast<const Value*>(t.viewCols),
+                             static_cast<const Value*>(t.viewStride), eb, where);
+  if (auto it = viewRules_.find(key); it != viewRules_.end()) return it->second;
+  // Built right after the view's surface (defined wherever the tile is used), or where
+  // lowerForSurfaces asks for a view it traced to an init_tile in the loop (before the loop).
+  ir::Builder vb = b_;
+  if (t.viewAnchor) vb.setInsertionPointAfter(t.viewAnchor);
+  Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
+  auto cmp = [&](const char* pred, Value* a, Value* b) {
+    return vb.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
+  };
+  SurfaceRule r;
+  auto also = [&](Value* c) { r.ok = r.ok ? vb.create("arith.andi", {r.ok, c}, {i1})->result() : c; };
+  auto lowBitsZero = [&](Value* v, int64_t mask) {
+    if (mask) also(cmp("eq", vb.create("arith.andi", {v, cIndex(mask)}, {idx})->result(), cIndex(0)));
+  };
+  auto range = [&](Value* v, int64_t lo, int64_t hi) {  // lo <= v <= hi, unsigned: v - lo <=u hi - lo
+    also(cmp("ule", lo ? vb.create("arith.subi", {v, cIndex(lo)}, {idx})->result() : v, cIndex(hi - lo)));
+  };
+  if (!cols) {
+    lowBitsZero(t.viewCols, eb < 4 ? 4 / eb - 1 : 0);
+    range(t.viewCols, minCols, maxCols);
+  }
+  if (!rows) range(t.viewRows, 1, kMaxSurface);
+  if (!stride) {
+    lowBitsZero(t.viewStride, eb < 16 ? 16 / eb - 1 : 0);
+    range(t.viewStride, 0, maxCols);
+  }
+  if (!cols || !stride) also(cmp("ule", t.viewCols, t.viewStride));
+  return viewRules_[key] = r;
+}
+
 KernelLowerXe::Choice KernelLowerXe::surfaceChoice(const TileState& t, Value** guard) {
-  SurfaceRule r = surfaceRule(t);
+  // Inside a versioned loop the mode decides what the rules do not: no condition is built there.
+  SurfaceRule r = surfaceRule(t, surfaceMode_ == SurfaceMode::Guard);
   if (r.known) return *r.known ? Choice::Block : Choice::PerLane;
   if (surfaceMode_ == SurfaceMode::Block) return Choice::Block;
   if (surfaceMode_ == SurfaceMode::PerLane) return Choice::PerLane;
@@ -85,11 +147,25 @@ std::optional<TileState> KernelLowerXe::traceTile(Value* v, const Operation& use
   if (def && def->is("tile.update_tile_offset")) return traceTile(def->operand(0), user);
   if (def && def->is("tile.init_tile")) {
     Value* src = def->operand(0);
-    if (!vals_.has(src) || !denseInit(*def)) return std::nullopt;
+    if (!vals_.has(src)) return std::nullopt;
     TileState s;
     s.mem = vals_.get1(src, user);
     s.type = v->type();
-    s.denseSurface = true;
+    if (denseInit(*def)) {
+      s.denseSurface = true;
+      return s;
+    }
+    // An explicit view whose shape and row stride are defined before the loop (a clamped one is
+    // left untraced, as before: its rules are its memref's).
+    const Attribute* seg = def->attr("segments");
+    if (!seg || seg->getIntArray().at(1) != 2 || isClampedInit(*def) || !src->type().isMemRef() ||
+        v->type().tileInfo().space != ir::MemSpace::Global)
+      return std::nullopt;
+    for (unsigned i = 3; i <= 5; ++i)
+      if (!vals_.has(def->operand(i))) return std::nullopt;
+    s.viewRows = vals_.get1(def->operand(3), user);
+    s.viewCols = vals_.get1(def->operand(4), user);
+    s.viewStride = vals_.get1(def->operand(5), user);
     return s;
   }
   if (def && def->is("scf.if") && def->numRegions() > 0 && def->region(0).numBlocks() == 1)
@@ -228,9 +304,10 @@ void KernelLowerXe::surfaceLaneStores(Operation& op, const TileState& t, const l
 }
 
 bool KernelLowerXe::lowerForSurfaces(Operation& op) {
-  if (!surfaceFallback_ || t_.kind != targets::TargetKind::Pvc || surfaceMode_ != SurfaceMode::Guard) return false;
+  // Views are checked by default, whole memrefs with --surface-fallback (surfaceRule knows the rest).
+  if (t_.kind != targets::TargetKind::Pvc || surfaceMode_ != SurfaceMode::Guard) return false;
   // The loop's global 2D messages (at any depth; those blocking left per lane send none) and the
-  // rules of their surfaces, ANDed; each memref's condition is one value (surfaceRule's cache).
+  // rules of their surfaces, ANDed; each memref's (view's) condition is one value (surfaceRule's cache).
   std::vector<Value*> conds;
   bool traced = true;
   op.walk([&](Operation* o) {

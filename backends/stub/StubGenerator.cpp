@@ -242,15 +242,23 @@ private:
     s += " * Arguments in kernel order: each memref is a buffer followed by one int64_t per dynamic\n"
          " * dimension (dense row-major, or column-major for strides = [1, N]); scalars by value (index\n"
          " * as int64_t, f16/bf16 as uint16_t bits).\n";
-    if (m.checkPitch && !m.surfaceFallback)
+    if (m.checkPitch && !m.surfaceFallback) {
       s += " * 2D block IO: rows (columns if column-major) of 2-D or higher memrefs, when dynamic, must be a\n"
            " * multiple of 16 bytes (XTC_STUB_ERROR_BAD_PITCH otherwise) and 64 bytes to 2^24 bytes long\n"
            " * (XTC_STUB_ERROR_BAD_WIDTH otherwise), and their buffers must start on a 64-byte boundary\n"
            " * (XTC_STUB_ERROR_BAD_ALIGNMENT otherwise).\n";
-    else if (m.checkPitch)
+      std::vector<std::string> views;
+      for (const StubParam& p : m.params)
+        if (p.viewOnly) views.push_back(p.irName);
+      if (!views.empty())
+        s += fmt::format(" * Rows of any length are taken for {} (used through init_tile views only, whose\n"
+                         " * surface rules the kernel checks itself).\n",
+                         commentSafe(join(views)));
+    } else if (m.checkPitch) {
       s += " * 2D block IO: the buffers of 2-D or higher memrefs must start on a 64-byte boundary\n"
            " * (XTC_STUB_ERROR_BAD_ALIGNMENT otherwise); rows of any length are taken (the kernel was\n"
            " * compiled with --surface-fallback).\n";
+    }
     s += " */\n";
     s += fmt::format("#define {}_SG_SIZE {}\n", fn(k, ""), m.sgSize);
     s += fmt::format("#define {0}_WG_SIZE_X {1}\n#define {0}_WG_SIZE_Y {2}\n#define {0}_WG_SIZE_Z {3}\n", fn(k, ""),
@@ -440,7 +448,7 @@ private:
       // A row is the fastest dimension's run: the last, or dimension r-2 of a column-major memref
       // (its 2D block IO reads the transposed row-major view: docs/passes.md, order-transpose).
       const std::string& rowDim = p.dimNames[static_cast<size_t>(fastestDim(p.type))];
-      if (m.checkPitch && !m.surfaceFallback && p.type.rank() >= 2 && !rowDim.empty()) {
+      if (m.checkPitch && !m.surfaceFallback && !p.viewOnly && p.type.rank() >= 2 && !rowDim.empty()) {
         s += fmt::format("  if (((uint64_t){} * {}u) % 16u != 0u) return XTC_STUB_ERROR_BAD_PITCH;\n",
                          rowDim, stub::elemBytes(p.type.elem()));
         // Rows of 64 bytes to 2^24 (reference §2.5): a bf16 matrix of 16 columns has 32-byte rows.

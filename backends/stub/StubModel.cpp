@@ -171,6 +171,9 @@ bool buildKernelModel(const ir::Operation& kernel, DiagnosticEngine& diags, Kern
     p.cName = claim(p.irName);
     out.params.push_back(std::move(p));
   }
+  if (const ir::Attribute* v = kernel.attr("view_memrefs"))
+    for (int64_t i : v->getIntArray())
+      if (i >= 0 && static_cast<size_t>(i) < out.params.size()) out.params[static_cast<size_t>(i)].viewOnly = true;
   for (StubParam& p : out.params) {
     const ir::Type& t = p.type;
     if (t.isMemRef()) {

@@ -18,6 +18,9 @@ struct StubParam {
   ir::Type type;
   // memref only: per dimension the C name of its size argument ("" for a static dimension).
   std::vector<std::string> dimNames;
+  // memref only: lower-xe's `view_memrefs` lists it (every tile over it is an init_tile view, whose
+  // surface rules the kernel checks itself): no pitch or width check at launch.
+  bool viewOnly = false;
   bool isMemRef() const { return type.isMemRef(); }
 };
 

@@ -732,6 +732,34 @@ void KernelLowerXe::lowerBlock(ir::Block& from) {
   for (auto& op : from.opList()) lowerOp(*op);
 }
 
+void KernelLowerXe::markViewOnlyMemRefs(ir::Block& body, const std::vector<std::unique_ptr<Operation>>& ops) {
+  // A memref parameter whose every global init_tile is a view (not clamped) has no 2D message on its
+  // own surface: each view checks its rules in the kernel (LowerXeSurface.cpp), so the stub need not
+  // check the memref's row pitch and width, which say nothing about the views (a buffer of M rows of
+  // lda elements, lda = K + 1; docs/stubs.md). Any other use as an init_tile (or a transposed view)
+  // keeps the check. `view_memrefs` lists the parameter indices; absent when there is none.
+  std::map<const Value*, bool> viewOnly;
+  std::function<void(Operation&)> visit = [&](Operation& op) {
+    bool init = op.is("tile.init_tile") && op.numOperands() > 0 && op.operand(0)->type().isMemRef();
+    if (init || op.is("memref.transpose")) {
+      Value* m = op.operand(0);
+      const Attribute* seg = op.attr("segments");
+      bool view = init && op.result()->type().tileInfo().space == ir::MemSpace::Global && !denseInit(op) &&
+                  !isClampedInit(op) && seg && seg->getIntArray().at(1) == 2 && m->type().strides().empty();
+      auto [it, fresh] = viewOnly.try_emplace(m, view);
+      if (!fresh) it->second = it->second && view;
+    }
+    for (unsigned r = 0; r < op.numRegions(); ++r)
+      for (unsigned b = 0; b < op.region(r).numBlocks(); ++b)
+        for (auto& o : op.region(r).block(b).opList()) visit(*o);
+  };
+  for (auto& op : ops) visit(*op);
+  std::vector<int64_t> params;
+  for (unsigned i = 0; i < body.numArguments(); ++i)
+    if (auto it = viewOnly.find(body.argument(i)); it != viewOnly.end() && it->second) params.push_back(i);
+  if (!params.empty()) kernel_->setAttr("view_memrefs", Attribute::intArray(params));
+}
+
 void KernelLowerXe::run() {
   ir::registerXeOps();
   ir::Block& body = ir::kernelBody(kernel_);
@@ -744,6 +772,7 @@ void KernelLowerXe::run() {
   for (Value* a : body.arguments()) vals_.set(a, {a});
   // The launcher stub leaves the pitch and width rules to such a kernel (docs/stubs.md).
   if (surfaceFallback_ && t_.kind == targets::TargetKind::Pvc) kernel_->setAttr("surface_fallback", Attribute::boolean(true));
+  if (t_.kind == targets::TargetKind::Pvc) markViewOnlyMemRefs(body, old);
   b_.setInsertionPointToEnd(&body);
   b_.setLoc(kernel_->loc());
   laneId_ = b_.create("gpu.lane_id", {}, {Type::index()})->result();

@@ -117,6 +117,8 @@ private:
   std::vector<Value*> laneCoords(const layout::LinearLayout& l, const Operation& op);
 
   void lowerBlock(ir::Block& b);
+  // pvc: the kernel attribute `view_memrefs` (memref parameters used only through views).
+  void markViewOnlyMemRefs(ir::Block& body, const std::vector<std::unique_ptr<Operation>>& ops);
   void lowerOp(Operation& op);
   void lowerInitTile(Operation& op);
   void lowerUpdateOffset(Operation& op);

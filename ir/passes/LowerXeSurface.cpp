@@ -34,6 +34,21 @@ constexpr int64_t kMaxSurface = int64_t(1) << 24;  // largest width (bytes) and 
 
 bool isGlobalTile(const Value* v) { return v->type().isTile() && v->type().tileInfo().space == ir::MemSpace::Global; }
 
+// Whether `v` is the same in every subgroup of a workgroup: made of the kernel's arguments,
+// constants, memref dims and group ids by integer arithmetic (a view's shape from the subgroup id
+// is not).
+bool workgroupUniform(const Value* v, const Operation* kernel, int depth = 0) {
+  if (depth > 32) return false;
+  if (v->isBlockArgument()) return v->ownerBlock()->parentOp() == kernel;
+  const Operation* o = v->definingOp();
+  if (!o || o->numRegions() != 0) return false;
+  if (o->is("arith.constant") || o->is("gpu.group_id") || o->is("gpu.num_groups")) return true;
+  if (!(o->is("memref.dim") || o->name().rfind("arith.", 0) == 0)) return false;
+  for (unsigned i = 0; i < o->numOperands(); ++i)
+    if (!workgroupUniform(o->operand(i), kernel, depth + 1)) return false;
+  return true;
+}
+
 }  // namespace
 
 KernelLowerXe::SurfaceRule KernelLowerXe::surfaceRule(const TileState& t, bool build) {
@@ -309,7 +324,7 @@ bool KernelLowerXe::lowerForSurfaces(Operation& op) {
   // The loop's global 2D messages (at any depth; those blocking left per lane send none) and the
   // rules of their surfaces, ANDed; each memref's (view's) condition is one value (surfaceRule's cache).
   std::vector<Value*> conds;
-  bool traced = true;
+  bool traced = true, uniform = true;
   op.walk([&](Operation* o) {
     if (o == &op || !traced) return;
     unsigned tileOperand = o->is("tile.store_tile") ? 1 : 0;
@@ -323,9 +338,13 @@ bool KernelLowerXe::lowerForSurfaces(Operation& op) {
     }
     SurfaceRule r = surfaceRule(*t);
     if (!r.known && std::find(conds.begin(), conds.end(), r.ok) == conds.end()) conds.push_back(r.ok);
+    if (!r.known && t->viewRows)
+      for (Value* v : {t->viewRows, t->viewCols, t->viewStride}) uniform = uniform && workgroupUniform(v, kernel_);
   });
   // Untraced: the messages keep their own guards in the loop (correct; not expected from the front end).
-  if (!traced || conds.empty()) return false;
+  // So do those of a loop with a barrier whose view's condition may differ between the subgroups of a
+  // workgroup: split at different iterations, its subgroups would meet different barriers.
+  if (!traced || conds.empty() || (!uniform && holdsBarrier(op))) return false;
   Value* ok = conds[0];
   for (size_t i = 1; i < conds.size(); ++i) ok = andI1(ok, conds[i]);
   Value* lb = vals_.get1(op.operand(0), op);

@@ -4,6 +4,8 @@ and without xtc: each expected value follows from the view's definition (element
 with row stride ld is flat element i * ld + j of its buffer), by hand.
     view_gemm.py DIR gemm M N K LDA LDB [LDC]     A: M x LDA buffer, B: K x LDB, C: M x N, or with LDC
                                                   a view of an M x LDC buffer (the rest keeps -7.0)
+    view_gemm.py DIR gemm_sg M N K LDA LDB        vgemm_barrier: rows i with (i mod 16) / 8 = s (its
+                                                  subgroup) sum over k < K - 8 s only
     view_gemm.py DIR scale M N NZ LDA LDC         X: M x LDA, Z: M x LDC (view M x NZ; the rest -7.0)
 Values are quarters in [-1, 1] (exact in f16, bf16 and tf32; every product and sum of a GEMM with
 K < 2^20 is exact in f32), written as f32 (xtc run converts). Writes DIR/{a,b,c,expect}.npy."""
@@ -25,7 +27,7 @@ def quarters(n, seed):
 
 d, kind = sys.argv[1], sys.argv[2]
 args = list(map(int, sys.argv[3:]))
-if kind == "gemm":
+if kind in ("gemm", "gemm_sg"):
     M, N, K, lda, ldb = args[:5]
     ldc = args[5] if len(args) > 5 else None
     assert lda >= K and ldb >= N and (ldc is None or ldc >= N)
@@ -37,7 +39,8 @@ if kind == "gemm":
     write(f"{d}/c.npy", M, cw, c)
     for i in range(M):
         for j in range(N):
-            c[i * cw + j] = sum(a[i * lda + k] * b[k * ldb + j] for k in range(K))
+            kv = K - 8 * ((i % 16) // 8) if kind == "gemm_sg" else K
+            c[i * cw + j] = sum(a[i * lda + k] * b[k * ldb + j] for k in range(kv))
     write(f"{d}/expect.npy", M, cw, c)
 else:
     M, N, NZ, lda, ldc = args

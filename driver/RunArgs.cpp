@@ -38,16 +38,17 @@ std::vector<std::string> paramNames(const ir::Operation& kernel) {
 
 // The kernel parameter a tile or vector value is read from / written to (through init_tile,
 // update_tile_offset, loop-carried values, load_tile and layout/type conversions), or -1.
-// An init_tile with an explicit shape other than `dim(X, 0), dim(X, 1)` of its own memref: a view
-// (`shape = [M, K], strides = [lda, 1]`), whose memref may have any shape (a buffer of rows of lda).
+// An init_tile with an explicit shape whose rows or row stride are not its memref's (`dim(X, 0)`,
+// `dim(X, 1)`): a view (`shape = [M, K], strides = [lda, 1]`), whose memref may have any shape (a
+// buffer of rows of lda). pad-columns' clamp of the columns (`min(dim(X, 1), n + 24)`) is not one.
 bool isView(const ir::Operation& init) {
   const ir::Attribute* seg = init.attr("segments");
-  if (!seg || seg->getIntArray().at(1) == 0) return false;
-  for (unsigned d = 0; d < 2 && 3 + d < init.numOperands(); ++d) {
-    const ir::Operation* o = init.operand(3 + d)->definingOp();
-    if (!o || !o->is("memref.dim") || o->operand(0) != init.operand(0) || o->intAttr("index", -1) != d) return true;
-  }
-  return false;
+  if (!seg || seg->getIntArray().at(1) == 0 || init.numOperands() < 6) return false;
+  auto isDim = [&](unsigned operand, int64_t d) {
+    const ir::Operation* o = init.operand(operand)->definingOp();
+    return o && o->is("memref.dim") && o->operand(0) == init.operand(0) && o->intAttr("index", -1) == d;
+  };
+  return !(isDim(3, 0) && isDim(5, 1));
 }
 
 int paramOf(const ir::Value* v, const ir::Block& body, int depth = 0) {

@@ -19,8 +19,9 @@
 // the memref, without a branch, and mask the padding in (`in_bounds` lane.loads).
 // The base alignment stays the caller's (the launcher stub refuses a misaligned buffer:
 // XTC_STUB_ERROR_BAD_ALIGNMENT, docs/stubs.md), so a static memref's rules are proven at compile time
-// and its kernel is unchanged. A tile with an explicit shape other than its memref's keeps its 2D
-// messages unchecked (its view's rules are not derived here; its per-lane accesses keep to the view).
+// and its kernel is unchanged. A view (an explicit shape other than its memref's: `shape = [M, K],
+// strides = [lda, 1]`) is checked the same way by default, with or without --surface-fallback
+// (viewSurfaceRule): its pitch is a scalar no stub can check. Its per-lane accesses keep to the view.
 #include "ir/passes/LowerXeKernel.h"
 #include "ir/passes/PadColumns.h"
 

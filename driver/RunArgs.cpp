@@ -38,9 +38,10 @@ std::vector<std::string> paramNames(const ir::Operation& kernel) {
 
 // The kernel parameter a tile or vector value is read from / written to (through init_tile,
 // update_tile_offset, loop-carried values, load_tile and layout/type conversions), or -1.
-// An init_tile with an explicit shape whose rows or row stride are not its memref's (`dim(X, 0)`,
-// `dim(X, 1)`): a view (`shape = [M, K], strides = [lda, 1]`), whose memref may have any shape (a
-// buffer of rows of lda). pad-columns' clamp of the columns (`min(dim(X, 1), n + 24)`) is not one.
+// An init_tile with an explicit shape other than its memref's (`dim(X, 0), dim(X, 1)`, in any order
+// of strides: a column-major memref's `strides = [1, dim(X, 0)]` too): a view (`shape = [M, K],
+// strides = [lda, 1]`), whose memref may have any shape (a buffer of rows of lda). pad-columns'
+// clamp of the columns (`min(dim(X, 1), n + 24)` with the row stride `dim(X, 1)`) is not one.
 bool isView(const ir::Operation& init) {
   const ir::Attribute* seg = init.attr("segments");
   if (!seg || seg->getIntArray().at(1) == 0 || init.numOperands() < 6) return false;
@@ -48,7 +49,7 @@ bool isView(const ir::Operation& init) {
     const ir::Operation* o = init.operand(operand)->definingOp();
     return o && o->is("memref.dim") && o->operand(0) == init.operand(0) && o->intAttr("index", -1) == d;
   };
-  return !(isDim(3, 0) && isDim(5, 1));
+  return !(isDim(3, 0) && (isDim(4, 1) || isDim(5, 1)));
 }
 
 int paramOf(const ir::Value* v, const ir::Block& body, int depth = 0) {

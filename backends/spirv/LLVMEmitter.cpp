@@ -473,6 +473,15 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     for (int64_t d : op.attr("permutation")->getIntArray()) dims.push_back(mv.dims.at(static_cast<size_t>(d)));
     mv.dims = dims;
     mems_[op.result()] = mv;
+  } else if (n == "memref.slice") {
+    // Matrix i of a dense batch: the base moved on by i times the product of the inner dims (64-bit:
+    // a batch may pass 4 GiB), the first dim dropped.
+    MemRefValue mv = mem(op.operand(0), op);
+    llvm::Value* elems = get1(op.operand(1), op);
+    for (size_t d = 1; d < mv.dims.size(); ++d) elems = b_.CreateMul(elems, mv.dims[d]);
+    mv.ptr = b_.CreateInBoundsGEP(memType(mv.elem, op), mv.ptr, elems);
+    mv.dims.erase(mv.dims.begin());
+    mems_[op.result()] = mv;
   } else if (n == "memref.dim") {
     const MemRefValue& mv = mem(op.operand(0), op);
     int64_t d = op.intAttr("index", -1);

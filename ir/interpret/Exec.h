@@ -40,6 +40,7 @@ struct SlmState {
 struct MemRefVal {
   Buffer* buf = nullptr;
   std::vector<int64_t> shape, strides;
+  int64_t offset = 0;  // element of buf at index 0 (memref.slice); every access adds it
   bool slm = false;
   SlmState* slmState = nullptr;
 };

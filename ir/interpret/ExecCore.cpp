@@ -200,24 +200,28 @@ void noteWrite(Executor& ex, const MemRefVal& m, int64_t linear) {
 }  // namespace
 
 double memLoadF(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear) {
+  linear += m.offset;
   checkIndex(op, m, linear);
   checkRace(op, ex, m, linear);
   return m.buf->getFloat(linear);
 }
 
 int64_t memLoadI(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear) {
+  linear += m.offset;
   checkIndex(op, m, linear);
   checkRace(op, ex, m, linear);
   return m.buf->getInt(linear);
 }
 
 void memStoreF(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear, double v) {
+  linear += m.offset;
   checkIndex(op, m, linear);
   noteWrite(ex, m, linear);
   m.buf->setFloat(linear, v);
 }
 
 void memStoreI(const ir::Operation& op, Executor& ex, const MemRefVal& m, int64_t linear, int64_t v) {
+  linear += m.offset;
   checkIndex(op, m, linear);
   noteWrite(ex, m, linear);
   m.buf->setInt(linear, v);
@@ -557,6 +561,20 @@ void execMemRefTranspose(Executor& ex, const ir::Operation& op) {
   ex.set(op.result(), RtValue{{}, std::move(m), {}});
 }
 
+// Matrix i of a batch: the same buffer from element i * stride(0) on, without the first dimension.
+// An index outside the batch is the kernel's error (the hardware would read another buffer).
+void execMemRefSlice(Executor& ex, const ir::Operation& op) {
+  const MemRefVal& src = ex.memref(op, 0);
+  int64_t i = ex.scalarInt(op, 1);
+  if (i < 0 || i >= src.shape.at(0))
+    fail(op, "memref.slice: index " + std::to_string(i) + " is outside the batch of " + std::to_string(src.shape.at(0)));
+  auto m = std::make_shared<MemRefVal>(src);
+  m->offset = src.offset + i * src.strides.at(0);
+  m->shape.erase(m->shape.begin());
+  m->strides.erase(m->strides.begin());
+  ex.set(op.result(), RtValue{{}, std::move(m), {}});
+}
+
 }  // namespace
 
 void registerCoreHandlers() {
@@ -575,6 +593,7 @@ void registerCoreHandlers() {
   t["gpu.slm_alloc"] = execSlmAlloc;
   t["memref.dim"] = execDim;
   t["memref.transpose"] = execMemRefTranspose;
+  t["memref.slice"] = execMemRefSlice;
 }
 
 }  // namespace xtc::interp

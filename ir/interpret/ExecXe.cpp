@@ -48,7 +48,8 @@ void execBaseAddress(Executor& ex, const ir::Operation& op) {
   const MemRefVal& m = ex.memref(op, 0);
   if (m.slm) fail(op, "internal error: interpreter: xe.base_address of an SLM memref is not implemented yet");
   Tensor t(ir::ElemKind::I64, {L});
-  std::fill(t.i.begin(), t.i.end(), static_cast<int64_t>(reinterpret_cast<uintptr_t>(m.buf->bytes.data())));
+  std::fill(t.i.begin(), t.i.end(),
+            static_cast<int64_t>(reinterpret_cast<uintptr_t>(m.buf->bytes.data())) + m.offset * ir::elemBits(m.buf->elem) / 8);
   ex.setTensor(op.result(), std::move(t));
 }
 
@@ -218,7 +219,7 @@ int64_t blockStart(Executor& ex, const ir::Operation& op, const MemRefVal& m, un
 // address bits (it would move the wrong bytes), so a misaligned start is an error here.
 void checkGlobalBlockAligned(const ir::Operation& op, const MemRefVal& m, int64_t start, const char* what) {
   if (m.slm) return;
-  uintptr_t addr = reinterpret_cast<uintptr_t>(m.buf->bytes.data()) + static_cast<uintptr_t>(start * ir::elemBits(m.buf->elem) / 8);
+  uintptr_t addr = reinterpret_cast<uintptr_t>(m.buf->bytes.data()) + static_cast<uintptr_t>((m.offset + start) * ir::elemBits(m.buf->elem) / 8);
   if (addr % 16 != 0)
     fail(op, op.name() + ": address " + hexAddress(addr) + " is not 16-byte aligned (a global block " + what + " needs it)");
 }
@@ -276,7 +277,7 @@ void execLaneRead(Executor& ex, const ir::Operation& op) {
       fail(op, fmt::format("xe.lane_read: lane {} reads [{}, {}..{}] outside the {}x{} memref (the message has no bounds check)", l, row,
                            col, col + n - 1, m.shape[0], m.shape[1]));
     int64_t lin = row * m.strides[0] + col * m.strides[1];
-    uintptr_t addr = reinterpret_cast<uintptr_t>(m.buf->bytes.data()) + static_cast<uintptr_t>(lin * ir::elemBits(m.buf->elem) / 8);
+    uintptr_t addr = reinterpret_cast<uintptr_t>(m.buf->bytes.data()) + static_cast<uintptr_t>((m.offset + lin) * ir::elemBits(m.buf->elem) / 8);
     if (addr % static_cast<uintptr_t>(unitBytes) != 0)
       fail(op, fmt::format("xe.lane_read: lane {} reads address {}, not a multiple of its {}-byte unit", l, hexAddress(addr), unitBytes));
     for (int64_t i = 0; i < n; ++i) {

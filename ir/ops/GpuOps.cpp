@@ -75,6 +75,25 @@ std::string verifyMemRefTranspose(const Operation& op) {
   return {};
 }
 
+// memref.slice %m, %i: matrix %i of a batch, i.e. the dense row-major memref of m's inner dimensions
+// whose first element is m[i, 0, ...] (batch-slice, docs/passes.md). The index is not bounds-checked
+// here: the tiles over the slice check theirs against its dims, as over any memref.
+std::string verifyMemRefSlice(const Operation& op) {
+  XTC_CHECK(numOperands(op, 2));
+  XTC_CHECK(numResults(op, 1));
+  const Type& m = op.operand(0)->type();
+  const Type& r = op.result()->type();
+  XTC_REQUIRE(m.isMemRef() && r.isMemRef(), "operand and result must be memrefs, got " + q(m) + " and " + q(r));
+  XTC_REQUIRE(op.operand(1)->type().isIndex(), "the slice index must be 'index', got " + q(op.operand(1)->type()));
+  XTC_REQUIRE(m.elem() == r.elem() && m.memSpace() == r.memSpace(), "operand and result differ in element type or space");
+  XTC_REQUIRE(m.memSpace() == MemSpace::Global, "only global memrefs are sliced, got " + q(m));
+  XTC_REQUIRE(m.rank() >= 2 && m.strides().empty() && r.strides().empty(),
+              "operand and result must be dense row-major (no strides) and the operand of rank 2 or more");
+  std::vector<int64_t> inner(m.shape().begin() + 1, m.shape().end());
+  XTC_REQUIRE(r.shape() == inner, "result shape must be the operand's without its first dimension, got " + q(r));
+  return {};
+}
+
 }  // namespace
 
 void registerGpuOps() {
@@ -87,6 +106,7 @@ void registerGpuOps() {
   def("gpu.slm_alloc", effect(), verifySlmAlloc, "allocates shared local memory");
   def("memref.dim", pure(), verifyDim, "a dimension of a memref");
   def("memref.transpose", pure(), verifyMemRefTranspose, "a dense memref viewed with permuted dimensions");
+  def("memref.slice", pure(), verifyMemRefSlice, "one matrix of a batch: a dense memref without its first dimension");
 }
 
 }  // namespace xtc::ir::ops

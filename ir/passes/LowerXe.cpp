@@ -722,10 +722,36 @@ void KernelLowerXe::lowerOp(Operation& op) {
     vals_.set(op.result(), {pro_.create(n, {vals_.get1(op.operand(0), op)}, {op.result()->type()}, op.attrs())->result()});
     return;
   }
+  if (n == "memref.slice") return lowerMemRefSlice(op);
   if (op.dialect() == "tile") fail(op, fmt::format("'{}' is not implemented yet on pvc/dg2", n));
   if (op.numRegions() != 0) fail(op, fmt::format("'{}' with regions is not supported", n));
   if (op.is("gpu.slm_alloc")) return lowerSlmAlloc(op);
   lowerElementwise(op);
+}
+
+Value* KernelLowerXe::prologueValue(Value* v, const Operation& user) {
+  if (auto it = prologueValues_.find(v); it != prologueValues_.end()) return it->second;
+  if (v->isBlockArgument() && v->ownerBlock() == &ir::kernelBody(kernel_)) return vals_.get1(v, user);  // a parameter
+  Operation* def = v->definingOp();
+  if (!def || def->numRegions() != 0 || !(def->dialect() == "arith" || def->dialect() == "gpu" || def->is("memref.dim")))
+    fail(user, "internal error: a batch index lower-xe cannot compute in the prologue (batch-slice takes only those)");
+  std::vector<Value*> operands;
+  for (Value* o : def->operands()) operands.push_back(prologueValue(o, user));
+  std::vector<Type> types;
+  for (Value* r : def->results()) types.push_back(r->type());
+  Operation* copy = pro_.create(def->name(), operands, types, def->attrs());
+  return prologueValues_[v] = copy->result(v->index());
+}
+
+void KernelLowerXe::lowerMemRefSlice(Operation& op) {
+  // In the prologue, once per (memref, index): the surfaces, bases and dims lower-xe builds there
+  // per memref (surfaceRule, baseAddress, memDims_) then refer to a value defined before them.
+  Value* mem = vals_.get1(op.operand(0), op);
+  Value* index = prologueValue(op.operand(1), op);
+  Value*& slice = slices_[{mem, index}];
+  if (!slice) slice = pro_.create("memref.slice", {mem, index}, {op.result()->type()}, op.attrs())->result();
+  slice->setNameHint(op.result()->nameHint());
+  vals_.set(op.result(), {slice});
 }
 
 void KernelLowerXe::lowerBlock(ir::Block& from) {

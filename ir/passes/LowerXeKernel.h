@@ -253,6 +253,14 @@ private:
   };
   std::map<const Value*, MemDims> memDims_;  // per memref, built in the prologue
   MemDims& surfaceDims(const TileState& t);  // built on first use
+  // memref.slice (batch-slice): each memref's surface and base are prologue values, so a slice is
+  // built there too, its index rebuilt from the chain batch-slice proved prologue-computable.
+  void lowerMemRefSlice(Operation& op);
+  Value* prologueValue(Value* v, const Operation& user);
+  std::map<Value*, Value*> prologueValues_;                 // tile-level value -> its prologue copy
+  std::map<std::pair<Value*, Value*>, Value*> slices_;      // (memref, prologue index) -> slice
+  Value* sliceAligned(const TileState& t);                  // pvc: i1, a slice's base 64-byte aligned
+  static bool sliceStaticallyAligned(const Value* mem);     // true also for a memref that is no slice
   enum class SurfaceMode { Guard, Block, PerLane };
   SurfaceMode surfaceMode_ = SurfaceMode::Guard;  // inside lowerForSurfaces' interior / edge loop
   std::map<std::pair<const Value*, int64_t>, SurfaceRule> surfaceRules_;  // per (memref, element bytes)

@@ -68,21 +68,28 @@ KernelLowerXe::SurfaceRule KernelLowerXe::surfaceRule(const TileState& t, bool b
   bool staticFails = (cols != ir::kDynamic && ((cols * eb) % 16 != 0 || cols * eb < 64 || cols * eb > kMaxSurface)) ||
                      (rows != ir::kDynamic && (rows < 1 || rows > kMaxSurface));
   SurfaceRule r{!staticFails, nullptr};
+  // A batch's matrix (memref.slice, batch-slice) starts index x (its elements) bytes into its memref,
+  // whose base the stub checks: 64-byte aligned only when that product is, which no launch check
+  // can promise, so the kernel checks it with or without --surface-fallback (not when every level's
+  // matrix size is a static multiple of 64 bytes).
+  bool checkAlignment = !staticFails && !sliceStaticallyAligned(t.mem);
   // Without --surface-fallback a dynamic dim is the caller's (the launcher stub checks it), but a
   // static one that breaks a rule still takes the per-lane accesses: no input makes it legal.
-  if (staticFails || !surfaceFallback_ || (cols != ir::kDynamic && rows != ir::kDynamic)) return surfaceRules_[key] = r;
+  bool checkDims = surfaceFallback_ && (cols == ir::kDynamic || rows == ir::kDynamic);
+  if (staticFails || (!checkDims && !checkAlignment)) return surfaceRules_[key] = r;
   Type idx = Type::index(), i1 = Type::scalar(ElemKind::I1);
   auto cmp = [&](const char* pred, Value* a, Value* b) {
     return pro_.create("arith.cmpi", {a, b}, {i1}, {{"predicate", Attribute::enumValue("cmpi", pred)}})->result();
   };
   auto also = [&](Value* c) { r.ok = r.ok ? pro_.create("arith.andi", {r.ok, c}, {i1})->result() : c; };
   auto dim = [&](int64_t d) { return pro_.create("memref.dim", {t.mem}, {idx}, {{"index", Attribute::integer(d)}})->result(); };
-  if (cols == ir::kDynamic) {
+  if (checkAlignment) also(sliceAligned(t));
+  if (checkDims && cols == ir::kDynamic) {
     Value* w = pro_.create("arith.muli", {dim(1), cIndex(eb)}, {idx})->result();
     also(cmp("eq", pro_.create("arith.andi", {w, cIndex(15)}, {idx})->result(), cIndex(0)));
     also(cmp("ule", pro_.create("arith.subi", {w, cIndex(64)}, {idx})->result(), cIndex(kMaxSurface - 64)));
   }
-  if (rows == ir::kDynamic)
+  if (checkDims && rows == ir::kDynamic)
     also(cmp("ule", pro_.create("arith.subi", {dim(0), cIndex(1)}, {idx})->result(), cIndex(kMaxSurface - 1)));
   r.known.reset();
   return surfaceRules_[key] = r;
@@ -145,6 +152,29 @@ KernelLowerXe::SurfaceRule KernelLowerXe::viewSurfaceRule(const TileState& t, bo
   }
   if (!cols || !stride) also(cmp("ule", t.viewCols, t.viewStride));
   return viewRules_[key] = r;
+}
+
+bool KernelLowerXe::sliceStaticallyAligned(const Value* mem) {
+  // Each level of slicing moves the base by index x the slice's elements x their bytes: a multiple of
+  // 64 when the static extents' part of that product is (a dynamic extent only multiplies it).
+  for (const Operation* def = mem->definingOp(); def && def->is("memref.slice"); def = def->operand(0)->definingOp()) {
+    const Type& mt = def->result()->type();
+    int64_t bytes = ir::elemBits(mt.elem()) / 8;
+    for (int64_t d : mt.shape())
+      if (d != ir::kDynamic) bytes *= d;
+    if (bytes % 64 != 0) return false;
+  }
+  return true;
+}
+
+Value* KernelLowerXe::sliceAligned(const TileState& t) {
+  auto it = bases_.find(t.mem);
+  Value* base = it != bases_.end() ? it->second
+                                   : (bases_[t.mem] = pro_.create("xe.base_address", {t.mem}, {Type::scalar(ElemKind::I64)})->result());
+  Type idx = Type::index();
+  Value* low = pro_.create("arith.andi", {pro_.create("arith.convert", {base}, {idx})->result(), cIndex(63)}, {idx})->result();
+  return pro_.create("arith.cmpi", {low, cIndex(0)}, {Type::scalar(ElemKind::I1)}, {{"predicate", Attribute::enumValue("cmpi", "eq")}})
+      ->result();
 }
 
 KernelLowerXe::Choice KernelLowerXe::surfaceChoice(const TileState& t, Value** guard) {
@@ -320,7 +350,8 @@ void KernelLowerXe::surfaceLaneStores(Operation& op, const TileState& t, const l
 }
 
 bool KernelLowerXe::lowerForSurfaces(Operation& op) {
-  // Views are checked by default, whole memrefs with --surface-fallback (surfaceRule knows the rest).
+  // Views are checked by default, whole memrefs with --surface-fallback, and batch slices' alignment
+  // by default (surfaceRule knows the rest).
   if (t_.kind != targets::TargetKind::Pvc || surfaceMode_ != SurfaceMode::Guard) return false;
   // The loop's global 2D messages (at any depth; those blocking left per lane send none) and the
   // rules of their surfaces, ANDed; each memref's (view's) condition is one value (surfaceRule's cache).

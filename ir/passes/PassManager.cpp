@@ -61,12 +61,14 @@ std::vector<std::string> defaultPipeline(const targets::Target& target) {
   // order-transpose runs again after wg-distribute: a column-major tile whose wg_map does not
   // transpose block by block is distributed with its order and made row-major per subgroup there
   // (docs/passes.md "Column-major tiles with a wg_map"); elsewhere the second run changes nothing.
+  // batch-slice makes tiles of a batch (a memref of rank 3 or more) tiles of its matrix, for both
+  // lowerings (docs/passes.md).
   static const char* kGeneric[] = {"canonicalize",  "order-transpose", "reduce-before-exchange", "wg-distribute",
-                                   "order-transpose", "canonicalize",  "lower-generic",   "canonicalize"};
+                                   "order-transpose", "batch-slice", "canonicalize",  "lower-generic",   "canonicalize"};
   // pvc/dg2: distribution as on generic, then select-lowering sends each kernel down the Xe path
   // (xeLoweringPasses) or lowers it with lower-generic for the target's subgroup size.
   static const char* kXeHead[] = {"canonicalize", "order-transpose", "reduce-before-exchange", "wg-distribute",
-                                  "order-transpose", "canonicalize", "select-lowering"};
+                                  "order-transpose", "batch-slice", "canonicalize", "select-lowering"};
   std::vector<std::string> r;
   auto add = [&](const auto& names) {
     for (const char* n : names)

@@ -21,6 +21,7 @@ void registerSplitUnevenTilesPass();   // ir/passes/SplitUnevenTiles.cpp
 void registerSinkReductionsPass();     // ir/passes/SinkReductions.cpp
 void registerPadColumnsPass();          // ir/passes/PadColumns.cpp
 void registerReduceBeforeExchangePass();  // ir/passes/ReduceBeforeExchange.cpp
+void registerBatchSlicePass();            // ir/passes/BatchSlice.cpp
 
 void registerAllPasses() {
   static std::once_flag once;
@@ -40,6 +41,7 @@ void registerAllPasses() {
     registerSinkReductionsPass();
     registerPadColumnsPass();
     registerReduceBeforeExchangePass();
+    registerBatchSlicePass();
   });
 }
 

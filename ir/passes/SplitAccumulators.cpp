@@ -520,7 +520,7 @@ private:
     std::erase_if(p.between, [&](Operation* op) { return std::find(p.sliced.begin(), p.sliced.end(), op) != p.sliced.end(); });
     for (Operation* op : p.between) {
       bool pure = op->numRegions() == 0 && (op->dialect() == "arith" || op->dialect() == "math" ||
-                                            op->is("memref.dim") || op->is("tile.init_tile") || op->is("gpu.group_id") ||
+                                            op->is("memref.dim") || op->is("memref.slice") || op->is("tile.init_tile") || op->is("gpu.group_id") ||
                                             op->is("gpu.subgroup_id") || op->is("gpu.lane_id"));
       if (!pure) return fmt::format("{} runs between the loop and the accumulator's last use", op->name());
       for (Value* v : op->operands())

@@ -73,9 +73,7 @@ Surface KernelLowerXe::surface(Operation& init, const TileState& t) {
   Type i32 = Type::scalar(ElemKind::I32);
   std::vector<int64_t> seg = init.attr("segments") ? init.attr("segments")->getIntArray() : std::vector<int64_t>{2, 0, 0};
   Surface s;
-  auto it = bases_.find(t.mem);
-  s.base = it != bases_.end() ? it->second
-                              : (bases_[t.mem] = pro_.create("xe.base_address", {t.mem}, {Type::scalar(ElemKind::I64)})->result());
+  s.base = baseAddress(t.mem);
   Value *rows, *cols, *stride;
   if (seg[1] == 2) {
     // Explicit shape and strides: the surface is what they describe; the inner stride must be 1.

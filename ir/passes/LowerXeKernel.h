@@ -328,6 +328,12 @@ private:
   std::map<int64_t, Value*> constIndex_;
   LoweredValues<TileState> vals_{[this](const Operation& op, const std::string& msg) { fail(op, msg); }};
   std::unordered_map<Value*, Value*> bases_;
+  // A memref's xe.base_address, once, in the prologue.
+  Value* baseAddress(Value* mem) {
+    Value*& b = bases_[mem];
+    if (!b) b = pro_.create("xe.base_address", {mem}, {Type::scalar(ElemKind::I64)})->result();
+    return b;
+  }
   std::map<std::string, std::vector<Value*>> laneCoordCache_;
   LoopRegisters worstLoopRegs_;           // the largest register estimate over the kernel's loops
   const Operation* worstLoop_ = nullptr;  // its loop (for the large file and the spill warning)

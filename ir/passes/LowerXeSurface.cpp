@@ -168,9 +168,7 @@ bool KernelLowerXe::sliceStaticallyAligned(const Value* mem) {
 }
 
 Value* KernelLowerXe::sliceAligned(const TileState& t) {
-  auto it = bases_.find(t.mem);
-  Value* base = it != bases_.end() ? it->second
-                                   : (bases_[t.mem] = pro_.create("xe.base_address", {t.mem}, {Type::scalar(ElemKind::I64)})->result());
+  Value* base = baseAddress(t.mem);
   Type idx = Type::index();
   Value* low = pro_.create("arith.andi", {pro_.create("arith.convert", {base}, {idx})->result(), cIndex(63)}, {idx})->result();
   return pro_.create("arith.cmpi", {low, cIndex(0)}, {Type::scalar(ElemKind::I1)}, {{"predicate", Attribute::enumValue("cmpi", "eq")}})

@@ -482,6 +482,11 @@ void KernelEmitter::emitOp(ir::Operation& op, std::vector<llvm::Value*>* yielded
     mv.ptr = b_.CreateInBoundsGEP(memType(mv.elem, op), mv.ptr, elems);
     mv.dims.erase(mv.dims.begin());
     mems_[op.result()] = mv;
+  } else if (n == "memref.flatten") {
+    // The same base, one dimension of rows x cols elements (64-bit, as every dim).
+    MemRefValue mv = mem(op.operand(0), op);
+    mv.dims = {b_.CreateMul(mv.dims.at(0), mv.dims.at(1))};
+    mems_[op.result()] = mv;
   } else if (n == "memref.dim") {
     const MemRefValue& mv = mem(op.operand(0), op);
     int64_t d = op.intAttr("index", -1);

@@ -575,6 +575,19 @@ void execMemRefSlice(Executor& ex, const ir::Operation& op) {
   ex.set(op.result(), RtValue{{}, std::move(m), {}});
 }
 
+// A matrix as the vector of its elements: the same buffer, one dimension. Only a matrix whose rows
+// follow each other in memory has one (the verifier's dense row-major type; a transposed column-major
+// parameter is one too).
+void execMemRefFlatten(Executor& ex, const ir::Operation& op) {
+  const MemRefVal& src = ex.memref(op, 0);
+  if (src.shape.size() != 2 || src.strides.at(1) != 1 || src.strides.at(0) != src.shape.at(1))
+    fail(op, "internal error: interpreter: memref.flatten of a matrix whose rows are not contiguous");
+  auto m = std::make_shared<MemRefVal>(src);
+  m->shape = {src.shape[0] * src.shape[1]};
+  m->strides = {1};
+  ex.set(op.result(), RtValue{{}, std::move(m), {}});
+}
+
 }  // namespace
 
 void registerCoreHandlers() {
@@ -594,6 +607,7 @@ void registerCoreHandlers() {
   t["memref.dim"] = execDim;
   t["memref.transpose"] = execMemRefTranspose;
   t["memref.slice"] = execMemRefSlice;
+  t["memref.flatten"] = execMemRefFlatten;
 }
 
 }  // namespace xtc::interp

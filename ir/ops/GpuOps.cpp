@@ -94,6 +94,23 @@ std::string verifyMemRefSlice(const Operation& op) {
   return {};
 }
 
+// lower-xe's flat form of a matrix for accesses through a view whose row stride is not the matrix's
+// own (LowerXe.cpp viewAccess): element (r, c) of the operand is element r * cols + c of the result.
+std::string verifyMemRefFlatten(const Operation& op) {
+  XTC_CHECK(numOperands(op, 1));
+  XTC_CHECK(numResults(op, 1));
+  const Type& m = op.operand(0)->type();
+  const Type& r = op.result()->type();
+  XTC_REQUIRE(m.isMemRef() && r.isMemRef(), "operand and result must be memrefs, got " + q(m) + " and " + q(r));
+  XTC_REQUIRE(m.elem() == r.elem() && m.memSpace() == r.memSpace(), "operand and result differ in element type or space");
+  XTC_REQUIRE(m.rank() == 2 && r.rank() == 1 && m.strides().empty() && r.strides().empty(),
+              "the operand must be a dense row-major (no strides) matrix and the result of rank 1");
+  int64_t rows = m.shape()[0], cols = m.shape()[1];
+  int64_t n = rows == kDynamic || cols == kDynamic ? kDynamic : rows * cols;
+  XTC_REQUIRE(r.shape()[0] == n, "result shape must be the operand's element count, got " + q(r));
+  return {};
+}
+
 }  // namespace
 
 void registerGpuOps() {
@@ -107,6 +124,7 @@ void registerGpuOps() {
   def("memref.dim", pure(), verifyDim, "a dimension of a memref");
   def("memref.transpose", pure(), verifyMemRefTranspose, "a dense memref viewed with permuted dimensions");
   def("memref.slice", pure(), verifyMemRefSlice, "one matrix of a batch: a dense memref without its first dimension");
+  def("memref.flatten", pure(), verifyMemRefFlatten, "a dense matrix as the vector of its elements");
 }
 
 }  // namespace xtc::ir::ops

@@ -152,8 +152,15 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
     s.viewCols = vals_.get1(op.operand(4), op);
     s.viewStride = vals_.get1(op.operand(5), op);
     if (!isMemRefDim(op.operand(5), src, 1)) {
-      Value* w = pro_.create("memref.dim", {s.mem}, {Type::index()}, {{"index", Attribute::integer(1)}})->result();
-      s.viewWidth = pro_.create("arith.maxsi", {w, cIndex(1)}, {Type::index()})->result();
+      Value*& flat = flatMemRefs_[s.mem];
+      if (!flat) {
+        const Type& mt = s.mem->type();
+        int64_t rows = mt.shape()[0], cols = mt.shape()[1];
+        int64_t n = rows == ir::kDynamic || cols == ir::kDynamic ? ir::kDynamic : rows * cols;
+        flat = pro_.create("memref.flatten", {s.mem}, {Type::memref({n}, mt.elem(), mt.memSpace())})->result();
+        if (!s.mem->nameHint().empty()) flat->setNameHint(s.mem->nameHint() + "_flat");
+      }
+      s.viewFlat = flat;
     }
   }
   s.clamped = isClampedInit(op);
@@ -162,14 +169,14 @@ void KernelLowerXe::lowerInitTile(Operation& op) {
   vals_.setTile(op.result(), s);
 }
 
-void KernelLowerXe::viewAccess(const TileState& t, std::vector<Value*>& idx, Value** mask) {
-  if (!t.viewRows) return;
+Value* KernelLowerXe::viewAccess(const TileState& t, std::vector<Value*>& idx, Value** mask) {
+  if (!t.viewRows) return t.mem;
   // Unsigned compares: a negative row or column is outside the view too.
   Value* in = andI1(cmpIndex("ult", idx[0], t.viewRows), cmpIndex("ult", idx[1], t.viewCols));
   *mask = *mask ? andI1(*mask, in) : in;
-  if (!t.viewWidth) return;  // the view's rows are the memref's: same (row, col)
-  Value* flat = add(indexOp("arith.muli", idx[0], t.viewStride), idx[1]);
-  idx = {indexOp("arith.divui", flat, t.viewWidth), indexOp("arith.remui", flat, t.viewWidth)};
+  if (!t.viewFlat) return t.mem;  // the view's rows are the memref's: same (row, col)
+  idx = {add(indexOp("arith.muli", idx[0], t.viewStride), idx[1])};
+  return t.viewFlat;
 }
 
 bool KernelLowerXe::isMemRefDim(Value* v, Value* mem, int64_t d) {
@@ -234,8 +241,9 @@ Value* KernelLowerXe::perLaneLoadValue(Operation& op) {
     std::vector<Value*> idx{row, col};
     Value* mask = nullptr;
     swizzleSlm(t, idx, &mask);
-    viewAccess(t, idx, &mask);
-    std::vector<Value*> operands{t.mem, idx[0], idx[1]};
+    Value* mem = viewAccess(t, idx, &mask);
+    std::vector<Value*> operands{mem};
+    operands.insert(operands.end(), idx.begin(), idx.end());
     if (mask) operands.push_back(mask);
     regs.push_back(b_.create("lane.load", operands, {Type::scalar(ek)}, attrs)->result());
   }

@@ -30,8 +30,9 @@ std::vector<Value*> KernelLowerXe::perLaneWrites(const std::string& name, const 
     std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
     std::vector<Value*> idx{add(t.offs[0], addC(lane[0], c[0])), add(t.offs[1], addC(lane[1], c[1]))};
     Value* m = mask;
-    viewAccess(t, idx, &m);
-    std::vector<Value*> operands{regs[static_cast<size_t>(r)], t.mem, idx[0], idx[1]};
+    Value* mem = viewAccess(t, idx, &m);
+    std::vector<Value*> operands{regs[static_cast<size_t>(r)], mem};
+    operands.insert(operands.end(), idx.begin(), idx.end());
     if (m) operands.push_back(m);
     std::vector<Type> types;
     if (name != "lane.store") types.push_back(regs[static_cast<size_t>(r)]->type());

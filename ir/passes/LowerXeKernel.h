@@ -52,9 +52,10 @@ struct TileState {
   bool denseSurface = false;  // global, no explicit shape/strides: the surface is the whole memref
   // A global tile whose explicit shape (and row stride) is not its memref's own: the view's rows,
   // columns and row stride (index values) that per-lane accesses keep to (viewAccess); null otherwise.
-  // viewWidth: the memref's row width (at least 1), set when the row stride is not provably it, so
-  // view element (r, c) is memref element (r * stride + c) / width, (r * stride + c) % width.
-  Value *viewRows = nullptr, *viewCols = nullptr, *viewStride = nullptr, *viewWidth = nullptr;
+  // viewFlat: the memref flattened (memref.flatten), set when the row stride is not provably the
+  // memref's row width, so view element (r, c) is element r * stride + c of viewFlat (no division by
+  // the width per access: the run-time bounds check of a flat index is one compare).
+  Value *viewRows = nullptr, *viewCols = nullptr, *viewStride = nullptr, *viewFlat = nullptr;
   // A view pad-columns clamped (isClampedInit): checked by its memref's surface rules
   // (clampedSurfaceLegal), its per-lane accesses kept to the view like any other's.
   bool clamped = false;
@@ -259,6 +260,7 @@ private:
   Value* prologueValue(Value* v, const Operation& user);
   std::map<Value*, Value*> prologueValues_;                 // tile-level value -> its prologue copy
   std::map<std::pair<Value*, Value*>, Value*> slices_;      // (memref, prologue index) -> slice
+  std::map<Value*, Value*> flatMemRefs_;                    // memref -> its memref.flatten (viewAccess)
   Value* sliceAligned(const TileState& t);                  // pvc: i1, a slice's base 64-byte aligned
   static bool sliceStaticallyAligned(const Value* mem);     // true also for a memref that is no slice
   enum class SurfaceMode { Guard, Block, PerLane };
@@ -305,7 +307,9 @@ private:
   // becomes the memref element the view puts there and *mask also requires (row, col) inside the
   // view's shape (a lane.load reads the padding, a lane.store drops the value outside it). No-op for
   // other tiles.
-  void viewAccess(const TileState& t, std::vector<Value*>& idx, Value** mask);
+  // The memref a per-lane access at idx (row, col of the tile's memref) goes to; through a view,
+  // idx becomes its index there and mask also drops what falls outside the view.
+  Value* viewAccess(const TileState& t, std::vector<Value*>& idx, Value** mask);
   void lowerSlmStore(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
   std::map<const Value*, std::vector<int64_t>> slmSwizzle_;
   // Panels: whether every access of a gpu.slm_alloc fits block messages; its messages for a lane

@@ -19,7 +19,7 @@
 //     differently; results agree within the usual f32 accumulation bound); s8 (i8 x i8 -> i32, k = 32,
 //     pvc and dg2) is sign-extended and accumulated with i32 multiply/add, exactly (wrapping). The
 //     u8 forms have no IR type (xtc's i8 is signed), so they are never produced;
-//   - transposed d32 xe.load_2d (32-bit data, or 16-bit pairs) -> one masked lane.load per register
+//   - transposed d32 xe.load_2d (32-bit data, 16-bit pairs or 8-bit quadruples) -> one masked lane.load per register
 //     at the element reference §2.3 puts there (load2dTransposed);
 //   - xe.store_2d (one plain block) -> one masked lane.store per register at the element the
 //     message's lane layout names (register i = row i, lane j = column j); elements outside the
@@ -274,7 +274,7 @@ void XeEmulator::load2dTransposed(Operation* op) {
   const Type& rt = op->result()->type();
   int64_t W = op->intAttr("block_w", 0), H = op->intAttr("block_h", 0), A = op->intAttr("array_len", 1);
   int64_t tb = ir::elemBits(rt.elem());
-  if (op->intAttr("elem_bits", 0) != 32 || mt.rank() != 2 || rt.elem() != mt.elem() || (tb != 32 && tb != 16) || A != 1 ||
+  if (op->intAttr("elem_bits", 0) != 32 || mt.rank() != 2 || rt.elem() != mt.elem() || (tb != 32 && tb != 16 && tb != 8) || A != 1 ||
       H % S_ != 0 || rt.shape()[0] != W * (H / S_) * (32 / tb))
     fail(*op, fmt::format("a transposed d32 {}x{}x{} message into {} on {} is not emulated yet", W, H, A, rt.str(), mt.str()));
   int64_t q = 32 / tb, groups = H / S_;

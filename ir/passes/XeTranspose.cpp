@@ -16,7 +16,7 @@ ir::Operation* foldedTranspose(const ir::Operation& load) {
 std::optional<Message> transposedLoadMessage(const targets::Target& t, const ir::Type& tile) {
   if (!t.has2dBlockIO || tile.rank() != 2) return std::nullopt;
   const int bits = static_cast<int>(ir::elemBits(tile.elem()));
-  if (bits != 32 && bits != 16) return std::nullopt;  // d8 in quadruples: no probe, not modelled here
+  if (bits != 32 && bits != 16 && bits != 8) return std::nullopt;
   std::optional<Message> best;
   for (const targets::BlockShape& s : t.blockLoads) {
     if (!s.transpose || s.elemBits != 32 || s.arrayLength != 1) continue;

@@ -132,13 +132,15 @@ std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::planRowReads(c
 }
 
 std::optional<std::vector<KernelLowerXe::RowRead>> KernelLowerXe::planLaneReads(const layout::LinearLayout& l, ElemKind ek) {
-  // 32-bit data in dwords, 16-bit data in pairs (elem_bits = 32): the probed untyped surface reads of
-  // 1, 2, 4 or 8 dwords per lane (tests/isa/builtins/lane_read_dg2_{f32,d8}.ir). Registers 0 .. 2^b - 1 must be
+  // 32-bit data in dwords, 16-bit data in pairs and 8-bit data in quadruples (elem_bits = 32: the
+  // same dword loads, unpacked; an i8 B^T's quadruples are the i8 DPAS's VNNI B dwords): the probed
+  // untyped surface reads of 1, 2, 4 or 8 dwords per lane (tests/isa/builtins/lane_read_dg2_{f32,d8}.ir;
+  // d8 = 8 dwords). Registers 0 .. 2^b - 1 must be
   // columns 0 .. 2^b - 1 of the lane's row (bases (0, 1), (0, 2), ...) and every other register and
   // lane basis must leave those column bits alone, so each aligned run of 2^b registers is 2^b
   // consecutive elements of one row in every lane.
   int64_t bits = ir::elemBits(ek);
-  if (bits != 16 && bits != 32) return std::nullopt;
+  if (bits != 8 && bits != 16 && bits != 32) return std::nullopt;
   int64_t P = 32 / bits;
   int rb = l.inDimBits("register"), b = 0;
   while (b < rb && l.basis("register", b) == std::vector<int32_t>{0, int32_t(1) << b}) ++b;

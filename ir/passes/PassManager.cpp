@@ -63,11 +63,12 @@ std::vector<std::string> defaultPipeline(const targets::Target& target) {
   // (docs/passes.md "Column-major tiles with a wg_map"); elsewhere the second run changes nothing.
   // batch-slice makes tiles of a batch (a memref of rank 3 or more) tiles of its matrix, for both
   // lowerings (docs/passes.md).
-  static const char* kGeneric[] = {"canonicalize",  "order-transpose", "reduce-before-exchange", "wg-distribute",
+  // lower-tf32 first: no later pass sees a tf32 value (LowerTf32.cpp).
+  static const char* kGeneric[] = {"lower-tf32", "canonicalize",  "order-transpose", "reduce-before-exchange", "wg-distribute",
                                    "order-transpose", "batch-slice", "canonicalize",  "lower-generic",   "canonicalize"};
   // pvc/dg2: distribution as on generic, then select-lowering sends each kernel down the Xe path
   // (xeLoweringPasses) or lowers it with lower-generic for the target's subgroup size.
-  static const char* kXeHead[] = {"canonicalize", "order-transpose", "reduce-before-exchange", "wg-distribute",
+  static const char* kXeHead[] = {"lower-tf32", "canonicalize", "order-transpose", "reduce-before-exchange", "wg-distribute",
                                   "order-transpose", "batch-slice", "canonicalize", "select-lowering"};
   std::vector<std::string> r;
   auto add = [&](const auto& names) {

@@ -22,6 +22,7 @@ void registerSinkReductionsPass();     // ir/passes/SinkReductions.cpp
 void registerPadColumnsPass();          // ir/passes/PadColumns.cpp
 void registerReduceBeforeExchangePass();  // ir/passes/ReduceBeforeExchange.cpp
 void registerBatchSlicePass();            // ir/passes/BatchSlice.cpp
+void registerLowerTf32Pass();             // ir/passes/LowerTf32.cpp
 
 void registerAllPasses() {
   static std::once_flag once;
@@ -42,6 +43,7 @@ void registerAllPasses() {
     registerPadColumnsPass();
     registerReduceBeforeExchangePass();
     registerBatchSlicePass();
+    registerLowerTf32Pass();
   });
 }
 

@@ -51,7 +51,7 @@ TEST(PassManager, RegistryAndSplit) {
   EXPECT_TRUE(splitPipeline("").empty());
   auto pipeline = defaultPipeline(*targets::findTarget("pvc"));
   ASSERT_FALSE(pipeline.empty());
-  EXPECT_EQ(pipeline.front(), "canonicalize");
+  EXPECT_EQ(pipeline.front(), "lower-tf32");
   for (size_t i = 1; i < pipeline.size(); ++i) EXPECT_NE(pipeline[i], pipeline[i - 1]);
   for (auto& n : pipeline) EXPECT_TRUE(isPassRegistered(n)) << n;
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <new>
 #include <random>
 #include <set>
@@ -52,23 +53,59 @@ bool isView(const ir::Operation& init) {
   return !(isDim(3, 0) && (isDim(4, 1) || isDim(5, 1)));
 }
 
-int paramOf(const ir::Value* v, const ir::Block& body, int depth = 0) {
+// Through an `scf.if` result too (the parameter every branch's yield comes from: tri.xt's B scaled
+// by 2 in some K steps), and element-wise arithmetic of the value's shape (`b * 2.0`: the one
+// parameter its operands of that shape come from; two different ones, none). `memo` keeps shared
+// operands from being traced again (a chain of `x = x * x` would double the work at each op).
+int paramOf(const ir::Value* v, const ir::Block& body, std::map<const ir::Value*, int>& memo, int depth = 0);
+
+int paramOfUncached(const ir::Value* v, const ir::Block& body, std::map<const ir::Value*, int>& memo, int depth) {
   if (!v || depth > 64) return -1;
   if (v->isBlockArgument()) {
     const ir::Block* blk = v->ownerBlock();
     if (blk == &body) return static_cast<int>(v->index());
     ir::Operation* parent = blk->parentOp();
     if (parent && parent->is("scf.for") && v->index() >= 1 && 3 + v->index() - 1 < parent->numOperands())
-      return paramOf(parent->operand(3 + v->index() - 1), body, depth + 1);
+      return paramOf(parent->operand(3 + v->index() - 1), body, memo, depth + 1);
     return -1;
   }
   ir::Operation* d = v->definingOp();
   if (d->is("tile.init_tile") && isView(*d)) return -1;  // the memref's shape is not the operand's
   if (d->is("tile.init_tile") || d->is("tile.update_tile_offset") || d->is("tile.load_tile") ||
       d->is("tile.convert_layout") || d->is("arith.convert"))
-    return paramOf(d->operand(0), body, depth + 1);
-  if (d->is("scf.for") && 3 + v->index() < d->numOperands()) return paramOf(d->operand(3 + v->index()), body, depth + 1);
+    return paramOf(d->operand(0), body, memo, depth + 1);
+  if (d->is("scf.for") && 3 + v->index() < d->numOperands()) return paramOf(d->operand(3 + v->index()), body, memo, depth + 1);
+  if (d->is("scf.if")) {
+    int p = -1;
+    for (unsigned r = 0; r < d->numRegions(); ++r) {
+      if (d->region(r).empty()) return -1;
+      const ir::Operation* y = d->region(r).block().terminator();
+      if (!y || v->index() >= y->numOperands()) return -1;
+      int q = paramOf(y->operand(v->index()), body, memo, depth + 1);
+      if (q < 0 || (p >= 0 && q != p)) return -1;
+      p = q;
+    }
+    return p;
+  }
+  if ((d->name().starts_with("arith.") || d->name().starts_with("math.")) && v->type().isVector()) {
+    int p = -1;
+    for (unsigned i = 0; i < d->numOperands(); ++i) {
+      const ir::Type& t = d->operand(i)->type();
+      if (!t.isVector() || t.shape() != v->type().shape()) continue;
+      int q = paramOf(d->operand(i), body, memo, depth + 1);
+      if (q >= 0 && p >= 0 && q != p) return -1;
+      if (q >= 0) p = q;
+    }
+    return p;
+  }
   return -1;
+}
+
+int paramOf(const ir::Value* v, const ir::Block& body, std::map<const ir::Value*, int>& memo, int depth) {
+  if (auto it = memo.find(v); it != memo.end()) return it->second;
+  int p = paramOfUncached(v, body, memo, depth);
+  memo[v] = p;
+  return p;
 }
 
 // True when v is a tile_mma result, or computed from one by conversions, loops and element-wise
@@ -147,6 +184,8 @@ std::map<unsigned, std::vector<std::string>> symbolicDimNames(const ir::Operatio
   const ir::Block& body = kernel.region(0).block();
   std::map<unsigned, std::set<std::vector<std::string>>> roles;
   std::set<std::array<int, 3>> gemms;  // the (A, B, C) parameters of each tile_mma (-1: none)
+  std::map<const ir::Value*, int> memo;
+  auto paramOf = [&](const ir::Value* v, const ir::Block& b) { return driver::paramOf(v, b, memo); };
   std::function<void(const ir::Block&)> walk = [&](const ir::Block& blk) {
     for (const auto& o : blk.opList()) {
       const ir::Operation& op = *o;

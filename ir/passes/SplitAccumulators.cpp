@@ -69,6 +69,10 @@ struct Plan {
   std::vector<Operation*> between;   // the other ops up to the last of them (pure: moved before the loop)
   std::vector<Operation*> sliced;    // ops after the loop made again per slice (a bias load, its broadcast)
   std::map<Operation*, int> reductions;  // epilogue reductions of the accumulator -> the reduced dimension
+  // Epilogue stores inside an `scf.if` (no results, no else branch) -> the if: each slice stores under
+  // a copy of it (conditionalStores).
+  std::map<Operation*, Operation*> condStores;
+  std::vector<Operation*> condIfs;   // those ifs, erased with the epilogue
   bool wholeRows = false;            // a reduction along N is used by more than stores: every slice has all rows (pm = 1)
   bool wholeCols = false;            // likewise along M: every slice has all columns (pn = 1)
   // The slices: each row range (offset, size) along M with each column range along N.
@@ -450,7 +454,7 @@ private:
     for (unsigned i = 3; i < p.loop->numOperands(); ++i)
       if (Operation* init = p.loop->operand(i)->definingOp(); init && init->is("tile.init_tile")) read.insert(init->operand(0));
     after_.clear();
-    for (Operation* op = p.loop->nextInBlock(); op; op = op->nextInBlock()) after_.insert(op);
+    for (Operation* op = p.loop->nextInBlock(); op; op = op->nextInBlock()) op->walk([&](Operation* o) { after_.insert(o); });
     std::vector<Operation*> others;
     std::vector<Operation*> stores;
     for (Operation* op = p.loop->nextInBlock(); op; op = op->nextInBlock()) {
@@ -479,6 +483,11 @@ private:
       } else if (op->is("tile.reduction") && derived.count(op->operand(0))) {
         if (std::string w = reduction(p, *op); !w.empty()) return w;
         reduced.insert(op->result());
+      } else if (op->is("scf.if")) {
+        p.between.insert(p.between.end(), others.begin(), others.end());
+        others.clear();
+        if (std::string w = conditionalStores(p, *op, derived, read, stores); !w.empty()) return w;
+        continue;
       } else {
         if (!isElementwise(*op)) return fmt::format("the accumulator is used by {} after the loop", op->name());
         for (Value* v : op->operands())
@@ -530,6 +539,50 @@ private:
     for (Operation* op = p.loop->nextInBlock(); op; op = op->nextInBlock())
       if (std::find(p.sliced.begin(), p.sliced.end(), op) != p.sliced.end()) inOrder.push_back(op);
     p.sliced = inOrder;
+    return "";
+  }
+
+  // An `scf.if` after the loop whose branch stores the accumulator (`if m < lim { store_tile(acc as
+  // bf16, init_tile C[m, n]) }`, gsel): no results, no else branch, a condition that is not the
+  // accumulator's. Its element-wise ops join the epilogue (computed per slice, unconditionally: they
+  // are pure), its ops that do not use the accumulator (the stored tile's init_tile, memref dims,
+  // index math) move before the loop with the other pure ops, and each slice stores its part under a
+  // copy of the if. Anything else in the branch keeps the loop whole, as before.
+  std::string conditionalStores(Plan& p, Operation& ifOp, std::set<Value*>& derived, const std::set<Value*>& read,
+                                std::vector<Operation*>& stores) {
+    if (ifOp.numResults() != 0 || derived.count(ifOp.operand(0)) ||
+        (ifOp.numRegions() > 1 && !ifOp.region(1).empty() && ifOp.region(1).block().front() != ifOp.region(1).block().terminator()))
+      return "the accumulator is used by scf.if after the loop";
+    ir::Block& then = ifOp.region(0).block();
+    for (Operation* o : then.opsSnapshot()) {
+      if (o == then.terminator()) continue;
+      bool uses = false;
+      o->walk([&](Operation* n) {
+        for (Value* v : n->operands()) uses = uses || derived.count(v);
+      });
+      if (!uses) {
+        p.between.push_back(o);  // must be pure (checked with the others): it moves before the loop
+        continue;
+      }
+      if (o->is("tile.store_tile") && derived.count(o->operand(0)) && !derived.count(o->operand(1))) {
+        Operation* init = o->operand(1)->definingOp();
+        if (!init || !init->is("tile.init_tile") || !offsetOperand(*init, 0))
+          return "the accumulator is stored to a tile that does not come from an init_tile";
+        if (read.count(init->operand(0))) return "the accumulator is stored to a memref the loop reads";
+        stores.push_back(init);
+        p.condStores[o] = &ifOp;
+      } else {
+        if (!isElementwise(*o)) return fmt::format("the accumulator is used by {} in an scf.if after the loop", o->name());
+        for (Value* v : o->operands())
+          if (!derived.count(v) && !sliceable(p, v))
+            return fmt::format("{} after the loop combines the accumulator with a value that is not a splat, a load "
+                               "or a broadcast of one",
+                               o->name());
+        derived.insert(o->result());
+      }
+      p.epilogue.push_back(o);
+    }
+    p.condIfs.push_back(&ifOp);
     return "";
   }
 
@@ -760,6 +813,20 @@ private:
             b.create(op->name(), {combined.at({red, d == 1 ? im : in}), tile}, {}, op->attrs());
             continue;
           }
+          if (auto c = p.condStores.find(op); c != p.condStores.end()) {
+            Operation* orig = c->second;
+            Operation* n = b.create("scf.if", {orig->operand(0)}, {}, orig->attrs(), orig->numRegions());
+            ir::Builder tb(&n->region(0).addBlock());
+            tb.setLoc(op->loc());
+            tb.create(op->name(), {vals[op->operand(0)], sliceInit(op->operand(1)->definingOp(), r0, h, c0, w)}, {}, op->attrs());
+            tb.create("scf.yield", {}, {});
+            if (orig->numRegions() > 1 && !orig->region(1).empty()) {
+              ir::Builder eb(&n->region(1).addBlock());
+              eb.setLoc(op->loc());
+              eb.create("scf.yield", {}, {});
+            }
+            continue;
+          }
           std::vector<Value*> ops;
           for (Value* v : op->operands()) {
             if (vals.count(v)) ops.push_back(vals[v]);
@@ -800,6 +867,7 @@ private:
       if (op->is("tile.load_tile")) dead.push_back(op->operand(0)->definingOp());
     for (auto it = p.epilogue.rbegin(); it != p.epilogue.rend(); ++it) (*it)->erase();
     for (auto it = p.sliced.rbegin(); it != p.sliced.rend(); ++it) (*it)->erase();
+    for (Operation* op : p.condIfs) op->erase();  // left holding their yields
     if (p.oneLoop) {
       unfuse(p);
       slices.push_back(loop);

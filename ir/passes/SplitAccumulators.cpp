@@ -475,11 +475,7 @@ private:
         others.push_back(op);
         continue;
       } else if (op->is("tile.store_tile") && derived.count(op->operand(0)) && !derived.count(op->operand(1))) {
-        Operation* init = op->operand(1)->definingOp();
-        if (!init || !init->is("tile.init_tile") || !offsetOperand(*init, 0))
-          return "the accumulator is stored to a tile that does not come from an init_tile";
-        if (read.count(init->operand(0))) return "the accumulator is stored to a memref the loop reads";
-        stores.push_back(init);
+        if (std::string w = accumulatorStore(*op, read, stores); !w.empty()) return w;
       } else if (op->is("tile.reduction") && derived.count(op->operand(0))) {
         if (std::string w = reduction(p, *op); !w.empty()) return w;
         reduced.insert(op->result());
@@ -489,13 +485,7 @@ private:
         if (std::string w = conditionalStores(p, *op, derived, read, stores); !w.empty()) return w;
         continue;
       } else {
-        if (!isElementwise(*op)) return fmt::format("the accumulator is used by {} after the loop", op->name());
-        for (Value* v : op->operands())
-          if (!derived.count(v) && !sliceable(p, v))
-            return fmt::format("{} after the loop combines the accumulator with a value that is not a splat, a load "
-                               "or a broadcast of one",
-                               op->name());
-        derived.insert(op->result());
+        if (std::string w = elementwiseStep(p, *op, derived, "after the loop"); !w.empty()) return w;
       }
       p.epilogue.push_back(op);
       p.between.insert(p.between.end(), others.begin(), others.end());
@@ -542,6 +532,30 @@ private:
     return "";
   }
 
+  // A store of (a value derived from) the accumulator: to an init_tile over a memref the loop does
+  // not read; its init joins `stores`.
+  static std::string accumulatorStore(const Operation& st, const std::set<Value*>& read, std::vector<Operation*>& stores) {
+    Operation* init = st.operand(1)->definingOp();
+    if (!init || !init->is("tile.init_tile") || !offsetOperand(*init, 0))
+      return "the accumulator is stored to a tile that does not come from an init_tile";
+    if (read.count(init->operand(0))) return "the accumulator is stored to a memref the loop reads";
+    stores.push_back(init);
+    return "";
+  }
+
+  // An element-wise epilogue op of the accumulator (`where` it is, for the reason): its other
+  // operands must be sliceable; its result is derived too.
+  std::string elementwiseStep(Plan& p, Operation& op, std::set<Value*>& derived, const char* where) {
+    if (!isElementwise(op)) return fmt::format("the accumulator is used by {} {}", op.name(), where);
+    for (Value* v : op.operands())
+      if (!derived.count(v) && !sliceable(p, v))
+        return fmt::format("{} after the loop combines the accumulator with a value that is not a splat, a load "
+                           "or a broadcast of one",
+                           op.name());
+    derived.insert(op.result());
+    return "";
+  }
+
   // An `scf.if` after the loop whose branch stores the accumulator (`if m < lim { store_tile(acc as
   // bf16, init_tile C[m, n]) }`, gsel): no results, no else branch, a condition that is not the
   // accumulator's. Its element-wise ops join the epilogue (computed per slice, unconditionally: they
@@ -565,20 +579,10 @@ private:
         continue;
       }
       if (o->is("tile.store_tile") && derived.count(o->operand(0)) && !derived.count(o->operand(1))) {
-        Operation* init = o->operand(1)->definingOp();
-        if (!init || !init->is("tile.init_tile") || !offsetOperand(*init, 0))
-          return "the accumulator is stored to a tile that does not come from an init_tile";
-        if (read.count(init->operand(0))) return "the accumulator is stored to a memref the loop reads";
-        stores.push_back(init);
+        if (std::string w = accumulatorStore(*o, read, stores); !w.empty()) return w;
         p.condStores[o] = &ifOp;
-      } else {
-        if (!isElementwise(*o)) return fmt::format("the accumulator is used by {} in an scf.if after the loop", o->name());
-        for (Value* v : o->operands())
-          if (!derived.count(v) && !sliceable(p, v))
-            return fmt::format("{} after the loop combines the accumulator with a value that is not a splat, a load "
-                               "or a broadcast of one",
-                               o->name());
-        derived.insert(o->result());
+      } else if (std::string w = elementwiseStep(p, *o, derived, "in an scf.if after the loop"); !w.empty()) {
+        return w;
       }
       p.epilogue.push_back(o);
     }

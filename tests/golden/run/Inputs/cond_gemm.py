@@ -8,17 +8,11 @@ f32), fixed seed; the sums, up to some thousands, have more than bf16's 8 signif
 rounding to bf16 (nearest, ties to even: the textbook rule on the exact sum, here) matters."""
 import math
 import random
-import struct
 import sys
+
 from fractions import Fraction
 
-
-def write(path, rows, cols, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY" + bytes([1, 0]) + struct.pack("<H", len(header)) + header.encode())
-        f.write(struct.pack("<%df" % len(values), *values))
+from npy_f32 import write
 
 
 def round_bf16(q):

@@ -5,16 +5,9 @@ B's rows in odd blocks of 16 (k // 16 odd) doubled; A's columns past K and B's r
     tri_gemm.py DIR M N K     writes DIR/{a,b,expect}.npy (f32; xtc run converts A and B to f16)
 Values are quarters in [-2, 2] (exact in f16; every product and sum here exact in f32), fixed seed."""
 import random
-import struct
 import sys
 
-
-def write(path, rows, cols, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY" + bytes([1, 0]) + struct.pack("<H", len(header)) + header.encode())
-        f.write(struct.pack("<%df" % len(values), *values))
+from npy_f32 import write
 
 
 d = sys.argv[1]

@@ -12,7 +12,8 @@ import sys
 
 from fractions import Fraction
 
-from npy_f32 import write
+sys.dont_write_bytecode = True  # importing npy_f32 must not leave __pycache__ in the source tree
+from npy_f32 import write  # noqa: E402
 
 
 def round_bf16(q):

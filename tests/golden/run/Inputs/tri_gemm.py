@@ -7,7 +7,8 @@ Values are quarters in [-2, 2] (exact in f16; every product and sum here exact i
 import random
 import sys
 
-from npy_f32 import write
+sys.dont_write_bytecode = True  # importing npy_f32 must not leave __pycache__ in the source tree
+from npy_f32 import write  # noqa: E402
 
 
 d = sys.argv[1]

@@ -24,6 +24,9 @@
 //    lower-xe masks the per-lane accesses at that shape; a 2D block store clipped there would need
 //    a surface 48 bytes wide for an f16 tile of 24 columns at column 0, below the 64 of reference
 //    §2.5.
+// Also padded (to the next power of two): the N of accumulators that share a K loop with another,
+// when it is a whole number of subgroups but no power of two (24 on dg2): split-accumulators cannot
+// cut several accumulators of one loop.
 // A kernel without such a width is left byte for byte as it was.
 #include "ir/passes/PadColumns.h"
 
@@ -128,9 +131,29 @@ public:
     for (const Node& n : poisoned_) poisonedRoots.insert(find(n));
     for (const Node& n : nodes_)
       if (n.second == 1) columnRoots.insert(find(n));
+    // The N of accumulators that share a K loop with another (SwiGLU's gate and up projections):
+    // split-accumulators cuts one accumulator per loop into power-of-two slices, not several, so a
+    // width that is a whole number of subgroups but no power of two (24 on dg2's 8 lanes) left such
+    // loops to the portable path. Padded to the next power of two, they need no cut.
+    std::set<Node> sharedAccRoots;
+    kernel_->walk([&](Operation* loop) {
+      if (!loop->is("scf.for")) return;
+      const ir::Block& body = loop->region(0).block();
+      std::vector<Operation*> accs;
+      for (const auto& o : body.opList())
+        if (o->is("tile.tile_mma") && o->numOperands() > 2 && o->operand(2)->isBlockArgument() &&
+            o->operand(2)->ownerBlock() == &body && rank2(o->result()))
+          accs.push_back(o.get());
+      if (accs.size() > 1)
+        for (Operation* m : accs) sharedAccRoots.insert(find({m->result(), 1}));
+    });
     for (const Node& root : columnRoots) {
       if (poisonedRoots.count(root)) continue;
       int64_t c = size(root);
+      if (sharedAccRoots.count(root) && c % S_ == 0 && !std::has_single_bit(static_cast<uint64_t>(c))) {
+        padded[root] = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(c)));
+        continue;
+      }
       if (c % S_ == 0 || S_ % c == 0) continue;
       padded[root] = c > S_ ? (c + S_ - 1) / S_ * S_ : static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(c)));
     }

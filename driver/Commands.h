@@ -20,10 +20,11 @@ struct GlobalOptions {
   std::string color = "auto";   // --color=auto|always|never
   unsigned errorLimit = 20;     // --error-limit=N (0 = unlimited)
   bool warningsAsErrors = false;// -Werror
+  bool remarks = false;         // --remarks
   bool verbose = false;         // -v
 };
 
-// Applies --color, --error-limit and -Werror to a diagnostics engine (driver/Common.cpp).
+// Applies --color, --error-limit, -Werror and --remarks to a diagnostics engine (driver/Common.cpp).
 void configureDiagnostics(DiagnosticEngine& diags, const GlobalOptions& global);
 
 // For subcommands that do not exist yet: prints `xtc: error: 'xtc NAME' is not implemented yet`

@@ -13,6 +13,7 @@ void configureDiagnostics(DiagnosticEngine& diags, const GlobalOptions& global) 
   diags.setColor(mode);
   diags.setErrorLimit(global.errorLimit);
   diags.setWarningsAsErrors(global.warningsAsErrors);
+  diags.setRemarks(global.remarks);
 }
 
 int notImplemented(const std::string& subcommand) {

@@ -52,6 +52,9 @@ int runXtc(int argc, char** argv) {
                  "Stop after N errors (0 = no limit; also -ferror-limit=N)")
       ->capture_default_str();
   app.add_flag("--Werror", global.warningsAsErrors, "Treat warnings as errors (also -Werror)");
+  app.add_flag("--remarks", global.remarks,
+               "Report where the fast path was not taken (remark: ...): a kernel on the portable path of pvc/dg2, "
+               "a DPAS K loop compiled op by op instead of as one statement, with the reason");
   app.add_flag("-v,--verbose", global.verbose, "Verbose output (stages report what they do as they are written)");
   // Hidden: lets the test suite check that internal errors map to exit code 3.
   app.add_flag_callback("--internal-error-for-testing",

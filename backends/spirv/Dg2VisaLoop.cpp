@@ -111,6 +111,12 @@ class Matcher {
  public:
   explicit Matcher(const ir::Operation& op) : for_(op), body_(op.region(0).block()) {}
   bool match();
+  // Why match() failed, for `--remarks`: the first reason recorded.
+  std::string why_;
+  bool no(std::string why) {
+    if (why_.empty()) why_ = std::move(why);
+    return false;
+  }
 
   const ir::Operation& for_;
   const ir::Block& body_;
@@ -155,9 +161,10 @@ class Matcher {
 };
 
 bool Matcher::match() {
-  if (for_.numRegions() != 1 || for_.numOperands() < 3 || body_.numArguments() != for_.numOperands() - 2) return false;
+  if (for_.numRegions() != 1 || for_.numOperands() < 3 || body_.numArguments() != for_.numOperands() - 2)
+    return no("not a loop with a body");
   std::optional<int64_t> step = constInt(for_.operand(2));
-  if (!step || *step <= 0) return false;
+  if (!step || *step <= 0) return no("its step is not a positive constant");
   step_ = *step;
   // Arguments: vector accumulators (one element kind) and index coordinates.
   bool seenAcc = false;
@@ -165,8 +172,8 @@ bool Matcher::match() {
     const ir::Type& t = body_.argument(a)->type();
     if (t.isScalar() && t.elem() == ElemKind::Index) continue;
     if (!t.isVector() || t.rank() != 1 || t.shape()[0] % 8 != 0 || (t.elem() != ElemKind::F32 && t.elem() != ElemKind::I32))
-      return false;
-    if (seenAcc && t.elem() != acc_) return false;
+      return no(fmt::format("it carries a {} (only indices and f32/i32 accumulators of whole registers)", t.str()));
+    if (seenAcc && t.elem() != acc_) return no("it carries f32 and i32 accumulators together");
     seenAcc = true;
     acc_ = t.elem();
     accBase_[a] = chunks_;
@@ -175,10 +182,15 @@ bool Matcher::match() {
     elems_[body_.argument(a)] = std::move(es);
     chunks_ += static_cast<int>(t.shape()[0] / 8);
   }
-  if (!seenAcc) return false;
+  if (!seenAcc) return no("it carries no accumulator");
   for (const auto& o : body_.opList())
-    if (!walk(*o)) return false;
-  return !dpas_.empty();
+    if (!walk(*o)) {
+      const SourceLoc& l = o->loc();
+      return no(fmt::format("its op '{}'{} is not one the statement takes (or its operands are not what the statement "
+                            "traces: block and lane reads at base + constant, DPAS operands from them)",
+                            o->name(), l.valid() ? fmt::format(" (line {}:{})", l.line, l.col) : ""));
+    }
+  return !dpas_.empty() || no("it has no DPAS");
 }
 
 bool Matcher::walk(const ir::Operation& op) {
@@ -1101,10 +1113,22 @@ std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : k == Ele
 
 }  // namespace
 
-std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId) {
-  if (!dg2LoopStatementAllowed(op, ctx)) return std::nullopt;
+std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId, std::string* missed) {
+  if (!dg2LoopStatementAllowed(op, ctx)) {
+    if (missed && ctx.target.kind == targets::TargetKind::Dg2)
+      *missed = "it is not an interior loop of lower-xe's block reads (index_bits = 32)";
+    return std::nullopt;
+  }
   Matcher lm(op);
-  if (!lm.match()) return std::nullopt;
+  if (!lm.match()) {
+    if (missed) *missed = lm.why_;
+    return std::nullopt;
+  }
+  // The plan's refusals below: the reads do not group as the statement's messages.
+  auto noPlan = [&](const char* why) -> std::optional<std::string> {
+    if (missed) *missed = why;
+    return std::nullopt;
+  };
 
   // The messages in groups of 8 consecutive rows (one per-lane address each): each A operand's rows,
   // then each B operand's rows not yet placed. A message placed twice at different places: no
@@ -1133,7 +1157,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
     return true;
   };
   for (const AOperand& a : lm.aOps_)
-    if (!place(msgRows(a.rows, a.half))) return std::nullopt;
+    if (!place(msgRows(a.rows, a.half))) return noPlan("an A operand's rows are not 8 consecutive message slots");
   size_t nA = order.size();
   // B operands: packed from row reads (their place in B) or a lane read's own registers (laneOps).
   std::vector<int> packed(lm.bOps_.size(), -1), laneOps;
@@ -1145,27 +1169,28 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
       continue;
     }
     packed[q] = nPacked++;
-    if (!place(msgRows(b.rows, 0))) return std::nullopt;
+    if (!place(msgRows(b.rows, 0))) return noPlan("a B operand's rows are not 8 consecutive message slots");
   }
   size_t msgs = 0, laneReads = 0;
   for (const Read& r : lm.reads_) (r.lane ? laneReads : msgs) += r.lane ? 1 : static_cast<size_t>(r.msgs());
-  if (order.size() != msgs || laneOps.size() != laneReads) return std::nullopt;  // a read (or half of one) no operand uses
+  if (order.size() != msgs || laneOps.size() != laneReads) return noPlan("a read (or half of one) is no DPAS operand's");
   // Every B read has one size; its registers.
   int64_t bBytes = 0;
   for (size_t i = nA; i < order.size(); ++i) {
     int64_t by = readOf(order[i]).bytes();
-    if (bBytes && by != bBytes) return std::nullopt;
+    if (bBytes && by != bBytes) return noPlan("its B reads differ in size");
     bBytes = by;
   }
   int64_t G = std::max<int64_t>(1, bBytes / kGrf);
   // Each group of 8 messages comes in as one per-lane address: consecutive rows of one memref at one
   // column and half (lane l = row R + l).
-  if (order.size() % 8 != 0) return std::nullopt;
+  if (order.size() % 8 != 0) return noPlan("its row reads do not make groups of 8 rows (one per-lane address each)");
   for (size_t g = 0; g < order.size() / 8; ++g) {
     int m0 = order[8 * g];
     for (size_t l = 1; l < 8; ++l) {
       int m = order[8 * g + l];
-      if (m % 2 != m0 % 2 || !rowsApart(readOf(m0), readOf(m), static_cast<int64_t>(l))) return std::nullopt;
+      if (m % 2 != m0 % 2 || !rowsApart(readOf(m0), readOf(m), static_cast<int64_t>(l)))
+        return noPlan("a group of 8 row reads is not 8 consecutive rows of one memref at one column");
     }
   }
   // A 64-byte row is read once (d32x16t) when both its halves' operands are here, the row pair form
@@ -1189,7 +1214,7 @@ std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContex
   }
   std::string p = fmt::format("xtc_d{}_", loopId);
   LaneProgram prefetch(lm, op, p);
-  if (!prefetch.plan()) return std::nullopt;
+  if (!prefetch.plan()) return noPlan("its prefetch addresses are not a lane program the statement computes");
   // Past this point the statement is emitted (no more nullopt, no IR made before it).
 
   const size_t nOut = static_cast<size_t>(lm.chunks_);

@@ -15,7 +15,9 @@
 namespace xtc::backend {
 
 // Emits the dg2 scf.for `op` as one inline-vISA statement and sets its results, if it matches (see
-// the .cpp); nullopt (nothing emitted) when it does not. `loopId` makes vISA names unique.
-std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId);
+// the .cpp); nullopt (nothing emitted) when it does not, with the reason in `missed` when given
+// (`--remarks`). `loopId` makes vISA names unique.
+std::optional<std::string> emitDg2VisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId,
+                                           std::string* missed = nullptr);
 
 }  // namespace xtc::backend

@@ -180,6 +180,8 @@ private:
   void emitReduce(ir::Operation& op);
   bool allLanesAt(const ir::Operation& op) const;
   void emitFor(ir::Operation& op);
+  // --remarks: why the DPAS loop `op` runs op by op (emitFor, after every loop statement declined it).
+  void remarkOpByOpLoop(const ir::Operation& op, const std::string& why);
   void emitIf(ir::Operation& op);
   // Loop-carried and merged values as whole LLVM vectors where the IR's registers come from one (see
   // the definition); returns the value to use for each register.
@@ -1245,6 +1247,21 @@ void KernelEmitter::emitReduce(ir::Operation& op) {
 
 // ----- structured control flow -----------------------------------------------------------------------
 
+void KernelEmitter::remarkOpByOpLoop(const ir::Operation& op, const std::string& why) {
+  // --remarks: a DPAS loop with block messages that no loop statement took runs op by op (pvc: every
+  // 2D header rebuilt each step; several times the statement's instructions). Edge loops (per-lane
+  // accesses only) are the slow path by design and get none.
+  if (!diags_.remarksEnabled()) return;
+  bool dpas = false, block = false;
+  for (const auto& o : op.region(0).block().opList()) {
+    dpas = dpas || o->is("xe.dpas");
+    block = block || o->is("xe.load_2d") || o->is("xe.block_read") || o->is("xe.lane_read");
+  }
+  if (!dpas || !block) return;
+  diags_.remark(op.loc(), why.empty() ? "this DPAS loop is compiled op by op (no loop statement of the target matched it)"
+                                      : "this DPAS loop is compiled op by op, not as one vISA statement: " + why);
+}
+
 void KernelEmitter::emitFor(ir::Operation& op) {
   // A surface's shared header is not kept across a loop (it would hold a register through the loop,
   // and a K loop at the register limit spills: RFC 2.5); messages in the loop get their own
@@ -1254,8 +1271,9 @@ void KernelEmitter::emitFor(ir::Operation& op) {
     // pvc: a DPAS K loop as one inline-vISA statement when it matches (VisaLoop.h), else op by op.
     XeEmitContext xc = xeContext(op);
     // dg2: the interior DPAS K loop of lower-xe's block reads as one statement (Dg2VisaLoop.h).
-    std::optional<std::string> r = emitVisaLoop(op, xc, visaLoops_);
-    if (!r) r = emitDg2VisaLoop(op, xc, visaLoops_);
+    std::string missed;
+    std::optional<std::string> r = emitVisaLoop(op, xc, visaLoops_, &missed);
+    if (!r) r = emitDg2VisaLoop(op, xc, visaLoops_, &missed);
     if (!r) r = emitDg2VisaFmaLoop(op, xc, visaLoops_);  // dg2's f32 FMA K loop (Dg2VisaFmaLoop.h)
     if (!r) r = emitDg2VisaReduceLoop(op, xc, visaLoops_);  // dg2's row-sum loop (Dg2VisaReduceLoop.h)
     if (r) {
@@ -1263,6 +1281,7 @@ void KernelEmitter::emitFor(ir::Operation& op) {
       if (!r->empty()) fail(op, *r);
       return;
     }
+    remarkOpByOpLoop(op, missed);
     prepareLoopHeaders(op, xc, codegen_);
   }
   llvm::Value* lb = get1(op.operand(0), op);

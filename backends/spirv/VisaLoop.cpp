@@ -242,6 +242,8 @@ class LoopMatcher {
   explicit LoopMatcher(const ir::Operation& forOp) : for_(forOp), body_(forOp.region(0).block()) {}
 
   bool match();
+  // Why match() failed, for `--remarks` (LLVMEmitter.cpp): the first reason recorded.
+  std::string why_;
 
   const ir::Operation& for_;
   const ir::Block& body_;
@@ -279,6 +281,10 @@ class LoopMatcher {
   const ir::Value* canon(const ir::Value* base) const {
     auto it = base ? same_.find(base) : same_.end();
     return it == same_.end() ? base : it->second;
+  }
+  bool no(std::string why) {
+    if (why_.empty()) why_ = std::move(why);
+    return false;
   }
   bool slm() const {
     return !writes_.empty() || std::any_of(loads_.begin(), loads_.end(), [](const LoadOp& l) { return l.shape.slm; });
@@ -592,13 +598,13 @@ bool LoopMatcher::walkSlm(const ir::Operation& op) {
 }
 
 bool LoopMatcher::match() {
-  if (for_.numRegions() != 1 || for_.numOperands() < 3) return false;
+  if (for_.numRegions() != 1 || for_.numOperands() < 3) return no("not a loop with a body");
   // Inside another loop too: vISA labels are kernel-wide, so the statement must not be pasted twice
   // ("label is redefined", measured when IGC unrolled a 4-trip outer loop); LLVMEmitter marks every
   // loop around a whole-loop statement DontUnroll (keepLoopRolled), which LLVM and IGC both keep
   // (tests/isa/builtins/visa_loop_nested.ir).
   std::optional<int64_t> step = constInt(for_.operand(2));
-  if (!step || *step <= 0) return false;
+  if (!step || *step <= 0) return no("its step is not a positive constant");
   step_ = *step;
   // The counter's range, for the index program's divisions: [lb, ub) with constant bounds in [0, 2^31).
   std::optional<int64_t> lb = constInt(for_.operand(0)), ub = constInt(for_.operand(1)), counterMax;
@@ -613,7 +619,7 @@ bool LoopMatcher::match() {
     if (t.isScalar() && t.elem() == ElemKind::Index) {
       syms_[v] = Sym{v, 0};
     } else if (t.isVector() && t.rank() == 1 && (t.elem() == ElemKind::F32 || t.elem() == ElemKind::I32)) {
-      if (!accArgs_.empty() && t.elem() != accKind_) return false;
+      if (!accArgs_.empty() && t.elem() != accKind_) return no("it carries f32 and i32 accumulators together");
       accKind_ = t.elem();
       accArgs_.push_back(a);
       accBase_[a] = accElems_;
@@ -622,23 +628,32 @@ bool LoopMatcher::match() {
       accElems_ += t.shape()[0];
       elems_[v] = std::move(es);
     } else {
-      return false;
+      return no(fmt::format("it carries a {} (only indices and f32/i32 accumulator vectors)", t.str()));
     }
   }
-  if (accArgs_.empty()) return false;
+  if (accArgs_.empty()) return no("it carries no accumulator");
   const ir::Operation* yield = nullptr;
   for (const auto& op : body_.opList()) {
     if (op->is("scf.yield")) {
       yield = op.get();
       break;
     }
-    if (!walkOp(*op)) return false;
+    if (!walkOp(*op)) {
+      const SourceLoc& l = op->loc();
+      return no(fmt::format("its op '{}'{} is not one the statement takes (or its operands are not what the statement "
+                            "traces: index math as base + constant, DPAS operands from its own 2D loads)",
+                            op->name(), l.valid() ? fmt::format(" (line {}:{})", l.line, l.col) : ""));
+    }
   }
-  if (!yield || dpas_.empty() || loads_.empty() || !checkYield(*yield)) return false;
+  if (!yield) return no("its body has no yield");
+  if (dpas_.empty()) return no("it has no DPAS");
+  if (loads_.empty()) return no("it has no 2D block load");
+  if (!checkYield(*yield)) return no("its yield does not carry the accumulators and coordinates the statement needs (each coordinate itself plus a constant)");
   // SLM messages keep program order (Step); the unordered emission of other loops sends prefetches
   // and scf.if blocks first, so a loop with both is not matched, nor index programs without SLM.
   bool prefetches = std::any_of(msgs_.begin(), msgs_.end(), [](const Msg& m) { return m.prefetch; });
-  if (slm() ? (!ifs_.empty() || prefetches) : affUsed_) return false;
+  if (slm() ? (!ifs_.empty() || prefetches) : affUsed_)
+    return no(slm() ? "it has SLM messages and prefetches or conditional blocks together" : "its index math is not base + constant");
   // The accumulators leave the asm as several outputs of at most 8 elements: SPIR-V vectors have at
   // most 16 components (reference §8), and with one DPAS accumulator per output the C stores after
   // the loop take the outputs as they are (gemm_bf16: 417 -> 280 instructions in the kernel, 16
@@ -667,13 +682,16 @@ bool LoopMatcher::match() {
     for (int64_t e = 0; e < accElems_;) {
       int64_t size = 8;
       while (size > 1 && (e + size > accElems_ || cuts(e, size))) size /= 2;
-      if (cuts(e, size)) return false;
+      if (cuts(e, size)) return no("its accumulators do not split into outputs of 1, 2, 4 or 8 registers");
       chunks_.push_back({e, size});
       e += size;
     }
   }
   for (size_t c = 0; c < chunks_.size(); ++c) chunkOf_.insert(chunkOf_.end(), static_cast<size_t>(chunks_[c].second), c);
-  return planMessages() && placeOperands() && planSlm();
+  if (!planMessages()) return no("its loads do not make legal 2D block messages");
+  if (!placeOperands()) return no("a DPAS operand is not a register-aligned range of one message's response");
+  if (!planSlm()) return no("its SLM messages do not make the statement's SIMD1 messages");
+  return true;
 }
 
 bool LoopMatcher::checkYield(const ir::Operation& yield) {
@@ -1080,10 +1098,13 @@ std::string precision(ElemKind k) { return k == ElemKind::BF16 ? "bf" : k == Ele
 
 }  // namespace
 
-std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId) {
+std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId, std::string* missed) {
   if (ctx.target.kind != targets::TargetKind::Pvc) return std::nullopt;
   LoopMatcher lm(op);
-  if (!lm.match()) return std::nullopt;
+  if (!lm.match()) {
+    if (missed) *missed = lm.why_;
+    return std::nullopt;
+  }
   llvm::IRBuilder<>& b = *static_cast<llvm::IRBuilder<>*>(ctx.builder);
   const ir::Block& body = lm.body_;
 

@@ -20,9 +20,10 @@ class BranchInst;
 namespace xtc::backend {
 
 // Emits the scf.for `op` as one inline-vISA loop and sets its results, if the loop matches (see the
-// .cpp); nullopt (nothing emitted) when it does not. `loopId` makes the vISA names and labels unique
-// in the kernel.
-std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId);
+// .cpp); nullopt (nothing emitted) when it does not, with the reason in `missed` when given
+// (`--remarks`). `loopId` makes the vISA names and labels unique in the kernel.
+std::optional<std::string> emitVisaLoop(const ir::Operation& op, XeEmitContext& ctx, unsigned loopId,
+                                        std::string* missed = nullptr);
 
 // Marks the loop whose back edge is `latch` "do not unroll" (llvm.loop.unroll.disable, which
 // llvm-spirv writes as the SPIR-V DontUnroll loop control): a loop around a whole-loop asm statement

@@ -69,6 +69,8 @@ public:
       }
       k->setAttr("lowering", Attribute::string("portable"));
       k->setAttr("lowering_reason", Attribute::string(reason));
+      ctx.diags.remark(k->loc(), fmt::format("kernel '{}' takes the portable path on {} (no DPAS, no block messages): {}",
+                                             ir::kernelName(k), ctx.target->name, reason));
       portable.push_back(k);
     }
     // The portable path's diagnostics are replayed with a note saying why the Xe path was not taken:
@@ -77,10 +79,12 @@ public:
     for (Operation* k : portable) {
       std::ostringstream unused;
       DiagnosticEngine portableDiags(ctx.diags.sources(), unused);
+      portableDiags.setRemarks(ctx.diags.remarksEnabled());
       ok = lowerGenericKernel(k, *ctx.target, portableDiags) && ok;
       for (const Diagnostic& d : portableDiags.diagnostics()) {
-        DiagnosticEngine::Builder b = d.severity == Severity::Error ? ctx.diags.error(d.range, d.message)
-                                                                    : ctx.diags.warning(d.range, d.message);
+        DiagnosticEngine::Builder b = d.severity == Severity::Error    ? ctx.diags.error(d.range, d.message)
+                                      : d.severity == Severity::Remark ? ctx.diags.remark(d.range.begin, d.message)
+                                                                       : ctx.diags.warning(d.range, d.message);
         for (const Diagnostic& n : d.notes) b.note(n.range, n.message);
         if (d.severity == Severity::Error)
           b.note(k->loc(), fmt::format("kernel '{}' took the portable path on {} because the Xe path reported: {}",

@@ -28,6 +28,7 @@ constexpr const char* kRed = "\033[0;1;31m";
 constexpr const char* kMagenta = "\033[0;1;35m";
 constexpr const char* kNoteColor = "\033[0;1;30m";
 constexpr const char* kGreen = "\033[0;1;32m";
+constexpr const char* kBlue = "\033[0;1;34m";
 
 void computeLineStarts(const std::string& text, std::vector<size_t>& starts) {
   starts.clear();
@@ -77,6 +78,7 @@ RenderedLine renderLine(std::string_view line) {
 const char* severityLabel(Severity s) {
   switch (s) {
     case Severity::Note: return "note: ";
+    case Severity::Remark: return "remark: ";
     case Severity::Warning: return "warning: ";
     case Severity::Error: return "error: ";
   }
@@ -86,6 +88,7 @@ const char* severityLabel(Severity s) {
 const char* severityColor(Severity s) {
   switch (s) {
     case Severity::Note: return kNoteColor;
+    case Severity::Remark: return kBlue;
     case Severity::Warning: return kMagenta;
     case Severity::Error: return kRed;
   }
@@ -252,6 +255,7 @@ DiagnosticEngine::Builder DiagnosticEngine::report(Severity s, const SourceRange
     flush();
     return Builder(this, kDropped);
   }
+  if (s == Severity::Remark && !remarks_) return Builder(this, kDropped);
   if (s == Severity::Warning && werror_) {
     s = Severity::Error;
     message += " [-Werror]";

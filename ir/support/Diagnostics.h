@@ -61,7 +61,9 @@ private:
   std::vector<std::unique_ptr<File>> files_;
 };
 
-enum class Severity { Note, Warning, Error };
+// Remark: an optional report of what the compiler did or did not do (`--remarks`, as clang's -R):
+// never an error, not counted, not promoted by -Werror.
+enum class Severity { Note, Remark, Warning, Error };
 enum class ColorMode { Auto, Always, Never };
 
 struct Diagnostic {
@@ -95,6 +97,7 @@ public:
   Builder error(const SourceLoc& loc, std::string message) { return error(SourceRange{loc, 0}, std::move(message)); }
   Builder warning(const SourceRange& range, std::string message);
   Builder warning(const SourceLoc& loc, std::string message) { return warning(SourceRange{loc, 0}, std::move(message)); }
+  Builder remark(const SourceLoc& loc, std::string message) { return report(Severity::Remark, SourceRange{loc, 0}, std::move(message)); }
 
   // Prints every diagnostic not printed yet (with its notes). Called by the driver at the end of each
   // stage, and by the destructor. Once the error limit is reached, the next report() or flush() prints
@@ -110,6 +113,8 @@ public:
 
   void setErrorLimit(unsigned n) { errorLimit_ = n; }   // 0 = unlimited; default 20
   void setWarningsAsErrors(bool b) { werror_ = b; }
+  void setRemarks(bool b) { remarks_ = b; }              // --remarks; without it remark() drops them
+  bool remarksEnabled() const { return remarks_; }
   void setColor(ColorMode m);                           // Auto: colour only when `out` is a terminal
   bool colorEnabled() const { return color_; }
   SourceManager& sources() { return sm_; }
@@ -129,7 +134,7 @@ private:
   std::vector<Diagnostic> diags_;
   size_t printed_ = 0;  // diags_[0, printed_) are on `out_` already
   unsigned errors_ = 0, warnings_ = 0, errorLimit_ = 20;
-  bool werror_ = false, color_ = false, limitNoted_ = false;
+  bool werror_ = false, color_ = false, limitNoted_ = false, remarks_ = false;
 };
 
 // Returns `auto|always|never` as a ColorMode; false if `text` is none of them.

@@ -1,5 +1,5 @@
 // Unit tests for ir/support: SourceManager, the clang-style DiagnosticEngine (carets with tabs and
-// UTF-8, ranges, notes, error limit, colours, -Werror, no-location errors, CRLF) and OutputFile
+// UTF-8, ranges, notes, error limit, colours, -Werror, remarks, no-location errors, CRLF) and OutputFile
 // (atomic writes; nothing left behind on abort).
 #include "ir/support/Diagnostics.h"
 #include "ir/support/OutputFile.h"
@@ -222,6 +222,19 @@ TEST(Diagnostics, WarningsAsErrors) {
   EXPECT_EQ(f.diags.errorCount(), 1u);
   EXPECT_EQ(f.diags.warningCount(), 0u);
   EXPECT_TRUE(f.diags.hasErrors());
+}
+
+TEST(Diagnostics, RemarksOnlyWithTheOptionNeverCountedOrPromoted) {
+  Fixture f("x\n");
+  f.diags.setWarningsAsErrors(true);
+  f.diags.remark(f.at(1, 1), "dropped without --remarks");
+  EXPECT_EQ(f.flushed(), "");
+  f.diags.setRemarks(true);
+  f.diags.remark(f.at(1, 1), "loop compiled op by op").note(f.at(1, 1), "why");
+  EXPECT_EQ(f.flushed(), "t.xt:1:1: remark: loop compiled op by op\nx\n^\nt.xt:1:1: note: why\nx\n^\n");
+  EXPECT_EQ(f.diags.errorCount(), 0u);
+  EXPECT_EQ(f.diags.warningCount(), 0u);
+  EXPECT_FALSE(f.diags.hasErrors());
 }
 
 TEST(Diagnostics, WarningsAloneAreNotErrors) {

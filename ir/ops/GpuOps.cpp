@@ -54,16 +54,25 @@ std::string verifyDim(const Operation& op) {
   return {};
 }
 
-// memref.transpose {permutation}: the same memory seen with its dimensions permuted (result dim i is
-// operand dim permutation[i]); the result is dense row-major, so the operand must be dense in the
-// permuted order (order-transpose makes column-major parameters their row-major transposes).
-std::string verifyMemRefTranspose(const Operation& op) {
-  XTC_CHECK(numOperands(op, 1));
+// The memref views (memref.transpose, slice, flatten): `operands` operands, one result, the first
+// operand and the result memrefs of one element type and memory space.
+std::string verifyMemRefView(const Operation& op, unsigned operands) {
+  XTC_CHECK(numOperands(op, operands));
   XTC_CHECK(numResults(op, 1));
   const Type& m = op.operand(0)->type();
   const Type& r = op.result()->type();
   XTC_REQUIRE(m.isMemRef() && r.isMemRef(), "operand and result must be memrefs, got " + q(m) + " and " + q(r));
   XTC_REQUIRE(m.elem() == r.elem() && m.memSpace() == r.memSpace(), "operand and result differ in element type or space");
+  return {};
+}
+
+// memref.transpose {permutation}: the same memory seen with its dimensions permuted (result dim i is
+// operand dim permutation[i]); the result is dense row-major, so the operand must be dense in the
+// permuted order (order-transpose makes column-major parameters their row-major transposes).
+std::string verifyMemRefTranspose(const Operation& op) {
+  XTC_CHECK(verifyMemRefView(op, 1));
+  const Type& m = op.operand(0)->type();
+  const Type& r = op.result()->type();
   XTC_REQUIRE(r.strides().empty(), "the result must be dense row-major (no strides), got " + q(r));
   std::vector<int64_t> perm;
   XTC_CHECK(intArrayAttr(op, "permutation", true, &perm));
@@ -79,13 +88,10 @@ std::string verifyMemRefTranspose(const Operation& op) {
 // whose first element is m[i, 0, ...] (batch-slice, docs/passes.md). The index is not bounds-checked
 // here: the tiles over the slice check theirs against its dims, as over any memref.
 std::string verifyMemRefSlice(const Operation& op) {
-  XTC_CHECK(numOperands(op, 2));
-  XTC_CHECK(numResults(op, 1));
+  XTC_CHECK(verifyMemRefView(op, 2));
   const Type& m = op.operand(0)->type();
   const Type& r = op.result()->type();
-  XTC_REQUIRE(m.isMemRef() && r.isMemRef(), "operand and result must be memrefs, got " + q(m) + " and " + q(r));
   XTC_REQUIRE(op.operand(1)->type().isIndex(), "the slice index must be 'index', got " + q(op.operand(1)->type()));
-  XTC_REQUIRE(m.elem() == r.elem() && m.memSpace() == r.memSpace(), "operand and result differ in element type or space");
   XTC_REQUIRE(m.memSpace() == MemSpace::Global, "only global memrefs are sliced, got " + q(m));
   XTC_REQUIRE(m.rank() >= 2 && m.strides().empty() && r.strides().empty(),
               "operand and result must be dense row-major (no strides) and the operand of rank 2 or more");
@@ -97,12 +103,9 @@ std::string verifyMemRefSlice(const Operation& op) {
 // lower-xe's flat form of a matrix for accesses through a view whose row stride is not the matrix's
 // own (LowerXe.cpp viewAccess): element (r, c) of the operand is element r * cols + c of the result.
 std::string verifyMemRefFlatten(const Operation& op) {
-  XTC_CHECK(numOperands(op, 1));
-  XTC_CHECK(numResults(op, 1));
+  XTC_CHECK(verifyMemRefView(op, 1));
   const Type& m = op.operand(0)->type();
   const Type& r = op.result()->type();
-  XTC_REQUIRE(m.isMemRef() && r.isMemRef(), "operand and result must be memrefs, got " + q(m) + " and " + q(r));
-  XTC_REQUIRE(m.elem() == r.elem() && m.memSpace() == r.memSpace(), "operand and result differ in element type or space");
   XTC_REQUIRE(m.rank() == 2 && r.rank() == 1 && m.strides().empty() && r.strides().empty(),
               "the operand must be a dense row-major (no strides) matrix and the result of rank 1");
   int64_t rows = m.shape()[0], cols = m.shape()[1];

@@ -5,6 +5,7 @@
 
 #include "backends/spirv/LLVMEmitter.h"
 #include "backends/spirv/ValidationTwin.h"
+#include "backends/spirv/VisaLanes.h"
 #include "backends/spirv/VisaLoop.h"
 #include "backends/spirv/XeBuiltins.h"
 
@@ -285,6 +286,7 @@ std::unique_ptr<llvm::Module> buildModule(const ir::Operation& module, const Bac
   if (!m) return nullptr;
   optimize(*m, options.optLevel);
   sinkGathers(*m);
+  storeRegistersFromVectors(*m);  // VisaLanes.h
   dropFreezes(*m);
   scalarizeWideBitcasts(*m);
   splatSelectConditions(*m);

@@ -31,6 +31,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
 
 #include <fmt/format.h>
 
@@ -224,21 +225,68 @@ std::optional<llvm::Value*> emitPredicatedLaneMessage(llvm::IRBuilder<>& b, cons
   return m.store ? nullptr : static_cast<llvm::Value*>(call);
 }
 
+namespace {
+
+// The text of a masked store (emitMaskedLaneStore): $0 the address, $1 the mask word (IGC declares an
+// i32 input as d), $2 the data, register `reg` of it when `reg` is set (storeRegistersFromVectors).
+// The comment line is predicatedLanePattern's (the same predicated send).
+std::string maskedStoreText(const char* shape, std::optional<unsigned> reg) {
+  std::string data = "$2";
+  std::string decl;
+  if (reg) {
+    data = "laned";
+    decl = fmt::format(".decl laned v_type=G type=ud num_elts=16 alias=<$2,{}>\n", *reg * 64);
+  }
+  return fmt::format(
+      "/* lsc_store.ugm {0} predicated */\n{{\n.decl lanep v_type=P num_elts=16\n{1}"
+      "cmp.ne (M1, 16) lanep $1(0,0)<1;1,0> 0x0:d\n"
+      "(lanep) lsc_store.ugm (M1, 16) flat[$0]:a64 {2}:{0}\n}}",
+      shape, decl, data);
+}
+
+}  // namespace
+
 std::optional<llvm::Value*> emitMaskedLaneStore(llvm::IRBuilder<>& b, ElemKind elem, llvm::Value* address,
                                                 llvm::Value* maskWord, llvm::Value* data) {
   const char* shape = dataShape(elem);
   if (!shape || !maskWord->getType()->isIntegerTy(32)) return std::nullopt;
-  // $0 the address, $1 the mask word (IGC declares an i32 input as d), $2 the data. The comment line
-  // is predicatedLanePattern's (the same predicated send).
-  std::string text = fmt::format(
-      "/* lsc_store.ugm {0} predicated */\n{{\n.decl lanep v_type=P num_elts=16\n"
-      "cmp.ne (M1, 16) lanep $1(0,0)<1;1,0> 0x0:d\n"
-      "(lanep) lsc_store.ugm (M1, 16) flat[$0]:a64 $2:{0}\n}}",
-      shape);
   std::vector<llvm::Value*> args{address, maskWord, data};
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), {address->getType(), maskWord->getType(), data->getType()}, false);
-  b.CreateCall(llvm::InlineAsm::get(fty, text, "rw,rw,rw", /*hasSideEffects=*/true), args);
+  b.CreateCall(llvm::InlineAsm::get(fty, maskedStoreText(shape, std::nullopt), "rw,rw,rw", /*hasSideEffects=*/true),
+               args);
   return address;
+}
+
+unsigned storeRegistersFromVectors(llvm::Module& m) {
+  const std::string scalarText = maskedStoreText("d32", std::nullopt);
+  unsigned rewritten = 0;
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& i : llvm::make_early_inc_range(bb)) {
+        auto* call = llvm::dyn_cast<llvm::CallInst>(&i);
+        auto* ia = call ? llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand()) : nullptr;
+        if (!ia || ia->getAsmString() != scalarText || call->arg_size() != 3) continue;
+        auto* ext = llvm::dyn_cast<llvm::ExtractElementInst>(call->getArgOperand(2));
+        auto* reg = ext ? llvm::dyn_cast<llvm::ConstantInt>(ext->getIndexOperand()) : nullptr;
+        auto* vt = ext ? llvm::dyn_cast<llvm::FixedVectorType>(ext->getVectorOperandType()) : nullptr;
+        // 32-bit registers only: one GRF each (a d64 register would be two).
+        if (!reg || !vt || vt->getElementType()->getPrimitiveSizeInBits() != 32 ||
+            reg->getZExtValue() >= vt->getNumElements())
+          continue;
+        llvm::Value* vec = ext->getVectorOperand();
+        llvm::Value* address = call->getArgOperand(0);
+        llvm::Value* mask = call->getArgOperand(1);
+        auto* fty = llvm::FunctionType::get(call->getType(), {address->getType(), mask->getType(), vec->getType()}, false);
+        std::string text = maskedStoreText("d32", static_cast<unsigned>(reg->getZExtValue()));
+        llvm::IRBuilder<> b(call);
+        llvm::CallInst* wide =
+            b.CreateCall(llvm::InlineAsm::get(fty, text, "rw,rw,rw", /*hasSideEffects=*/true), {address, mask, vec});
+        wide->setAttributes(call->getAttributes());
+        call->eraseFromParent();
+        if (ext->use_empty()) ext->eraseFromParent();
+        ++rewritten;
+      }
+  return rewritten;
 }
 
 std::optional<std::string> predicatedLanePattern(const std::string& asmText) {

@@ -51,6 +51,16 @@ std::optional<llvm::Value*> emitPredicatedLaneMessage(llvm::IRBuilder<>& b, cons
 std::optional<llvm::Value*> emitMaskedLaneStore(llvm::IRBuilder<>& b, ir::ElemKind elem, llvm::Value* address,
                                                 llvm::Value* maskWord, llvm::Value* data);
 
+// Rewrites, after -O2, each of emitMaskedLaneStore's statements whose data is register r of a vector
+// of 32-bit elements (`extractelement <N x float|i32> %v, r`, r a constant) to take the whole vector
+// and store its register r through an alias at byte offset 64 r (pvc: one GRF per 16-lane dword
+// register). Why: IGC copies an extracted element into a variable of its own for an inline-vISA
+// input, and hoists the copies: the per-lane stores of a 32x64 f32 C tile after the edge loop copied
+// all 128 accumulator registers before the first store and spilled (gemm_bf16 with
+// --surface-fallback: "spilled around 27" + 43 scratch sends). A whole vector is passed as its own
+// variable, with no copy (as the 2D stores' data). Returns the number of statements rewritten.
+unsigned storeRegistersFromVectors(llvm::Module& m);
+
 // The ISA line an emitted statement must leave (--verify-isa, XeBuiltins.cpp): a predicated
 // `send.ugm (16|M0)` of its message; std::nullopt for text this file did not write.
 std::optional<std::string> predicatedLanePattern(const std::string& asmText);

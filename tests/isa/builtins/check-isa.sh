@@ -12,6 +12,10 @@
 #   - every `// ISA: shape WxHxB N` line: exactly N 2D block message headers decode to that shape
 #     (dword 7 = (width-1) | (height-1) << 8 | (blocks-1) << 16, reference §2.1; the disassembler
 #     prints the immediate as hex or, for some, as a float whose bits are the value);
+#   - every `// ISA: regs 'REGEX' O1 O2 ...` line: on the lines matching REGEX, in order, the register
+#     number its first matching capture group takes, minus the first line's, is exactly O1 O2 ... (which
+#     register of a vector a message reads, e.g. a 2D load's destination and then stores of its
+#     registers: `regs '...' 0 3 0` = the stores read registers 3 and 0 of what the load wrote);
 #   - `// ISA-FLAGS: ...` lines of the expectations add xtc compile flags (e.g. --xe-codegen=builtins);
 #     tests/isa/gemm/EXAMPLE.VARIANT.DEVICE.isa (ctest passes examples/EXAMPLE.VARIANT.xt, which does
 #     not exist) compiles examples/EXAMPLE.xt with them;
@@ -99,6 +103,10 @@ while IFS= read -r line; do
       s=$(echo "$spec" | awk '{print $2}'); want=${spec##* }
       got=$(printf '%s\n' "$shapes" | grep -cx "$s")
       [ "$got" -eq "$want" ] && echo "ok: $got x 2D block header $s" || problem "2D block header $s seen $got times, expected $want (headers: $(echo $shapes))" ;;
+    regs\ *)
+      re=$(echo "$spec" | sed -E "s/^regs '(.*)'( -?[0-9]+)+$/\1/"); want=$(echo "$spec" | sed -E "s/^regs '.*'(( -?[0-9]+)+)$/\1/")
+      got=$(RE="$re" perl -ne 'if (/$ENV{RE}/) { my ($n) = grep { defined } @{^CAPTURE}; $f //= $n; print " ", $n - $f }' "$asm")
+      [ "$got" = "$want" ] && echo "ok: registers$got of /$re/" || problem "/$re/ reads registers$got (relative), expected$want" ;;
     *) echo "check-isa: bad ISA line: $line"; exit 2 ;;
   esac
 done < <(grep '^// ISA: ' "$expect")

@@ -1043,11 +1043,22 @@ void KernelEmitter::emitLoad(ir::Operation& op) {
       p = b_.CreateInBoundsGEP(mt, p, b_.CreateZExt(lin, b_.getInt64Ty()));
     }
     llvm::Value* last = b_.CreateZExt(b_.CreateTrunc(idx[rank - 1], i32), b_.getInt64Ty());
-    llvm::LoadInst* ld = b_.CreateLoad(mt, b_.CreateInBoundsGEP(mt, p, last));
+    llvm::Value* at = b_.CreateInBoundsGEP(mt, p, last);
+    // A masked float is read as the integer of its width and masked as that (inBoundsPadding works
+    // on the bits anyway), then cast: a load whose only user is a bitcast is replaced by instcombine
+    // with a load of the cast's type, which drops the xtc.gather tag (f16 gathers: no sinking, and
+    // gemm_cmb_pf_f16_256x256 spilled 141 where its bf16 twin, read as i16 already, spilled none).
+    llvm::Type* lt = mask && mt->isFloatingPointTy() ? b_.getIntNTy(mt->getPrimitiveSizeInBits()) : mt;
+    if (lt != mt) at = b_.CreateBitCast(at, llvm::PointerType::get(lt, m.ptr->getType()->getPointerAddressSpace()));
+    llvm::LoadInst* ld = b_.CreateLoad(lt, at);
     ld->setAlignment(llvm::Align(mt->getPrimitiveSizeInBits() / 8));
     // SpirvBackend.cpp's sinkGathers may move it down to the DPAS that consumes it.
     ld->setMetadata("xtc.gather", llvm::MDNode::get(ctx_, {}));
     llvm::Value* val = m.elem == ElemKind::I1 ? b_.CreateICmpNE(ld, b_.getInt8(0)) : static_cast<llvm::Value*>(ld);
+    if (lt != mt) {
+      set(op.result(), {b_.CreateBitCast(inBoundsPadding(mask, val, b_.CreateBitCast(pad, lt)), mt)});
+      return;
+    }
     set(op.result(), {mask ? inBoundsPadding(mask, val, pad) : val});
     return;
   }

@@ -27,6 +27,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PatternMatch.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -172,6 +173,9 @@ private:
   bool rangeTests(llvm::Value* mask, std::vector<llvm::ICmpInst*>& tests);
   // x as (base, constant k) when it is base + k (an add, or an `or` of disjoint bits); else nulls.
   std::pair<llvm::Value*, llvm::Value*> baseAndConstant(llvm::Value* x);
+  // The row offset (idx[d] x the row's stride, i32) of an in_bounds lane.load whose index d is a
+  // clamp of base + k, without a multiply of its own; null if it is not one.
+  llvm::Value* clampedRowOffset(const MemRefValue& m, const std::vector<llvm::Value*>& idx, size_t d);
   // The base an in_bounds lane.load reads from: the memref's, or a module constant when it is empty.
   llvm::Value* emptyReadBase(const MemRefValue& m);
   llvm::GlobalVariable* emptyRead_ = nullptr;
@@ -957,6 +961,30 @@ bool KernelEmitter::maskedLaneStore(const ir::Operation& op, const MemRefValue& 
   return emitMaskedLaneStore(b_, m.elem, addr, b_.CreateTrunc(all, i32), val).has_value();
 }
 
+llvm::Value* KernelEmitter::clampedRowOffset(const MemRefValue& m, const std::vector<llvm::Value*>& idx, size_t d) {
+  // idx[d] = umin(trunc(x), last) zero-extended (lower-xe's clamp, surfaceLaneLoadValue), x = base + k:
+  // the offset umin(trunc(x), last) x stride as select(trunc(x) <=u last, base x stride + k x stride,
+  // last x stride), the same value mod 2^32. Why: each row's own 32-bit multiply by a run-time stride
+  // is a mul + macl on pvc whose result IGC puts in a GRF of its own (a 48-row B tile: 48 GRFs, and
+  // the spills of the 128-GRF edge loops); here one multiply per base and one for `last`, shared by
+  // the rows, and per row an add of a multiply by a constant, a compare and a select.
+  using namespace llvm::PatternMatch;
+  llvm::Value *x = nullptr, *last = nullptr;
+  auto clamp = m_UMin(m_Trunc(m_Value(x)), m_Value(last));
+  if (!match(idx[d], m_c_And(m_SExt(clamp), m_SpecificInt(0xffffffff))) && !match(idx[d], m_ZExt(clamp))) return nullptr;
+  auto [base, k] = baseAndConstant(x);
+  if (!base) return nullptr;
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Value* stride = nullptr;
+  for (size_t e = d + 1; e < m.dims.size(); ++e) {
+    llvm::Value* n = b_.CreateTrunc(m.dims[e], i32);
+    stride = stride ? b_.CreateMul(stride, n) : n;
+  }
+  llvm::Value* tx = b_.CreateTrunc(x, i32);
+  llvm::Value* at = b_.CreateAdd(b_.CreateMul(b_.CreateTrunc(base, i32), stride), b_.CreateMul(b_.CreateTrunc(k, i32), stride));
+  return b_.CreateSelect(b_.CreateICmpULE(tx, last), at, b_.CreateMul(last, stride));
+}
+
 llvm::Value* KernelEmitter::emptyReadBase(const MemRefValue& m) {
   // An in_bounds lane.load's indices are inside its memref when it has an element; an empty one
   // (a dim 0) has none to read, and its buffer may be a single byte (docs/abi.md), so the load reads
@@ -1038,8 +1066,11 @@ void KernelEmitter::emitLoad(ir::Operation& op) {
     llvm::Value* p = emptyReadBase(m);
     llvm::Type* i32 = b_.getInt32Ty();
     for (size_t d = 0; d + 1 < rank; ++d) {
-      llvm::Value* lin = b_.CreateTrunc(idx[d], i32);
-      for (size_t e = d + 1; e < rank; ++e) lin = b_.CreateNUWMul(lin, b_.CreateTrunc(m.dims[e], i32));
+      llvm::Value* lin = clampedRowOffset(m, idx, d);
+      if (!lin) {
+        lin = b_.CreateTrunc(idx[d], i32);
+        for (size_t e = d + 1; e < rank; ++e) lin = b_.CreateNUWMul(lin, b_.CreateTrunc(m.dims[e], i32));
+      }
       p = b_.CreateInBoundsGEP(mt, p, b_.CreateZExt(lin, b_.getInt64Ty()));
     }
     llvm::Value* last = b_.CreateZExt(b_.CreateTrunc(idx[rank - 1], i32), b_.getInt64Ty());

@@ -270,15 +270,19 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
   Value* guard = nullptr;
   Choice choice = surfaceChoice(t, &guard);
   if (choice == Choice::PerLane) return vals_.set(op.result(), {surfaceLaneLoadValue(op)});
-  auto blockValue = [&]() -> Value* {
+  int64_t perMsg = m->rows() * m->cols() / S_;
+  std::vector<std::pair<int64_t, int64_t>> origins = xe::messageOrigins(rows, cols, m->rows(), m->cols());
+  // Messages [first, last) (each perMsg registers, in order), all by default.
+  auto blockValue = [&](size_t first = 0, size_t last = SIZE_MAX) -> Value* {
     const Surface& s = t.surf;
-    int64_t perMsg = m->rows() * m->cols() / S_;
     ElemKind ek = rt.elem();
     ir::AttrMap attrs{{"elem_bits", Attribute::integer(m->elemBits)}, {"block_w", Attribute::integer(m->width)},
                       {"block_h", Attribute::integer(m->height)},     {"array_len", Attribute::integer(m->arrayLength)},
                       {"vnni", Attribute::boolean(m->vnni)},          {"transpose", Attribute::boolean(m->transpose)}};
     std::vector<Value*> regs;
-    for (auto [r0, c0] : xe::messageOrigins(rows, cols, m->rows(), m->cols())) {
+    last = std::min(last, origins.size());
+    for (size_t i = first; i < last; ++i) {
+      auto [r0, c0] = origins[i];
       Value* x = toI32(transposedX(*m, addC(t.offs[1], c0)));
       Value* y = toI32(addC(t.offs[0], r0));
       Value* v = b_.create("xe.load_2d", {s.base, s.width, s.height, s.pitch, x, y}, {Type::vector({perMsg}, ek)}, attrs)
@@ -301,7 +305,7 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
         return b_.create("arith.cmpi", {a, bnd}, {i1}, {{"predicate", Attribute::enumValue("cmpi", "ult")}})->result();
       };
       for (size_t r = 0; r < regs.size(); ++r) {
-        std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
+        std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(first * perMsg + r), 0});
         Value* row = add(t.offs[0], addC(lane[0], c[0]));
         Value* col = add(t.offs[1], addC(lane[1], c[1]));
         Value* in = b_.create("arith.andi", {ult(row, h), ult(col, w)}, {i1})->result();
@@ -311,8 +315,26 @@ void KernelLowerXe::lowerLoadTile(Operation& op) {
     return fromElements(regs, ek);
   };
   if (choice == Choice::Block) return vals_.set(op.result(), {blockValue()});
-  Operation* ifOp = guardedIf(guard, laneType(rt, op), blockValue, [&] { return surfaceLaneLoadValue(op); });
-  vals_.set(op.result(), {ifOp->result(0)});
+  // Only a tile of at least half the default register file is cut (below, smaller guarded loads
+  // did not spill, and each cut costs the 2D path a branch and a message header).
+  int64_t grfs = xe::registersOf(l) * (ir::elemBits(rt.elem()) / 8) * S_ / std::max<int64_t>(1, t_.grfBytes);
+  if (!t.denseSurface || t.viewRows || origins.size() < 2 || 2 * grfs < static_cast<int64_t>(t_.grfCount)) {
+    Operation* ifOp = guardedIf(guard, laneType(rt, op), [&] { return blockValue(); }, [&] { return surfaceLaneLoadValue(op); });
+    return vals_.set(op.result(), {ifOp->result(0)});
+  }
+  // A whole memref's large guarded load: one guard per message, each yielding that message's
+  // registers (its per-lane arm gathers the same ones). Why: one guard yielding the whole tile merged
+  // the arms' results in registers of their own, IGC copying each message's result into them, and
+  // spilled (bias_relu_32x32: 64 GRFs merged, 46 spills with --surface-fallback; the per-lane arm
+  // alone, a static bad memref: none; cut: none).
+  std::vector<Value*> regs;
+  Type chunk = Type::vector({perMsg}, rt.elem());
+  for (size_t i = 0; i < origins.size(); ++i) {
+    auto lo = static_cast<int64_t>(i) * perMsg;
+    Operation* ifOp = guardedIf(guard, chunk, [&] { return blockValue(i, i + 1); }, [&] { return surfaceLaneLoadValue(op, lo, lo + perMsg); });
+    for (Value* e : extractAll(ifOp->result(0))) regs.push_back(e);
+  }
+  vals_.set(op.result(), {fromElements(regs, rt.elem())});
 }
 
 Operation* KernelLowerXe::guardedIf(Value* guard, const std::optional<Type>& result, const std::function<Value*()>& block,

@@ -243,7 +243,8 @@ private:
   // The per-lane fallback of a 2D load (pvc surface rules): each register's row and column clamped
   // into the memref (to 0 when it is empty) and read unchecked (`in_bounds` lane.load), the padding
   // selected in where the unclamped element is outside.
-  Value* surfaceLaneLoadValue(Operation& op);
+  // Registers [lo, hi) only (hi < 0: all): one message's chunk of a guarded load.
+  Value* surfaceLaneLoadValue(Operation& op, int64_t lo = 0, int64_t hi = -1);
   // The per-lane stores where a surface rule fails (--surface-fallback): masked in_bounds lane.stores.
   void surfaceLaneStores(Operation& op, const TileState& t, const layout::LinearLayout& l, const std::vector<Value*>& regs);
   struct MemDims {

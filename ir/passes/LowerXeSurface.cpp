@@ -259,7 +259,7 @@ KernelLowerXe::MemDims& KernelLowerXe::surfaceDims(const TileState& t) {
   return d;
 }
 
-Value* KernelLowerXe::surfaceLaneLoadValue(Operation& op) {
+Value* KernelLowerXe::surfaceLaneLoadValue(Operation& op, int64_t lo, int64_t hi) {
   // Why not perLaneLoadValue's checked lane.loads: each is a branch around a gather with two 64-bit
   // bounds compares of its own, which IGC makes a goto/join region per register with its flags
   // saved to registers (sg_gemm_f16's edge loop 1187 instructions for 40 registers; gemm_bf16's
@@ -267,7 +267,7 @@ Value* KernelLowerXe::surfaceLaneLoadValue(Operation& op) {
   // (`in_bounds`) and the padding selected in by the mask of the unclamped indices; no branch.
   const TileState& t = vals_.tile(op.operand(0), op);
   // Only whole dense memrefs have surface rules here (surfaceRule); a view keeps viewAccess's form.
-  if (!t.denseSurface || t.viewRows) return perLaneLoadValue(op);
+  if (!t.denseSurface || t.viewRows) return perLaneLoadValue(op);  // never chunked (lowerLoadTile)
   const Type& rt = op.result()->type();
   const layout::LinearLayout& l = laneLayout(rt, op);
   ElemKind ek = rt.elem();
@@ -282,7 +282,8 @@ Value* KernelLowerXe::surfaceLaneLoadValue(Operation& op) {
     padValue = ir::isFloatElem(ek) ? b_.constantFloat(v, ek) : b_.constantInt(static_cast<int64_t>(v), ek);
   }
   int64_t n = xe::registersOf(l);
-  if (d.emptyStatic) return fromElements(std::vector<Value*>(static_cast<size_t>(n), padValue), ek);
+  if (hi < 0) hi = n;
+  if (d.emptyStatic) return fromElements(std::vector<Value*>(static_cast<size_t>(hi - lo), padValue), ek);
   // A row's clamp and compare are shared by the row's registers, a column's by the column's.
   std::vector<Value*> lane = laneCoords(l, op);
   std::map<int32_t, std::pair<Value*, Value*>> rowAt, colAt;  // register part -> (clamped, inside)
@@ -301,7 +302,7 @@ Value* KernelLowerXe::surfaceLaneLoadValue(Operation& op) {
     return i->second;
   };
   std::vector<Value*> regs;
-  for (int64_t r = 0; r < n; ++r) {
+  for (int64_t r = lo; r < hi; ++r) {
     std::vector<int32_t> c = l.apply(std::vector<int32_t>{static_cast<int32_t>(r), 0});
     auto [row, rowIn] = coord(rowAt, c[0], t.offs[0], lane[0], d.rows, d.lastRow);
     auto [col, colIn] = coord(colAt, c[1], t.offs[1], lane[1], d.cols, d.lastCol);

@@ -209,6 +209,45 @@ check("SIMD16 untyped write: arms dropped, instructions, the write kept, the gat
       (dropped, bench.classify(kept)["instructions"], bench.classify(kept)["store1d"], sum("untyped surface read" in l for l in kept)), (1, 6, 1, 0))
 check("a SIMD8 untyped write is no block message", bench.block_path(softmax_arm.replace("(16|M0)", "(8|M0)").splitlines())[1], 0)
 
+# pvc with --surface-fallback (bias_relu, softmax, transpose): the guard is uniform, so IGC lays it out
+# as `(W&f3.1) jmpi L300` with no join; the fallback (a per-lane LSC gather and an add) falls through
+# and ends in `(W) jmpi L400`, the block arm (L300: a 2D block load and an add) runs to L400. Kept:
+# the mov, the guard's jmpi, the 2D load, its add and the EOT = 5; the gather dropped.
+PVC_BLOCK = "(W)     send.ugm (1|M0)          r6       r1      null:0  0x0            0x02800403           {A@1,$6} // wr:1+0, rd:8; load_block2d.ugm.d32.a64\n"
+PVC_GATHER = "        send.ugm (16|M0)         r25      r22     null:0  0x0            0x04100580           {I@1,$9} // wr:2+0, rd:1; load.ugm.d32.a64\n"
+PVC_ADD = "        add (16|M0)              r99.0<1>:f    r24.0<1;1,0>:f    r83.0<1;1,0>:f\n"
+PVC_TAIL = """\
+L400:
+(W)     send.gtwy (8|M0)         null     r127    null:0  0x0            0x02000010           {EOT,F@1} // end of thread
+"""
+
+
+def pvc_guard(first, second, flag="f3.1"):
+    return ("""\
+        mov (16|M0)              r2.0<1>:d     r1.0<1;1,0>:d
+(W&%s) jmpi                                L300
+L100:
+""" % flag + first + PVC_ADD + """\
+(W)     jmpi                                 L400
+L300:
+""" + second + PVC_ADD + PVC_TAIL)
+
+
+def check_pvc_path(what, asm, instructions, block, gathers):
+    kept, dropped = bench.block_path(asm.splitlines())
+    check(what + ": arms dropped, instructions, 2D loads, gathers",
+          (dropped, bench.classify(kept)["instructions"], bench.classify(kept)["load2d"], bench.classify(kept)["load1d"]),
+          (1, instructions, block, gathers))
+
+
+check_pvc_path("pvc, fallback first", pvc_guard(PVC_GATHER, PVC_BLOCK), 5, 1, 0)
+# The block arm falling through (`(W&~f3.1) jmpi L300` to the fallback): kept the mov, the jmpi, the
+# 2D load, its add, the closing jmpi and the EOT = 6.
+check_pvc_path("pvc, block arm first", pvc_guard(PVC_BLOCK, PVC_GATHER, "~f3.1"), 6, 1, 0)
+# A uniform branch whose arms are both per lane (or both 2D) is no guard: nothing dropped.
+check("pvc, two per-lane arms are no guard", bench.block_path(pvc_guard(PVC_GATHER, PVC_GATHER).splitlines())[1], 0)
+check("pvc, two 2D arms are no guard", bench.block_path(pvc_guard(PVC_BLOCK, PVC_BLOCK).splitlines())[1], 0)
+
 # The gaps ratchet on synthetic rows: a shortfall must be recorded exactly, in both directions.
 def row(dpas, mov, spills=0, error=None):
     if error:

@@ -909,14 +909,15 @@ std::pair<llvm::Value*, llvm::Value*> KernelEmitter::baseAndConstant(llvm::Value
 bool KernelEmitter::maskedLaneStore(const ir::Operation& op, const MemRefValue& m, const std::vector<llvm::Value*>& idx,
                                     llvm::Value* mask, llvm::Value* val) {
   // A lane.store {in_bounds}: its indices are inside the memref wherever the mask is on (lower-xe's
-  // surface fallback: the mask is the bounds test). pvc, vISA mode, global memory, 32/64-bit data and
+  // surface fallback: the mask is the bounds test). pvc, vISA mode, global memory, 8/16/32/64-bit data and
   // a mask that is an AND of unsigned range tests of i64 values: the tests become one bit mask, as
   // a lane.load's padding (inBoundsPadding), and the store one predicated scatter (VisaLanes.h). The
   // offset is 32-bit (inside a buffer below 4 GiB wherever the mask is on; elsewhere the address is
   // never used). Else the branch form (emitStore), whose own bounds test agrees with the promise.
   if (target_.kind != targets::TargetKind::Pvc || target_.subgroupSize != 16 || codegen_ != XeCodegen::Visa ||
-      m.ptr->getType()->getPointerAddressSpace() != 1 || (m.elem != ElemKind::F32 && m.elem != ElemKind::I32 &&
-                                                          m.elem != ElemKind::I64 && m.elem != ElemKind::Index))
+      m.ptr->getType()->getPointerAddressSpace() != 1 ||
+      (m.elem != ElemKind::F32 && m.elem != ElemKind::I32 && m.elem != ElemKind::I64 && m.elem != ElemKind::Index &&
+       m.elem != ElemKind::F16 && m.elem != ElemKind::BF16 && m.elem != ElemKind::I16 && m.elem != ElemKind::I8))
     return false;
   std::vector<llvm::ICmpInst*> tests;
   if (!rangeTests(mask, tests)) return false;

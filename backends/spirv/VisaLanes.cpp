@@ -229,8 +229,9 @@ namespace {
 
 // The text of a masked store (emitMaskedLaneStore): $0 the address, $1 the mask word (IGC declares an
 // i32 input as d), $2 the data, register `reg` of it when `reg` is set (storeRegistersFromVectors).
-// The comment line is predicatedLanePattern's (the same predicated send).
-std::string maskedStoreText(const char* shape, std::optional<unsigned> reg) {
+// The comment line is predicatedLanePattern's (the same predicated send): `shape` the ISA's name of
+// the data, `visaShape` vISA's (they differ for 8/16-bit data: d8u32 / d8c32, d16u32 / d16c32).
+std::string maskedStoreText(const char* shape, const char* visaShape, std::optional<unsigned> reg) {
   std::string data = "$2";
   std::string decl;
   if (reg) {
@@ -240,25 +241,37 @@ std::string maskedStoreText(const char* shape, std::optional<unsigned> reg) {
   return fmt::format(
       "/* lsc_store.ugm {0} predicated */\n{{\n.decl lanep v_type=P num_elts=16\n{1}"
       "cmp.ne (M1, 16) lanep $1(0,0)<1;1,0> 0x0:d\n"
-      "(lanep) lsc_store.ugm (M1, 16) flat[$0]:a64 {2}:{0}\n}}",
-      shape, decl, data);
+      "(lanep) lsc_store.ugm (M1, 16) flat[$0]:a64 {2}:{3}\n}}",
+      shape, decl, data, visaShape);
 }
 
 }  // namespace
 
 std::optional<llvm::Value*> emitMaskedLaneStore(llvm::IRBuilder<>& b, ElemKind elem, llvm::Value* address,
                                                 llvm::Value* maskWord, llvm::Value* data) {
-  const char* shape = dataShape(elem);
+  const char* shape = dataShape(elem);  // the ISA's name of the message's data (the comment line)
+  const char* visaShape = shape;         // vISA's
+  // 8/16-bit data: LSC moves one element per lane from the low bits of a dword, so the value goes in
+  // zero-extended to i32 (a SIMT i16/half operand would be 16 lanes of packed words, not one dword
+  // each). vISA calls the shape d16c32 / d8c32 (IGC's CISA.l; `d16u32` is no vISA token: ocloc
+  // crashed on it, exit -11), the disassembly store.ugm.d16u32 / d8u32. Proof:
+  // tests/isa/builtins/visa_lane_store_d16_d8.ir.
+  unsigned bits = elem == ElemKind::I8 ? 8 : elem == ElemKind::I16 || elem == ElemKind::F16 || elem == ElemKind::BF16 ? 16 : 0;
+  if (bits && data->getType()->getPrimitiveSizeInBits() == bits) {
+    shape = bits == 8 ? "d8u32" : "d16u32";
+    visaShape = bits == 8 ? "d8c32" : "d16c32";
+    data = b.CreateZExt(b.CreateBitCast(data, b.getIntNTy(bits)), b.getInt32Ty());
+  }
   if (!shape || !maskWord->getType()->isIntegerTy(32)) return std::nullopt;
   std::vector<llvm::Value*> args{address, maskWord, data};
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), {address->getType(), maskWord->getType(), data->getType()}, false);
-  b.CreateCall(llvm::InlineAsm::get(fty, maskedStoreText(shape, std::nullopt), "rw,rw,rw", /*hasSideEffects=*/true),
+  b.CreateCall(llvm::InlineAsm::get(fty, maskedStoreText(shape, visaShape, std::nullopt), "rw,rw,rw", /*hasSideEffects=*/true),
                args);
   return address;
 }
 
 unsigned storeRegistersFromVectors(llvm::Module& m) {
-  const std::string scalarText = maskedStoreText("d32", std::nullopt);
+  const std::string scalarText = maskedStoreText("d32", "d32", std::nullopt);
   unsigned rewritten = 0;
   for (llvm::Function& f : m)
     for (llvm::BasicBlock& bb : f)
@@ -277,7 +290,7 @@ unsigned storeRegistersFromVectors(llvm::Module& m) {
         llvm::Value* address = call->getArgOperand(0);
         llvm::Value* mask = call->getArgOperand(1);
         auto* fty = llvm::FunctionType::get(call->getType(), {address->getType(), mask->getType(), vec->getType()}, false);
-        std::string text = maskedStoreText("d32", static_cast<unsigned>(reg->getZExtValue()));
+        std::string text = maskedStoreText("d32", "d32", static_cast<unsigned>(reg->getZExtValue()));
         llvm::IRBuilder<> b(call);
         llvm::CallInst* wide =
             b.CreateCall(llvm::InlineAsm::get(fty, text, "rw,rw,rw", /*hasSideEffects=*/true), {address, mask, vec});
@@ -291,7 +304,7 @@ unsigned storeRegistersFromVectors(llvm::Module& m) {
 
 std::optional<std::string> predicatedLanePattern(const std::string& asmText) {
   for (const char* kind : {"load", "store"})
-    for (const char* shape : {"d32", "d64"})
+    for (const char* shape : {"d32", "d64", "d16u32", "d8u32"})
       if (asmText.starts_with(fmt::format("/* lsc_{}.ugm {} predicated */", kind, shape)))
         return fmt::format(R"(^\s*\(~?f[0-9]+\.[0-9]+\) +send\.ugm \(16\|M0\) .*{}\.ugm\.{}\.a64)", kind, shape);
   return std::nullopt;

@@ -42,7 +42,8 @@ struct LaneMessage {
 // an element type without a d32/d64 message, or a mask that is not a conjunction of supported compares.
 std::optional<llvm::Value*> emitPredicatedLaneMessage(llvm::IRBuilder<>& b, const LaneMessage& m);
 
-// A store of `data` (f32/i32: d32, i64/index: d64) to the lane's byte `address` where the i32 `maskWord` is
+// A store of `data` (f32/i32: d32, i64/index: d64, f16/bf16/i16: d16u32, i8: d8u32, the value
+// zero-extended to a dword) to the lane's byte `address` where the i32 `maskWord` is
 // not 0: one inline-vISA statement, `cmp.ne` of the word into a predicate and ONE predicated
 // `lsc_store.ugm`; a lane whose word is 0 writes nothing (its address may be anything). For stores
 // whose bounds test the caller has made a bit mask (LLVMEmitter.cpp, lane.store {in_bounds}): the

@@ -539,6 +539,9 @@ void KernelLowerXe::lowerStoreTile(Operation& op) {
     if (surfaceFallback_) return surfaceLaneStores(op, t, l, regs);
   }
   if (lowerBlockWriteStore(op, t, l, regs)) return;  // dg2 row block writes (LowerXeBlockRead.cpp)
+  // A store with no 2D form (an i8 tile: pvc has no d8 2D store; blocking's per_lane) is per lane
+  // with or without the option; with it, in the branch-free form of the fallback's (same clipping).
+  if (surfaceFallback_ && t_.kind == targets::TargetKind::Pvc) return surfaceLaneStores(op, t, l, regs);
   perLaneWrites("lane.store", t, l, regs, {}, op);
 }
 

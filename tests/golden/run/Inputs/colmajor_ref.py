@@ -28,13 +28,18 @@ def write(path, rows, cols, salt, fortran, fn=None):
 
 
 def read(path):
-    """The logical (row-major) elements and shape of a 2-D little-endian f32 (or i32) .npy file."""
+    """The logical (row-major) elements and shape of a 2-D little-endian .npy file: f32, i32, and (as
+    xtc writes them) f16 '<f2', bf16 '<u2' (the upper half of an f32), i16 '<i2', i8 '|i1'."""
     b = open(path, "rb").read()
     hlen = struct.unpack("<H", b[8:10])[0]
     h = b[10:10 + hlen].decode()
     shape = tuple(int(x) for x in h.split("'shape': (")[1].split(")")[0].split(",") if x.strip())
     rows, cols = shape
-    data = struct.unpack("<%d%s" % (rows * cols, "i" if "'<i4'" in h else "f"), b[10 + hlen:])
+    code = {"'<i4'": "i", "'<f2'": "e", "'<u2'": "H", "'<i2'": "h", "'|i1'": "b"}
+    code = next((c for d, c in code.items() if d in h), "f")
+    data = struct.unpack("<%d%s" % (rows * cols, code), b[10 + hlen:])
+    if code == "H":  # bf16: its 16 bits are the high half of the f32 of the same value
+        data = [struct.unpack("<f", struct.pack("<I", x << 16))[0] for x in data]
     if "'fortran_order': True" in h:
         return [[data[j * rows + i] for j in range(cols)] for i in range(rows)], shape
     return [[data[i * cols + j] for j in range(cols)] for i in range(rows)], shape
